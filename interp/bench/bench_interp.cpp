@@ -57,7 +57,7 @@ void BM_Spin(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(threadInstr), benchmark::Counter::kIsRate);
   state.counters["thread_instr_per_launch"] = static_cast<double>(threadInstr) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_Spin)->Arg(4)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Spin)->Arg(4)->Arg(32)->Unit(benchmark::kMillisecond);
 
 void BM_Vadd(benchmark::State& state) {
   const qgpu::Program& p = program("vadd");
@@ -76,7 +76,7 @@ void BM_Vadd(benchmark::State& state) {
   state.counters["thread_instr_per_s"] =
       benchmark::Counter(static_cast<double>(threadInstr), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Vadd)->Arg(4)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Vadd)->Arg(4)->Arg(32)->Unit(benchmark::kMillisecond);
 
 // The same computation as spin, natively: the ratio native/interpreter is
 // this benchmark's thread_instr_per_s (counting the PTX's dynamic
@@ -101,7 +101,7 @@ void BM_SpinNative(benchmark::State& state) {
   state.counters["thread_instr_per_s"] = benchmark::Counter(
       kPtxInstrPerThread * static_cast<double>(out.size()) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_SpinNative)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SpinNative)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
