@@ -608,8 +608,6 @@ uint32_t DecodeState::predicate(const ptx::Operand& op, bool* negated) {
   const Symbol* sym = decoder.lookup(op.name);
   if (!sym) fail(fmt::format("undeclared register '{}'", op.name));
   if (sym->kind != Symbol::Kind::Register) fail(fmt::format("'{}' is not a register", op.name));
-  auto it = std::find(function.slotNames.begin(), function.slotNames.end(), op.name);
-  (void)it;
   if (function.slotBytes[sym->slot] != 1)
     fail(fmt::format("'{}' is not a predicate register", op.name));
   return sym->slot;

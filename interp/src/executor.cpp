@@ -65,7 +65,6 @@ class LaunchRunner {
     for (uint32_t bz = 0; bz < launch_.grid.z; ++bz)
       for (uint32_t by = 0; by < launch_.grid.y; ++by)
         for (uint32_t bx = 0; bx < launch_.grid.x; ++bx) runBlock(bx, by, bz);
-    copyBackModuleGlobals();
     return stats_;
   }
 
@@ -132,8 +131,6 @@ class LaunchRunner {
     for (size_t i = 0; i < launch_.buffers.size(); ++i)
       regions_[kFirstLaunchBufferRegion + i] = {launch_.buffers[i].name, &launch_.buffers[i].data};
   }
-
-  void copyBackModuleGlobals() {}
 
   // ---------------------------------------------------------------- frames
   void pushFrame(Warp& w, uint32_t function, uint32_t callPc) {
@@ -378,8 +375,9 @@ class LaunchRunner {
     ctx_.constBank = &constBank_;
     ctx_.kernelParams = &kernelParams_;
     blockLinear_ = bx + launch_.grid.x * (by + launch_.grid.y * bz);
-    shared_.assign(size_t{program_.staticSharedBytes} + 16 + launch_.dynamicSharedBytes, 0);
-    shared_.resize(((program_.staticSharedBytes + 15u) & ~15u) + launch_.dynamicSharedBytes);
+    // Dynamic shared memory follows the static part, 16-byte aligned (as laid
+    // out by the decoder for extern .shared arrays).
+    shared_.assign(((size_t{program_.staticSharedBytes} + 15) & ~size_t{15}) + launch_.dynamicSharedBytes, 0);
     ctx_.shared = &shared_;
 
     const uint32_t threads = static_cast<uint32_t>(launch_.block.count());
@@ -391,7 +389,6 @@ class LaunchRunner {
       uint32_t lanes = std::min(W, threads - i * W);
       w.validMask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
       w.local.assign(W, {});
-      ctx_.block[0] = bx;
       pushFrame(w, entry_, 0);
       w.stack.push_back({program_.functions[entry_].entryPc, kExitPc, w.validMask, false});
     }
