@@ -211,13 +211,38 @@ QGPU_DI int max(int a, int b) { return a > b ? a : b; }
 QGPU_DI unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 QGPU_DI unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
 
-// Float intrinsics with explicit rounding (never contracted).
-QGPU_DI float __fadd_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
+// Float intrinsics with explicit rounding (never contracted). clang 14 folds
+// __nvvm_{add,mul}_rn_{f,d} into plain fadd/fmul, which its CUDA default
+// -ffp-contract=fast then fuses into fma; inline PTX keeps them separate, as
+// nvcc's mul.rn / add.rn do.
+QGPU_DI float __fadd_rn(float a, float b) {
+  float r;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+QGPU_DI float __fsub_rn(float a, float b) {
+  float r;
+  asm("sub.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+QGPU_DI float __fmul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+QGPU_DI double __dadd_rn(double a, double b) {
+  double r;
+  asm("add.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+QGPU_DI double __dmul_rn(double a, double b) {
+  double r;
+  asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
 QGPU_DI float __fadd_rz(float a, float b) { return __nvvm_add_rz_f(a, b); }
 QGPU_DI float __fadd_rd(float a, float b) { return __nvvm_add_rm_f(a, b); }
 QGPU_DI float __fadd_ru(float a, float b) { return __nvvm_add_rp_f(a, b); }
-QGPU_DI float __fsub_rn(float a, float b) { return __nvvm_add_rn_f(a, -b); }
-QGPU_DI float __fmul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
 QGPU_DI float __fmul_rz(float a, float b) { return __nvvm_mul_rz_f(a, b); }
 QGPU_DI float __fmul_rd(float a, float b) { return __nvvm_mul_rm_f(a, b); }
 QGPU_DI float __fmul_ru(float a, float b) { return __nvvm_mul_rp_f(a, b); }
@@ -233,8 +258,6 @@ QGPU_DI float __frcp_rn(float a) { return __nvvm_rcp_rn_f(a); }
 QGPU_DI float __frcp_rz(float a) { return __nvvm_rcp_rz_f(a); }
 QGPU_DI float __fsqrt_rn(float a) { return __nvvm_sqrt_rn_f(a); }
 QGPU_DI float __fsqrt_rz(float a) { return __nvvm_sqrt_rz_f(a); }
-QGPU_DI double __dadd_rn(double a, double b) { return __nvvm_add_rn_d(a, b); }
-QGPU_DI double __dmul_rn(double a, double b) { return __nvvm_mul_rn_d(a, b); }
 QGPU_DI double __fma_rn(double a, double b, double c) { return __nvvm_fma_rn_d(a, b, c); }
 QGPU_DI double __ddiv_rn(double a, double b) { return __nvvm_div_rn_d(a, b); }
 QGPU_DI double __dsqrt_rn(double a) { return __nvvm_sqrt_rn_d(a); }
@@ -246,6 +269,7 @@ QGPU_DI float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
 QGPU_DI double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
 QGPU_DI double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
 QGPU_DI float fabsf(float a) { return __builtin_fabsf(a); }
+QGPU_DI double fabs(double a) { return __builtin_fabs(a); }
 QGPU_DI float sqrtf(float a) { return __nvvm_sqrt_rn_f(a); }
 QGPU_DI double sqrt(double a) { return __nvvm_sqrt_rn_d(a); }
 
@@ -257,6 +281,13 @@ QGPU_DI int __float2int_rd(float a) { return __nvvm_f2i_rm(a); }
 QGPU_DI int __float2int_ru(float a) { return __nvvm_f2i_rp(a); }
 QGPU_DI unsigned __float2uint_rn(float a) { return __nvvm_f2ui_rn(a); }
 QGPU_DI unsigned __float2uint_rz(float a) { return __nvvm_f2ui_rz(a); }
+QGPU_DI long long __float2ll_rz(float a) { return __nvvm_f2ll_rz(a); }
+QGPU_DI long long __float2ll_rn(float a) { return __nvvm_f2ll_rn(a); }
+QGPU_DI unsigned long long __float2ull_rz(float a) { return __nvvm_f2ull_rz(a); }
+QGPU_DI int __double2int_rz(double a) { return __nvvm_d2i_rz(a); }
+QGPU_DI int __double2int_rn(double a) { return __nvvm_d2i_rn(a); }
+QGPU_DI float __double2float_rn(double a) { return __nvvm_d2f_rn(a); }
+QGPU_DI float __double2float_rz(double a) { return __nvvm_d2f_rz(a); }
 QGPU_DI float __int2float_rz(int a) { return __nvvm_i2f_rz(a); }
 QGPU_DI float __int2float_rd(int a) { return __nvvm_i2f_rm(a); }
 QGPU_DI float __int2float_ru(int a) { return __nvvm_i2f_rp(a); }
