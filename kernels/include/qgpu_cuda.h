@@ -299,6 +299,15 @@ QGPU_DI unsigned __float_as_uint(float a) { return __builtin_bit_cast(unsigned, 
 QGPU_DI long long __double_as_longlong(double a) { return __builtin_bit_cast(long long, a); }
 QGPU_DI double __longlong_as_double(long long a) { return __builtin_bit_cast(double, a); }
 
+// Fast-math intrinsics, as nvcc 13 expands them (see kernels/fast_math):
+// __expf = ex2.approx(x * log2 e), __logf = lg2.approx(x) * ln 2.
+QGPU_DI float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.44269502162933349609375f); }
+QGPU_DI float __logf(float x) { return __nvvm_lg2_approx_f(x) * 0.693147182464599609375f; }
+QGPU_DI float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+QGPU_DI float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+QGPU_DI float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
+QGPU_DI float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+
 // Approximate instructions (each one PTX .approx instruction).
 QGPU_DI float __qgpu_ex2_approx_ftz(float a) { return __nvvm_ex2_approx_ftz_f(a); }
 QGPU_DI float __qgpu_lg2_approx_ftz(float a) { return __nvvm_lg2_approx_ftz_f(a); }

@@ -176,6 +176,13 @@ inline float ftz(float f) {
 // The interpreter's model of the approximate instructions (correctly rounded
 // f32 of the double-precision libm function); the _ftz forms flush input and
 // output. Not hardware-verified: kernels using them say so in launch.json.
+inline float ex2Approx(float x) { return static_cast<float>(std::exp2(static_cast<double>(x))); }
+inline float lg2Approx(float x) { return static_cast<float>(std::log2(static_cast<double>(x))); }
+inline float sinApprox(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
+inline float cosApprox(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
+inline float rsqrtApprox(float x) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x)));
+}
 inline float ex2ApproxFtz(float x) { return ftz(static_cast<float>(std::exp2(static_cast<double>(ftz(x))))); }
 inline float lg2ApproxFtz(float x) { return ftz(static_cast<float>(std::log2(static_cast<double>(ftz(x))))); }
 inline float sinApproxFtz(float x) { return ftz(static_cast<float>(std::sin(static_cast<double>(ftz(x))))); }
@@ -189,7 +196,8 @@ inline float rsqrtApproxFtz(float x) {
 inline float divFull(float a, float b) {
   return static_cast<float>(static_cast<double>(a) / static_cast<double>(b));
 }
-// div.approx.f32 a, b = a * rcp(b); the .ftz form flushes.
+// div.approx.f32 a, b = a * rcp(b) (f32 multiply); the .ftz form flushes.
+inline float divApprox(float a, float b) { return a * rcpApprox(b); }
 inline float divApproxFtz(float a, float b) { return ftz(ftz(a) * rcpApproxFtz(b)); }
 
 }  // namespace qgpu_host
