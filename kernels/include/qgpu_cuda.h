@@ -128,6 +128,9 @@ QGPU_DI int atomicAdd(int* p, int v) { return __nvvm_atom_add_gen_i(p, v); }
 QGPU_DI unsigned atomicAdd(unsigned* p, unsigned v) {
   return (unsigned)__nvvm_atom_add_gen_i((int*)p, (int)v);
 }
+QGPU_DI unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+  return (unsigned long long)__nvvm_atom_add_gen_ll((long long*)p, (long long)v);
+}
 QGPU_DI int atomicMax(int* p, int v) { return __nvvm_atom_max_gen_i(p, v); }
 QGPU_DI int atomicMin(int* p, int v) { return __nvvm_atom_min_gen_i(p, v); }
 QGPU_DI unsigned atomicMax(unsigned* p, unsigned v) { return __nvvm_atom_max_gen_ui(p, v); }
@@ -135,6 +138,15 @@ QGPU_DI unsigned atomicMin(unsigned* p, unsigned v) { return __nvvm_atom_min_gen
 QGPU_DI int atomicAnd(int* p, int v) { return __nvvm_atom_and_gen_i(p, v); }
 QGPU_DI int atomicOr(int* p, int v) { return __nvvm_atom_or_gen_i(p, v); }
 QGPU_DI int atomicXor(int* p, int v) { return __nvvm_atom_xor_gen_i(p, v); }
+QGPU_DI unsigned atomicAnd(unsigned* p, unsigned v) {
+  return (unsigned)__nvvm_atom_and_gen_i((int*)p, (int)v);
+}
+QGPU_DI unsigned atomicOr(unsigned* p, unsigned v) {
+  return (unsigned)__nvvm_atom_or_gen_i((int*)p, (int)v);
+}
+QGPU_DI unsigned atomicXor(unsigned* p, unsigned v) {
+  return (unsigned)__nvvm_atom_xor_gen_i((int*)p, (int)v);
+}
 QGPU_DI int atomicExch(int* p, int v) { return __nvvm_atom_xchg_gen_i(p, v); }
 QGPU_DI int atomicCAS(int* p, int c, int v) { return __nvvm_atom_cas_gen_i(p, c, v); }
 QGPU_DI unsigned atomicInc(unsigned* p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
