@@ -1,0 +1,24 @@
+// The interpreter's generic address layout.
+//
+// Launch buffers and module .global variables are global memory at
+// kGlobalBase + region * 2^32. Shared, local, const and kernel-param memory
+// are windows of the generic space: generic = window base + the space's own
+// address (what `mov r, var` gives); cvta converts between the two.
+#pragma once
+
+#include <cstdint>
+
+namespace qgpu {
+
+constexpr uint64_t kSharedWindowBase = 0x0000'0001'0000'0000ull;
+constexpr uint64_t kLocalWindowBase = 0x0000'0002'0000'0000ull;
+constexpr uint64_t kConstWindowBase = 0x0000'0003'0000'0000ull;
+constexpr uint64_t kParamWindowBase = 0x0000'0004'0000'0000ull;
+constexpr uint64_t kWindowBytes = 0x0000'0001'0000'0000ull;
+
+constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
+constexpr uint64_t kGlobalRegionBytes = 0x0000'0001'0000'0000ull;
+constexpr uint32_t kFirstModuleGlobalRegion = 0;   // module .global variables
+constexpr uint32_t kFirstLaunchBufferRegion = 1024;  // launch buffers
+
+}  // namespace qgpu

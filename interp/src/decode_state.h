@@ -1,0 +1,97 @@
+// What an opcode's decoder sees: the instruction as written, the function
+// being lowered, and helpers that turn operands into slots. Every helper
+// throws ErrorKind::Decode naming file:line:column and the instruction text.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qgpu/interp/program.h"
+#include "qgpu/interp/types.h"
+
+namespace qgpu {
+
+/// Modifiers of one instruction; each must be consumed by the op's decoder,
+/// so anything unexpected is an error instead of being ignored.
+class Modifiers {
+ public:
+  explicit Modifiers(const std::vector<std::string>& mods) : mods_(mods), used_(mods.size()) {}
+  bool take(std::string_view m);
+  /// Takes the first modifier equal to one of `options`; returns its index or -1.
+  int takeOneOf(std::initializer_list<std::string_view> options);
+  /// Takes every modifier that only affects caching/ordering/scope (no value effect).
+  void takeMemoryHints();
+  /// Takes the type modifiers in order (e.g. cvt.f32.s32 -> {f32, s32}).
+  std::vector<ScalarType> takeTypes();
+  std::vector<std::string> unused() const;
+
+ private:
+  const std::vector<std::string>& mods_;
+  std::vector<bool> used_;
+};
+
+class Decoder;  // decoder.cpp
+
+struct DecodeState {
+  Decoder& decoder;
+  Program& program;
+  FunctionInfo& function;
+  const ptx::Instruction& in;
+  Modifiers mods;
+  Instr& out;
+
+  [[noreturn]] void fail(const std::string& what) const;
+  /// Fails unless every modifier was consumed.
+  void finish() const;
+  /// Exactly `n` operands, else a decode error.
+  void expectOperands(size_t n) const;
+  void expectOperands(size_t lo, size_t hi) const;
+
+  /// A source operand of type `t`: register, special register, or immediate
+  /// (materialised into a constant slot converted to `t`).
+  uint32_t source(const ptx::Operand& op, ScalarType t);
+  /// A destination register (not an immediate, not read-only).
+  uint32_t destination(const ptx::Operand& op);
+  /// A predicate register source (optionally negated with !p: sets *negated).
+  uint32_t predicate(const ptx::Operand& op, bool* negated = nullptr);
+  /// [base+offset] or a bare symbol used as an address: sets base slot in
+  /// out.s[baseIndex], offset in out.imm and the state space of a symbol.
+  void address(const ptx::Operand& op, int baseIndex, MemSpace declaredSpace);
+  /// The value of a variable name used as an operand (mov r, var): its
+  /// address in its own state space, as out.s[baseIndex] + out.imm.
+  void symbolValue(const ptx::Operand& op, int baseIndex);
+  /// A constant slot holding `value`.
+  uint32_t constant(uint64_t value);
+  /// Declared byte size of a slot.
+  uint32_t slotBytes(uint32_t slot) const;
+  /// Label -> pc (patched after the function is decoded).
+  void branchTarget(const ptx::Operand& op);
+  /// The CC.CF slot of add.cc/addc chains.
+  uint32_t carry();
+  /// Call bookkeeping: returns an index into Program::callSites.
+  uint32_t callSite(const ptx::Operand& returns, const ptx::Operand& callee,
+                    const ptx::Operand& args);
+};
+
+using OpDecoder = void (*)(DecodeState&);
+
+/// The opcode table: mnemonic -> decoder. Each sem_*.cpp contributes rows.
+const std::map<std::string, OpDecoder, std::less<>>& opcodeTable();
+
+/// Float forms of mnemonics shared with integers (add, mul, min, ...).
+void decodeFloatArithmetic(DecodeState& ds, ScalarType t);
+/// and/or/xor/not on predicates.
+void decodePredicateLogic(DecodeState& ds);
+
+void addIntegerOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addFloatOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addCompareOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addConvertOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addMemoryOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addWarpOps(std::map<std::string, OpDecoder, std::less<>>& table);
+void addControlOps(std::map<std::string, OpDecoder, std::less<>>& table);
+
+}  // namespace qgpu

@@ -1,0 +1,775 @@
+// Lowers the syntax tree into a Program: lays out module variables, kernel
+// parameters and per-lane param areas, allocates register slots per
+// function (honouring nested { } scopes), decodes each instruction through
+// the opcode table, resolves labels and computes reconvergence points.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cfg.h"
+#include "decode_state.h"
+#include "qgpu/interp/address_space.h"
+#include "qgpu/interp/error.h"
+
+namespace qgpu {
+
+// ---------------------------------------------------------------- Modifiers
+bool Modifiers::take(std::string_view m) {
+  for (size_t i = 0; i < mods_.size(); ++i)
+    if (!used_[i] && mods_[i] == m) {
+      used_[i] = true;
+      return true;
+    }
+  return false;
+}
+
+int Modifiers::takeOneOf(std::initializer_list<std::string_view> options) {
+  for (size_t i = 0; i < mods_.size(); ++i) {
+    if (used_[i]) continue;
+    int k = 0;
+    for (std::string_view o : options) {
+      if (mods_[i] == o) {
+        used_[i] = true;
+        return k;
+      }
+      ++k;
+    }
+  }
+  return -1;
+}
+
+void Modifiers::takeMemoryHints() {
+  static const char* kHints[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile",
+                                 "relaxed", "acquire", "release", "acq_rel", "weak", "sc",
+                                 "cta", "gpu", "sys", "L1::evict_normal", "L1::evict_last",
+                                 "L1::evict_first", "L1::no_allocate", "L2::64B", "L2::128B",
+                                 "L2::256B", "L2::cache_hint", "L1::evict_unchanged", "aligned"};
+  for (size_t i = 0; i < mods_.size(); ++i)
+    for (const char* h : kHints)
+      if (mods_[i] == h) used_[i] = true;
+}
+
+std::vector<ScalarType> Modifiers::takeTypes() {
+  std::vector<ScalarType> types;
+  for (size_t i = 0; i < mods_.size(); ++i) {
+    if (used_[i]) continue;
+    if (auto t = parseScalarType(mods_[i])) {
+      used_[i] = true;
+      types.push_back(*t);
+    }
+  }
+  return types;
+}
+
+std::vector<std::string> Modifiers::unused() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < mods_.size(); ++i)
+    if (!used_[i]) out.push_back(mods_[i]);
+  return out;
+}
+
+// ------------------------------------------------------------------ Decoder
+namespace {
+
+uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+
+uint32_t typeBytesOrFail(const std::string& type) {
+  auto t = parseScalarType(type);
+  return t ? scalarTypeBytes(*t) : (type == "b128" ? 16u : 0u);
+}
+
+}  // namespace
+
+struct Symbol {
+  enum class Kind { Register, Local, FrameParam, KernelParam, Shared, Const, Global, Function };
+  Kind kind = Kind::Register;
+  uint32_t slot = kNoSlot;  // Register
+  uint64_t address = 0;     // Local/FrameParam/KernelParam/Shared/Const: space offset; Global: generic
+  uint32_t size = 0;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(ptx::Module module) { program_.module = std::move(module); }
+
+  Program run() {
+    layoutModuleVariables();
+    for (const ptx::Function& f : program_.module.functions) declareFunction(f);
+    for (size_t i = 0; i < program_.module.functions.size(); ++i)
+      if (!program_.module.functions[i].isDeclarationOnly) decodeFunction(i);
+    for (const auto& [name, index] : functionIndex_) {
+      const ptx::Function& f = program_.module.functions[index];
+      if (f.isDeclarationOnly && calledFunctions_.count(name))
+        throw Error(ErrorKind::Decode,
+                    fmt::format("{}:{}:{}: function '{}' is declared but never defined",
+                                program_.module.fileName, f.loc.line, f.loc.col, name));
+    }
+    // Calls name module functions; map them to decoded function indices.
+    for (CallSite& cs : program_.callSites) {
+      const std::string& name = program_.module.functions[cs.callee].name;
+      for (size_t i = 0; i < program_.functions.size(); ++i)
+        if (program_.functions[i].name == name) cs.callee = static_cast<uint32_t>(i);
+    }
+    return std::move(program_);
+  }
+
+  // Used by DecodeState.
+  Program& program() { return program_; }
+  const Symbol* lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end()) return &found->second;
+    }
+    auto g = moduleSymbols_.find(name);
+    return g == moduleSymbols_.end() ? nullptr : &g->second;
+  }
+  uint32_t constantSlot(FunctionInfo& f, uint64_t value) {
+    auto it = constantSlots_.find(value);
+    if (it != constantSlots_.end()) return it->second;
+    uint32_t slot = newSlot(f, fmt::format("{:#x}", value), 8);
+    f.constants.emplace_back(slot, value);
+    constantSlots_[value] = slot;
+    return slot;
+  }
+  uint32_t specialSlot(FunctionInfo& f, SpecialReg r, const std::string& name) {
+    auto it = specialSlots_.find(r);
+    if (it != specialSlots_.end()) return it->second;
+    uint32_t slot = newSlot(f, name, r == SpecialReg::Clock64 || r == SpecialReg::FrameLocalBase ? 8 : 4);
+    f.specials.emplace_back(slot, r);
+    specialSlots_[r] = slot;
+    return slot;
+  }
+  uint32_t carrySlot(FunctionInfo& f) {
+    if (f.carrySlot == kNoSlot) f.carrySlot = newSlot(f, "CC.CF", 4);
+    return f.carrySlot;
+  }
+  void addLabelFixup(uint32_t pc, const std::string& label, const ptx::Operand& op) {
+    labelFixups_.push_back({pc, label, op.loc});
+  }
+  uint32_t functionIndexOf(const std::string& name) const {
+    auto it = functionIndex_.find(name);
+    return it == functionIndex_.end() ? kNoSlot : static_cast<uint32_t>(it->second);
+  }
+  void noteCalled(const std::string& name) { calledFunctions_.insert({name, 1}); }
+
+ private:
+  uint32_t newSlot(FunctionInfo& f, std::string name, uint32_t bytes) {
+    f.slotNames.push_back(std::move(name));
+    f.slotBytes.push_back(static_cast<uint8_t>(bytes));
+    return f.numSlots++;
+  }
+
+  [[noreturn]] void failAt(ptx::SourceLoc loc, const std::string& what) const {
+    throw Error(ErrorKind::Decode,
+                fmt::format("{}:{}:{}: {}", program_.module.fileName, loc.line, loc.col, what));
+  }
+
+  std::vector<uint8_t> initializerBytes(const ptx::VariableDecl& v, uint64_t size) {
+    std::vector<uint8_t> bytes(size, 0);
+    if (!v.hasInitializer) return bytes;
+    auto type = parseScalarType(v.type);
+    if (!type) failAt(v.loc, fmt::format("cannot initialise variable of type .{}", v.type));
+    uint32_t elem = scalarTypeBytes(*type);
+    if (v.initializer.size() * elem > size)
+      failAt(v.loc, fmt::format("initialiser of '{}' has {} elements, more than its size", v.name,
+                                v.initializer.size()));
+    for (size_t i = 0; i < v.initializer.size(); ++i) {
+      const ptx::Operand& op = v.initializer[i];
+      uint64_t value = 0;
+      if (op.kind == ptx::Operand::Kind::Immediate) {
+        if (op.isFloat) {
+          double d = op.floatIsDouble ? std::bit_cast<double>(op.floatBits)
+                                      : static_cast<double>(std::bit_cast<float>(
+                                            static_cast<uint32_t>(op.floatBits)));
+          if (*type == ScalarType::F32)
+            value = std::bit_cast<uint32_t>(static_cast<float>(d));
+          else if (*type == ScalarType::F64)
+            value = std::bit_cast<uint64_t>(d);
+          else
+            value = op.floatBits;
+        } else if (*type == ScalarType::F32) {
+          value = std::bit_cast<uint32_t>(static_cast<float>(op.value));
+        } else if (*type == ScalarType::F64) {
+          value = std::bit_cast<uint64_t>(static_cast<double>(op.value));
+        } else {
+          value = static_cast<uint64_t>(op.value);
+        }
+      } else if (op.kind == ptx::Operand::Kind::Symbol) {
+        const Symbol* s = lookup(op.name);
+        if (!s || s->kind != Symbol::Kind::Global)
+          failAt(op.loc, fmt::format("initialiser refers to unknown global '{}'", op.name));
+        value = s->address + static_cast<uint64_t>(op.value);
+      } else {
+        failAt(op.loc, "unsupported initialiser element");
+      }
+      std::memcpy(bytes.data() + i * elem, &value, elem);
+    }
+    return bytes;
+  }
+
+  static uint64_t variableBytes(const ptx::VariableDecl& v, uint32_t elemBytes) {
+    uint64_t n = elemBytes * v.vectorWidth;
+    for (uint64_t d : v.dims) n *= d;
+    return n;
+  }
+
+  void layoutModuleVariables() {
+    uint32_t globalIndex = 0;
+    std::vector<size_t> dynamicShared;
+    for (const ptx::VariableDecl& v : program_.module.globals) {
+      uint32_t elem = typeBytesOrFail(v.type);
+      if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
+      if (moduleSymbols_.count(v.name)) failAt(v.loc, fmt::format("'{}' declared twice", v.name));
+      GlobalVariable g;
+      g.name = v.name;
+      g.space = v.space;
+      g.align = v.align ? v.align : elem;
+      bool unsized = std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end();
+      Symbol sym;
+      if (v.space == ptx::StateSpace::Shared && unsized) {
+        g.dynamicShared = true;
+        dynamicShared.push_back(program_.globals.size());
+        sym.kind = Symbol::Kind::Shared;
+      } else {
+        if (unsized) failAt(v.loc, fmt::format("'{}' has no size", v.name));
+        g.size = variableBytes(v, elem);
+        if (v.space == ptx::StateSpace::Shared) {
+          g.offset = alignUp(program_.staticSharedBytes, g.align);
+          program_.staticSharedBytes = static_cast<uint32_t>(g.offset + g.size);
+          sym.kind = Symbol::Kind::Shared;
+          sym.address = g.offset;
+          if (v.hasInitializer) failAt(v.loc, ".shared variables cannot be initialised");
+        } else if (v.space == ptx::StateSpace::Const) {
+          g.offset = alignUp(program_.constBytes, g.align);
+          program_.constBytes = static_cast<uint32_t>(g.offset + g.size);
+          g.init = initializerBytes(v, g.size);
+          sym.kind = Symbol::Kind::Const;
+          sym.address = g.offset;
+        } else {
+          g.offset = globalIndex++;
+          g.init = initializerBytes(v, g.size);
+          sym.kind = Symbol::Kind::Global;
+          sym.address = kGlobalBase + ((kFirstModuleGlobalRegion + g.offset) << 32);
+        }
+      }
+      sym.size = static_cast<uint32_t>(g.size);
+      moduleSymbols_[v.name] = sym;
+      program_.globals.push_back(std::move(g));
+    }
+    // Dynamic shared memory follows the static part, 16-byte aligned.
+    uint32_t dynOffset = alignUp(program_.staticSharedBytes, 16);
+    for (size_t i : dynamicShared) {
+      program_.globals[i].offset = dynOffset;
+      moduleSymbols_[program_.globals[i].name].address = dynOffset;
+    }
+  }
+
+  void declareFunction(const ptx::Function& f) {
+    if (functionIndex_.count(f.name)) {
+      // A prototype followed by the definition is fine.
+      size_t prev = functionIndex_[f.name];
+      if (!program_.module.functions[prev].isDeclarationOnly && !f.isDeclarationOnly)
+        failAt(f.loc, fmt::format("function '{}' defined twice", f.name));
+      if (!f.isDeclarationOnly) functionIndex_[f.name] = indexOf(f);
+      return;
+    }
+    functionIndex_[f.name] = indexOf(f);
+    Symbol sym;
+    sym.kind = Symbol::Kind::Function;
+    moduleSymbols_[f.name] = sym;
+  }
+  size_t indexOf(const ptx::Function& f) const {
+    return static_cast<size_t>(&f - program_.module.functions.data());
+  }
+
+  void declareRegisters(FunctionInfo& fi, const ptx::RegisterDecl& r) {
+    auto type = parseScalarType(r.type);
+    if (!type) failAt(r.loc, fmt::format("unsupported register type .{}", r.type));
+    if (r.vectorWidth != 1) failAt(r.loc, "vector registers are not supported");
+    uint32_t bytes = scalarTypeBytes(*type);
+    auto declare = [&](const std::string& name) {
+      if (scopes_.back().count(name)) failAt(r.loc, fmt::format("register '{}' declared twice", name));
+      Symbol s;
+      s.kind = Symbol::Kind::Register;
+      s.slot = newSlot(fi, name, bytes);
+      s.size = bytes;
+      scopes_.back()[name] = s;
+    };
+    if (r.count == 0) {
+      declare(r.name);
+    } else {
+      for (uint32_t i = 0; i < r.count; ++i) declare(r.name + std::to_string(i));
+    }
+  }
+
+  void declareBodyVariable(FunctionInfo& fi, const ptx::VariableDecl& v) {
+    uint32_t elem = typeBytesOrFail(v.type);
+    if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
+    if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
+      failAt(v.loc, fmt::format("'{}' has no size", v.name));
+    uint64_t size = variableBytes(v, elem);
+    uint32_t align = v.align ? v.align : elem;
+    Symbol s;
+    s.size = static_cast<uint32_t>(size);
+    switch (v.space) {
+      case ptx::StateSpace::Local:
+        s.kind = Symbol::Kind::Local;
+        s.address = alignUp(fi.localBytes, align);
+        fi.localBytes = static_cast<uint32_t>(s.address + size);
+        fi.localAlign = std::max(fi.localAlign, align);
+        if (v.hasInitializer) failAt(v.loc, ".local variables cannot be initialised");
+        break;
+      case ptx::StateSpace::Param:
+        s.kind = Symbol::Kind::FrameParam;
+        s.address = alignUp(fi.paramAreaBytes, std::max(align, 4u));
+        fi.paramAreaBytes = static_cast<uint32_t>(s.address + size);
+        break;
+      case ptx::StateSpace::Shared: {
+        // Function-scope .shared is one per CTA, like a module-scope one.
+        GlobalVariable g;
+        g.name = fi.name + "::" + v.name;
+        g.space = v.space;
+        g.align = align;
+        g.size = size;
+        g.offset = alignUp(program_.staticSharedBytes, align);
+        program_.staticSharedBytes = static_cast<uint32_t>(g.offset + size);
+        s.kind = Symbol::Kind::Shared;
+        s.address = g.offset;
+        program_.globals.push_back(std::move(g));
+        break;
+      }
+      default:
+        failAt(v.loc, fmt::format(".{} variables inside functions are not supported",
+                                  ptx::stateSpaceName(v.space)));
+    }
+    scopes_.back()[v.name] = s;
+  }
+
+  void decodeFunction(size_t index) {
+    const ptx::Function& f = program_.module.functions[index];
+    FunctionInfo fi;
+    fi.name = f.name;
+    fi.isEntry = f.isEntry;
+    std::copy(std::begin(f.maxntid), std::end(f.maxntid), fi.maxntid);
+    std::copy(std::begin(f.reqntid), std::end(f.reqntid), fi.reqntid);
+    fi.entryPc = static_cast<uint32_t>(program_.code.size());
+    constantSlots_.clear();
+    specialSlots_.clear();
+    labelFixups_.clear();
+    labels_.clear();
+    scopes_.assign(1, {});
+
+    // Parameters.
+    if (f.isEntry) {
+      uint32_t offset = 0;
+      for (const ptx::VariableDecl& p : f.params) {
+        uint32_t elem = typeBytesOrFail(p.type);
+        if (!elem) failAt(p.loc, fmt::format("unknown parameter type .{}", p.type));
+        uint32_t size = static_cast<uint32_t>(variableBytes(p, elem));
+        uint32_t align = p.align ? p.align : elem;
+        offset = alignUp(offset, align);
+        fi.kernelParams.push_back({p.name, p.type, offset, size, align});
+        Symbol s;
+        s.kind = Symbol::Kind::KernelParam;
+        s.address = offset;
+        s.size = size;
+        scopes_.back()[p.name] = s;
+        offset += size;
+      }
+      fi.kernelParamBytes = offset;
+    } else {
+      auto layout = [&](const std::vector<ptx::VariableDecl>& decls, std::vector<ParamSlot>& out) {
+        for (const ptx::VariableDecl& p : decls) {
+          uint32_t elem = typeBytesOrFail(p.type);
+          if (!elem) failAt(p.loc, fmt::format("unknown parameter type .{}", p.type));
+          uint32_t size = static_cast<uint32_t>(variableBytes(p, elem));
+          uint32_t align = std::max(p.align ? p.align : elem, 4u);
+          uint32_t offset = alignUp(fi.paramAreaBytes, align);
+          fi.paramAreaBytes = offset + size;
+          out.push_back({p.name, offset, size});
+          Symbol s;
+          s.kind = Symbol::Kind::FrameParam;
+          s.address = offset;
+          s.size = size;
+          scopes_.back()[p.name] = s;
+        }
+      };
+      layout(f.returns, fi.returns);
+      layout(f.params, fi.params);
+    }
+
+    uint32_t fnIndex = static_cast<uint32_t>(program_.functions.size());
+    uint32_t locFile = 0, locLine = 0;
+    for (const ptx::Statement& st : f.body) {
+      switch (st.kind) {
+        case ptx::Statement::Kind::BlockBegin:
+          scopes_.emplace_back();
+          break;
+        case ptx::Statement::Kind::BlockEnd:
+          scopes_.pop_back();
+          break;
+        case ptx::Statement::Kind::Registers:
+          declareRegisters(fi, st.registers);
+          break;
+        case ptx::Statement::Kind::Variable:
+          declareBodyVariable(fi, st.variable);
+          break;
+        case ptx::Statement::Kind::Loc:
+          locFile = st.locFile;
+          locLine = st.locLine;
+          break;
+        case ptx::Statement::Kind::Label:
+          if (labels_.count(st.label)) failAt(st.loc, fmt::format("label '{}' defined twice", st.label));
+          labels_[st.label] = static_cast<uint32_t>(program_.code.size());
+          break;
+        case ptx::Statement::Kind::Instruction: {
+          const ptx::Instruction& in = st.instruction;
+          Instr out;
+          out.function = fnIndex;
+          out.ptxLine = in.loc.line;
+          out.ptxCol = in.loc.col;
+          out.srcFile = locFile;
+          out.srcLine = locLine;
+          program_.code.push_back(out);
+          program_.opcodeText.push_back(in.opcode);
+          for (const std::string& m : in.modifiers) program_.opcodeText.back() += "." + m;
+          Instr& slot = program_.code.back();
+          DecodeState ds{*this, program_, fi, in, Modifiers(in.modifiers), slot};
+          if (!in.guard.empty()) {
+            ptx::Operand g;
+            g.kind = ptx::Operand::Kind::Register;
+            g.name = in.guard;
+            g.loc = in.loc;
+            slot.guard = ds.predicate(g);
+            slot.guardNegated = in.guardNegated;
+          }
+          const auto& table = opcodeTable();
+          auto it = table.find(in.opcode);
+          if (it == table.end()) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
+          it->second(ds);
+          ds.finish();
+          if (!slot.fn && slot.flow == Flow::None) ds.fail("internal: no handler selected");
+          break;
+        }
+      }
+    }
+    fi.endPc = static_cast<uint32_t>(program_.code.size());
+    if (fi.endPc == fi.entryPc)
+      failAt(f.loc, fmt::format("function '{}' has no instructions", f.name));
+    for (const LabelFixup& fix : labelFixups_) {
+      auto it = labels_.find(fix.label);
+      if (it == labels_.end())
+        failAt(fix.loc, fmt::format("branch to undefined label '{}'", fix.label));
+      program_.code[fix.pc].target = it->second;
+    }
+    const Instr& last = program_.code.back();
+    bool endsFlow = last.guard == kNoSlot &&
+                    (last.flow == Flow::Return || last.flow == Flow::Exit ||
+                     last.flow == Flow::Branch || last.flow == Flow::Trap);
+    if (!endsFlow)
+      failAt(f.loc, fmt::format("function '{}' can run past its last instruction (no ret/exit)",
+                                f.name));
+    program_.functions.push_back(std::move(fi));
+    computeReconvergence(program_, program_.functions.back());
+  }
+
+  struct LabelFixup {
+    uint32_t pc;
+    std::string label;
+    ptx::SourceLoc loc;
+  };
+
+  Program program_;
+  std::map<std::string, Symbol> moduleSymbols_;
+  std::map<std::string, size_t> functionIndex_;
+  std::map<std::string, int> calledFunctions_;
+  std::vector<std::map<std::string, Symbol>> scopes_;
+  std::map<uint64_t, uint32_t> constantSlots_;
+  std::map<SpecialReg, uint32_t> specialSlots_;
+  std::map<std::string, uint32_t> labels_;
+  std::vector<LabelFixup> labelFixups_;
+
+  friend struct DecodeState;
+};
+
+// -------------------------------------------------------------- DecodeState
+void DecodeState::fail(const std::string& what) const {
+  throw Error(ErrorKind::Decode, fmt::format("{}:{}:{}: {}\n    {}", program.module.fileName,
+                                             in.loc.line, in.loc.col, what, in.text));
+}
+
+void DecodeState::finish() const {
+  auto rest = mods.unused();
+  if (!rest.empty()) {
+    std::string list;
+    for (const auto& m : rest) list += (list.empty() ? "." : ", .") + m;
+    fail(fmt::format("unsupported modifier {} for '{}'", list, in.opcode));
+  }
+}
+
+void DecodeState::expectOperands(size_t n) const { expectOperands(n, n); }
+void DecodeState::expectOperands(size_t lo, size_t hi) const {
+  size_t n = in.operands.size();
+  if (n < lo || n > hi)
+    fail(lo == hi ? fmt::format("'{}' takes {} operands, got {}", in.opcode, lo, n)
+                  : fmt::format("'{}' takes {} to {} operands, got {}", in.opcode, lo, hi, n));
+}
+
+namespace {
+struct SpecialName {
+  const char* name;
+  SpecialReg reg;
+};
+constexpr SpecialName kSpecials[] = {
+    {"%tid.x", SpecialReg::TidX},           {"%tid.y", SpecialReg::TidY},
+    {"%tid.z", SpecialReg::TidZ},           {"%ntid.x", SpecialReg::NtidX},
+    {"%ntid.y", SpecialReg::NtidY},         {"%ntid.z", SpecialReg::NtidZ},
+    {"%ctaid.x", SpecialReg::CtaidX},       {"%ctaid.y", SpecialReg::CtaidY},
+    {"%ctaid.z", SpecialReg::CtaidZ},       {"%nctaid.x", SpecialReg::NctaidX},
+    {"%nctaid.y", SpecialReg::NctaidY},     {"%nctaid.z", SpecialReg::NctaidZ},
+    {"%laneid", SpecialReg::LaneId},        {"%warpid", SpecialReg::WarpId},
+    {"%nwarpid", SpecialReg::NWarpId},      {"%lanemask_eq", SpecialReg::LanemaskEq},
+    {"%lanemask_lt", SpecialReg::LanemaskLt}, {"%lanemask_le", SpecialReg::LanemaskLe},
+    {"%lanemask_gt", SpecialReg::LanemaskGt}, {"%lanemask_ge", SpecialReg::LanemaskGe},
+    {"WARP_SZ", SpecialReg::WarpSize},      {"%clock", SpecialReg::Clock},
+    {"%clock64", SpecialReg::Clock64},      {"%smid", SpecialReg::SmId},
+    {"%nsmid", SpecialReg::NSmId},          {"%gridid", SpecialReg::GridId},
+    {"%dynamic_smem_size", SpecialReg::DynamicSmemSize},
+    {"%total_smem_size", SpecialReg::TotalSmemSize},
+};
+
+uint64_t convertImmediate(const ptx::Operand& op, ScalarType t) {
+  uint32_t bytes = scalarTypeBytes(t);
+  uint64_t mask = bytes >= 8 ? ~0ull : ((1ull << (8 * bytes)) - 1);
+  if (op.isFloat) {
+    double d = op.floatIsDouble ? std::bit_cast<double>(op.floatBits)
+                                : static_cast<double>(std::bit_cast<float>(
+                                      static_cast<uint32_t>(op.floatBits)));
+    if (t == ScalarType::F32) {
+      if (!op.floatIsDouble) return op.floatBits;  // exact bits, NaN payloads too
+      return std::bit_cast<uint32_t>(static_cast<float>(d));
+    }
+    if (t == ScalarType::F64) {
+      if (op.floatIsDouble) return op.floatBits;
+      return std::bit_cast<uint64_t>(d);
+    }
+    return op.floatBits & mask;  // bit types take the literal's bits
+  }
+  if (t == ScalarType::F32) return std::bit_cast<uint32_t>(static_cast<float>(op.value));
+  if (t == ScalarType::F64) return std::bit_cast<uint64_t>(static_cast<double>(op.value));
+  if (t == ScalarType::Pred) return op.value != 0 ? 1 : 0;
+  return static_cast<uint64_t>(op.value) & mask;
+}
+}  // namespace
+
+uint32_t DecodeState::carry() { return decoder.carrySlot(function); }
+
+uint32_t DecodeState::constant(uint64_t value) { return decoder.constantSlot(function, value); }
+
+uint32_t DecodeState::slotBytes(uint32_t slot) const { return function.slotBytes[slot]; }
+
+uint32_t DecodeState::source(const ptx::Operand& op, ScalarType t) {
+  using K = ptx::Operand::Kind;
+  if (op.kind == K::Immediate) return constant(convertImmediate(op, t));
+  if (op.kind == K::Register) {
+    if (op.negated) fail("'!' is only allowed on predicate operands");
+    for (const SpecialName& s : kSpecials)
+      if (op.name == s.name) return decoder.specialSlot(function, s.reg, s.name);
+    const Symbol* sym = decoder.lookup(op.name);
+    if (!sym) fail(fmt::format("undeclared register '{}'", op.name));
+    if (sym->kind != Symbol::Kind::Register) fail(fmt::format("'{}' is not a register", op.name));
+    return sym->slot;
+  }
+  if (op.kind == K::Symbol) fail(fmt::format("'{}' cannot be used as a value here", op.name));
+  fail("expected a register or an immediate operand");
+}
+
+uint32_t DecodeState::destination(const ptx::Operand& op) {
+  if (op.kind != ptx::Operand::Kind::Register)
+    fail("destination must be a register");
+  for (const SpecialName& s : kSpecials)
+    if (op.name == s.name) fail(fmt::format("special register '{}' is read-only", op.name));
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym) fail(fmt::format("undeclared register '{}'", op.name));
+  if (sym->kind != Symbol::Kind::Register) fail(fmt::format("'{}' is not a register", op.name));
+  return sym->slot;
+}
+
+uint32_t DecodeState::predicate(const ptx::Operand& op, bool* negated) {
+  if (op.kind == ptx::Operand::Kind::Immediate) {
+    if (negated) *negated = false;
+    return constant(op.value != 0 ? 1 : 0);
+  }
+  if (op.kind != ptx::Operand::Kind::Register) fail("expected a predicate register");
+  if (op.negated && !negated) fail("'!' is not allowed here");
+  if (negated) *negated = op.negated;
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym) fail(fmt::format("undeclared register '{}'", op.name));
+  if (sym->kind != Symbol::Kind::Register) fail(fmt::format("'{}' is not a register", op.name));
+  auto it = std::find(function.slotNames.begin(), function.slotNames.end(), op.name);
+  (void)it;
+  if (function.slotBytes[sym->slot] != 1)
+    fail(fmt::format("'{}' is not a predicate register", op.name));
+  return sym->slot;
+}
+
+void DecodeState::address(const ptx::Operand& op, int baseIndex, MemSpace declaredSpace) {
+  using K = ptx::Operand::Kind;
+  if (op.kind != K::Address && op.kind != K::Symbol) fail("expected an address operand [..]");
+  out.imm = op.value;
+  if (op.kind == K::Address && op.name.empty()) {  // [imm]
+    out.s[baseIndex] = constant(0);
+    return;
+  }
+  if (op.name[0] == '%') {
+    ptx::Operand reg = op;
+    reg.kind = K::Register;
+    uint32_t slot = source(reg, ScalarType::U64);
+    if (slot != kNoSlot && function.slotBytes[slot] < 4)
+      fail(fmt::format("address register '{}' is too narrow", op.name));
+    out.s[baseIndex] = slot;
+    if (declaredSpace == MemSpace::FrameParam || declaredSpace == MemSpace::KernelParam)
+      out.space = function.isEntry ? MemSpace::KernelParam : MemSpace::FrameParam;
+    return;
+  }
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym) fail(fmt::format("undeclared symbol '{}'", op.name));
+  MemSpace symSpace;
+  uint64_t addr = sym->address;
+  switch (sym->kind) {
+    case Symbol::Kind::Local: symSpace = MemSpace::Local; break;
+    case Symbol::Kind::FrameParam: symSpace = MemSpace::FrameParam; break;
+    case Symbol::Kind::KernelParam: symSpace = MemSpace::KernelParam; break;
+    case Symbol::Kind::Shared: symSpace = MemSpace::Shared; break;
+    case Symbol::Kind::Const: symSpace = MemSpace::Const; break;
+    case Symbol::Kind::Global: symSpace = MemSpace::Global; break;
+    default: fail(fmt::format("'{}' is not a variable", op.name));
+  }
+  bool paramSpace = declaredSpace == MemSpace::FrameParam || declaredSpace == MemSpace::KernelParam;
+  if (paramSpace) {
+    if (symSpace != MemSpace::FrameParam && symSpace != MemSpace::KernelParam)
+      fail(fmt::format("'{}' is not a .param variable", op.name));
+    out.space = symSpace;
+  } else if (declaredSpace == MemSpace::Generic) {
+    // A symbol in a generic access: use its generic address.
+    switch (symSpace) {
+      case MemSpace::Shared: addr += kSharedWindowBase; break;
+      case MemSpace::Const: addr += kConstWindowBase; break;
+      case MemSpace::KernelParam: addr += kParamWindowBase; break;
+      case MemSpace::Local:
+        out.s[baseIndex] = decoder.specialSlot(function, SpecialReg::FrameLocalBase, "%frame_local");
+        out.imm = static_cast<int64_t>(kLocalWindowBase + addr) + op.value;
+        return;
+      case MemSpace::FrameParam: fail("a call parameter cannot be accessed generically");
+      default: break;
+    }
+  } else if (declaredSpace != symSpace) {
+    fail(fmt::format("'{}' is a .{} variable, not .{}", op.name,
+                     symSpace == MemSpace::Shared ? "shared" : symSpace == MemSpace::Const ? "const" :
+                     symSpace == MemSpace::Local ? "local" : symSpace == MemSpace::Global ? "global" : "param",
+                     declaredSpace == MemSpace::Shared ? "shared" : declaredSpace == MemSpace::Const ? "const" :
+                     declaredSpace == MemSpace::Local ? "local" : declaredSpace == MemSpace::Global ? "global" : "param"));
+  }
+  if (symSpace == MemSpace::Local) {
+    out.s[baseIndex] = decoder.specialSlot(function, SpecialReg::FrameLocalBase, "%frame_local");
+    out.imm = static_cast<int64_t>(addr) + op.value;
+    return;
+  }
+  out.s[baseIndex] = constant(0);
+  out.imm = static_cast<int64_t>(addr) + op.value;
+}
+
+void DecodeState::symbolValue(const ptx::Operand& op, int baseIndex) {
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym) fail(fmt::format("undeclared symbol '{}'", op.name));
+  switch (sym->kind) {
+    case Symbol::Kind::Local:
+      out.s[baseIndex] = decoder.specialSlot(function, SpecialReg::FrameLocalBase, "%frame_local");
+      out.imm = static_cast<int64_t>(sym->address) + op.value;
+      return;
+    case Symbol::Kind::KernelParam:
+    case Symbol::Kind::Shared:
+    case Symbol::Kind::Const:
+    case Symbol::Kind::Global:
+      out.s[baseIndex] = constant(0);
+      out.imm = static_cast<int64_t>(sym->address) + op.value;
+      return;
+    case Symbol::Kind::FrameParam:
+      fail(fmt::format("taking the address of call parameter '{}' is not supported", op.name));
+    case Symbol::Kind::Function:
+      fail(fmt::format("function addresses ('{}') are not supported (no indirect calls)", op.name));
+    case Symbol::Kind::Register:
+      break;
+  }
+  fail(fmt::format("'{}' is not a variable", op.name));
+}
+
+void DecodeState::branchTarget(const ptx::Operand& op) {
+  if (op.kind != ptx::Operand::Kind::Symbol) fail("branch target must be a label");
+  decoder.addLabelFixup(static_cast<uint32_t>(&out - program.code.data()), op.name, op);
+}
+
+uint32_t DecodeState::callSite(const ptx::Operand& returns, const ptx::Operand& callee,
+                               const ptx::Operand& args) {
+  if (callee.kind != ptx::Operand::Kind::Symbol)
+    fail("indirect calls (through a register) are not supported");
+  uint32_t fidx = decoder.functionIndexOf(callee.name);
+  if (fidx == kNoSlot) fail(fmt::format("call to undeclared function '{}'", callee.name));
+  const ptx::Function& target = program.module.functions[fidx];
+  if (target.isEntry) fail(fmt::format("cannot call kernel entry '{}'", callee.name));
+  decoder.noteCalled(callee.name);
+  CallSite cs;
+  cs.callee = fidx;  // module function index; the executor maps it to a FunctionInfo
+  auto collect = [&](const ptx::Operand& list, std::vector<uint32_t>& offs,
+                     std::vector<uint32_t>& sizes, size_t expected, const char* what) {
+    if (list.elements.size() != expected)
+      fail(fmt::format("call passes {} {}, '{}' takes {}", list.elements.size(), what,
+                       callee.name, expected));
+    for (const ptx::Operand& e : list.elements) {
+      if (e.kind != ptx::Operand::Kind::Symbol)
+        fail("call arguments must be .param variables");
+      const Symbol* sym = decoder.lookup(e.name);
+      if (!sym || sym->kind != Symbol::Kind::FrameParam)
+        fail(fmt::format("'{}' is not a .param variable", e.name));
+      offs.push_back(static_cast<uint32_t>(sym->address));
+      sizes.push_back(sym->size);
+    }
+  };
+  ptx::Operand none;
+  none.kind = ptx::Operand::Kind::Vector;
+  collect(returns.kind == ptx::Operand::Kind::Vector ? returns : none, cs.retOffsets, cs.retSizes,
+          target.returns.size(), "return values");
+  collect(args, cs.argOffsets, cs.argSizes, target.params.size(), "arguments");
+  program.callSites.push_back(std::move(cs));
+  return static_cast<uint32_t>(program.callSites.size() - 1);
+}
+
+// ------------------------------------------------------------------ Program
+uint32_t Program::findEntry(const std::string& name) const {
+  for (size_t i = 0; i < functions.size(); ++i)
+    if (functions[i].isEntry && functions[i].name == name) return static_cast<uint32_t>(i);
+  std::string available;
+  for (const FunctionInfo& f : functions)
+    if (f.isEntry) available += (available.empty() ? "" : ", ") + f.name;
+  throw Error(ErrorKind::Launch, fmt::format("{}: no .entry named '{}' (entries: {})",
+                                             module.fileName, name,
+                                             available.empty() ? "none" : available));
+}
+
+std::string Program::describePc(uint32_t pc) const {
+  if (pc >= code.size()) return fmt::format("pc {}", pc);
+  const Instr& in = code[pc];
+  std::string text;
+  if (in.ptxLine >= 1 && in.ptxLine <= module.sourceLines.size()) {
+    text = module.sourceLines[in.ptxLine - 1];
+    size_t b = text.find_first_not_of(" \t");
+    text = b == std::string::npos ? "" : text.substr(b);
+  }
+  return fmt::format("pc {} ({}:{}: {})", pc, module.fileName, in.ptxLine, text);
+}
+
+Program decodeModule(ptx::Module module) { return Decoder(std::move(module)).run(); }
+
+}  // namespace qgpu

@@ -1,0 +1,465 @@
+// SIMT execution of one launch: blocks run one after another; within a block
+// warps of W lanes run until they exit or reach a barrier; within a warp a
+// reconvergence stack (see cfg.cpp) tracks divergent paths.
+//
+// Stack discipline: an entry {pc, rpc, mask} runs its lanes from pc until pc
+// reaches rpc (the immediate post-dominator of the branch that created it),
+// then pops. A divergent branch turns the current entry into the join entry
+// (pc = rpc) and pushes one entry per side. A call pushes a call-base entry
+// and a register frame; `ret` removes lanes from every entry of the frame and
+// the frame is popped with its call-base entry once all its lanes returned.
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "exec_context.h"
+#include "qgpu/interp/launch.h"
+
+namespace qgpu {
+namespace {
+
+constexpr uint32_t kMaxLocalBytesPerThread = 512 * 1024;
+
+struct StackEntry {
+  uint32_t pc;
+  uint32_t rpc;
+  uint32_t mask;
+  bool callBase;
+};
+
+struct Frame {
+  uint32_t function;
+  std::vector<uint64_t> regs;
+  std::vector<uint8_t> params;
+  uint32_t localBase = 0;
+  uint32_t localTopBefore = 0;
+  uint32_t callPc = 0;
+  uint32_t returned = 0;
+};
+
+enum class WarpState { Running, AtBarrier, Done };
+
+struct Warp {
+  uint32_t index = 0;
+  uint32_t validMask = 0;
+  uint32_t exited = 0;
+  std::vector<StackEntry> stack;
+  std::vector<Frame> frames;
+  std::vector<std::vector<uint8_t>> local;
+  uint32_t localTop = 0;
+  WarpState state = WarpState::Running;
+  uint64_t barrierId = 0;
+  uint32_t barrierPc = 0;
+};
+
+std::string laneList(uint32_t mask) {
+  std::string s;
+  while (mask) {
+    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
+    mask &= mask - 1;
+    if (!s.empty()) s += ',';
+    s += std::to_string(l);
+  }
+  return fmt::format("{{{}}}", s);
+}
+
+class LaunchRunner {
+ public:
+  LaunchRunner(const Program& program, uint32_t entry, Launch& launch, const LaunchOptions& opts)
+      : program_(program), entry_(entry), launch_(launch), opts_(opts) {}
+
+  LaunchStats run() {
+    validate();
+    setupMemory();
+    for (uint32_t bz = 0; bz < launch_.grid.z; ++bz)
+      for (uint32_t by = 0; by < launch_.grid.y; ++by)
+        for (uint32_t bx = 0; bx < launch_.grid.x; ++bx) runBlock(bx, by, bz);
+    copyBackModuleGlobals();
+    return stats_;
+  }
+
+ private:
+  [[noreturn]] void launchError(const std::string& what) const {
+    throw Error(ErrorKind::Launch, fmt::format("launch of '{}': {}",
+                                               program_.functions[entry_].name, what));
+  }
+
+  void validate() {
+    const FunctionInfo& f = program_.functions[entry_];
+    uint32_t W = opts_.warpWidth;
+    if (W < 1 || W > 32) launchError(fmt::format("warp width {} is not in 1..32", W));
+    const Dim3& g = launch_.grid;
+    const Dim3& b = launch_.block;
+    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z)
+      launchError("grid and block dimensions must be positive");
+    if (b.count() > 1024) launchError(fmt::format("{} threads per block (at most 1024)", b.count()));
+    if (b.z > 64) launchError("block.z must be at most 64");
+    if (g.y > 65535 || g.z > 65535 || g.x > 0x7fffffffu) launchError("grid too large");
+    if (f.maxntid[0] && b.count() > uint64_t{f.maxntid[0]} * f.maxntid[1] * f.maxntid[2])
+      launchError(fmt::format("block of {} threads exceeds .maxntid {}x{}x{}", b.count(),
+                              f.maxntid[0], f.maxntid[1], f.maxntid[2]));
+    if (f.reqntid[0] && (b.x != f.reqntid[0] || b.y != f.reqntid[1] || b.z != f.reqntid[2]))
+      launchError(fmt::format("block {}x{}x{} differs from .reqntid {}x{}x{}", b.x, b.y, b.z,
+                              f.reqntid[0], f.reqntid[1], f.reqntid[2]));
+    if (launch_.args.size() != f.kernelParams.size())
+      launchError(fmt::format("{} arguments given, the kernel has {} parameters",
+                              launch_.args.size(), f.kernelParams.size()));
+    for (size_t i = 0; i < launch_.args.size(); ++i) {
+      const LaunchArg& a = launch_.args[i];
+      const KernelParam& p = f.kernelParams[i];
+      uint32_t size = a.kind == LaunchArg::Kind::Buffer ? 8 : a.scalarBytes;
+      if (a.kind == LaunchArg::Kind::Buffer && a.buffer >= launch_.buffers.size())
+        launchError(fmt::format("argument {} names buffer {} of {}", i, a.buffer,
+                                launch_.buffers.size()));
+      if (size != p.size)
+        launchError(fmt::format("argument {} ('{}') is {} bytes, parameter {} ('{}', .{}) is {} bytes",
+                                i, a.name, size, i, p.name, p.type, p.size));
+    }
+    if (uint64_t{program_.staticSharedBytes} + launch_.dynamicSharedBytes > 48 * 1024 + 16)
+      launchError(fmt::format("{} bytes of static + {} of dynamic shared memory exceed 48 KiB",
+                              program_.staticSharedBytes, launch_.dynamicSharedBytes));
+  }
+
+  void setupMemory() {
+    const FunctionInfo& f = program_.functions[entry_];
+    kernelParams_.assign(f.kernelParamBytes, 0);
+    for (size_t i = 0; i < launch_.args.size(); ++i) {
+      const LaunchArg& a = launch_.args[i];
+      uint64_t v = a.kind == LaunchArg::Kind::Buffer ? globalBufferAddress(a.buffer) : a.scalarBits;
+      std::memcpy(kernelParams_.data() + f.kernelParams[i].offset, &v, f.kernelParams[i].size);
+    }
+    constBank_.assign(program_.constBytes, 0);
+    moduleGlobals_.clear();
+    for (const GlobalVariable& g : program_.globals) {
+      if (g.space == ptx::StateSpace::Const)
+        std::copy(g.init.begin(), g.init.end(), constBank_.begin() + static_cast<long>(g.offset));
+      if (g.space == ptx::StateSpace::Global) moduleGlobals_.push_back({g.name, g.init});
+    }
+    regions_.assign(kFirstLaunchBufferRegion + launch_.buffers.size(), GlobalRegion{});
+    for (size_t i = 0; i < moduleGlobals_.size(); ++i)
+      regions_[kFirstModuleGlobalRegion + i] = {moduleGlobals_[i].first, &moduleGlobals_[i].second};
+    for (size_t i = 0; i < launch_.buffers.size(); ++i)
+      regions_[kFirstLaunchBufferRegion + i] = {launch_.buffers[i].name, &launch_.buffers[i].data};
+  }
+
+  void copyBackModuleGlobals() {}
+
+  // ---------------------------------------------------------------- frames
+  void pushFrame(Warp& w, uint32_t function, uint32_t callPc) {
+    const FunctionInfo& f = program_.functions[function];
+    const uint32_t W = opts_.warpWidth;
+    Frame fr;
+    fr.function = function;
+    fr.callPc = callPc;
+    fr.regs.assign(static_cast<size_t>(f.numSlots) * W, 0);
+    fr.params.assign(static_cast<size_t>(f.paramAreaBytes) * W, 0);
+    fr.localTopBefore = w.localTop;
+    uint32_t align = std::max(f.localAlign, 1u);
+    fr.localBase = (w.localTop + align - 1) / align * align;
+    w.localTop = fr.localBase + f.localBytes;
+    if (w.localTop > kMaxLocalBytesPerThread)
+      throw Error(ErrorKind::Memory,
+                  fmt::format("block ({},{},{}) warp {}: local memory exceeds {} bytes per thread "
+                              "calling '{}' (recursion too deep?)",
+                              ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
+                              kMaxLocalBytesPerThread, f.name));
+    for (auto& l : w.local)
+      if (l.size() < w.localTop) l.resize(w.localTop, 0);
+    for (const auto& [slot, value] : f.constants)
+      std::fill_n(fr.regs.begin() + static_cast<long>(slot) * W, W, value);
+    for (const auto& [slot, reg] : f.specials)
+      for (uint32_t l = 0; l < W; ++l) fr.regs[size_t{slot} * W + l] = special(reg, w, l, fr);
+    w.frames.push_back(std::move(fr));
+  }
+
+  uint64_t special(SpecialReg r, const Warp& w, uint32_t lane, const Frame& fr) const {
+    const uint32_t W = opts_.warpWidth;
+    const Dim3& b = launch_.block;
+    uint32_t linear = w.index * W + lane;
+    uint32_t tx = linear % b.x, ty = (linear / b.x) % b.y, tz = linear / (b.x * b.y);
+    uint32_t eq = 1u << lane;
+    switch (r) {
+      case SpecialReg::TidX: return tx;
+      case SpecialReg::TidY: return ty;
+      case SpecialReg::TidZ: return tz;
+      case SpecialReg::NtidX: return b.x;
+      case SpecialReg::NtidY: return b.y;
+      case SpecialReg::NtidZ: return b.z;
+      case SpecialReg::CtaidX: return ctx_.block[0];
+      case SpecialReg::CtaidY: return ctx_.block[1];
+      case SpecialReg::CtaidZ: return ctx_.block[2];
+      case SpecialReg::NctaidX: return launch_.grid.x;
+      case SpecialReg::NctaidY: return launch_.grid.y;
+      case SpecialReg::NctaidZ: return launch_.grid.z;
+      case SpecialReg::LaneId: return lane;
+      case SpecialReg::WarpId: return w.index;
+      case SpecialReg::NWarpId: return warpsPerBlock_;
+      case SpecialReg::LanemaskEq: return eq;
+      case SpecialReg::LanemaskLt: return eq - 1;
+      case SpecialReg::LanemaskLe: return (eq - 1) | eq;
+      case SpecialReg::LanemaskGt: return ~((eq - 1) | eq) & 0xffffffffu;
+      case SpecialReg::LanemaskGe: return ~(eq - 1) & 0xffffffffu;
+      case SpecialReg::WarpSize: return W;
+      case SpecialReg::Clock: return stats_.warpInstructions & 0xffffffffu;
+      case SpecialReg::Clock64: return stats_.warpInstructions;
+      case SpecialReg::SmId: return 0;
+      case SpecialReg::NSmId: return 1;
+      case SpecialReg::GridId: return 0;
+      case SpecialReg::FrameLocalBase: return fr.localBase;
+      case SpecialReg::Zero: return 0;
+      case SpecialReg::DynamicSmemSize: return launch_.dynamicSharedBytes;
+      case SpecialReg::TotalSmemSize: return program_.staticSharedBytes + launch_.dynamicSharedBytes;
+    }
+    return 0;
+  }
+
+  void bindFrame(Warp& w) {
+    Frame& fr = w.frames.back();
+    ctx_.regs = fr.regs.data();
+    ctx_.paramArea = fr.params.data();
+    ctx_.paramBytes = program_.functions[fr.function].paramAreaBytes;
+  }
+
+  /// Pops a call-base entry: copies return values of the lanes that returned
+  /// into the caller's param variables and drops the callee frame.
+  void returnFromCall(Warp& w) {
+    Frame callee = std::move(w.frames.back());
+    w.frames.pop_back();
+    w.localTop = callee.localTopBefore;
+    Frame& caller = w.frames.back();
+    const Instr& call = program_.code[callee.callPc];
+    const CallSite& cs = program_.callSites[static_cast<size_t>(call.imm)];
+    const FunctionInfo& cf = program_.functions[callee.function];
+    const uint32_t callerBytes = program_.functions[caller.function].paramAreaBytes;
+    for (size_t r = 0; r < cs.retOffsets.size(); ++r) {
+      uint32_t size = std::min(cs.retSizes[r], cf.returns[r].size);
+      uint32_t m = callee.returned;
+      while (m) {
+        uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
+        m &= m - 1;
+        std::memcpy(caller.params.data() + size_t{l} * callerBytes + cs.retOffsets[r],
+                    callee.params.data() + size_t{l} * cf.paramAreaBytes + cf.returns[r].offset, size);
+      }
+    }
+    bindFrame(w);
+  }
+
+  void call(Warp& w, const Instr& in, uint32_t pc, uint32_t lanes) {
+    const CallSite& cs = program_.callSites[static_cast<size_t>(in.imm)];
+    if (w.frames.size() > 4096)
+      ctx_.fail(ErrorKind::Memory, static_cast<uint32_t>(std::countr_zero(lanes)),
+                "call depth exceeds 4096 (runaway recursion)");
+    const uint32_t callerBytes = program_.functions[w.frames.back().function].paramAreaBytes;
+    pushFrame(w, cs.callee, pc);
+    Frame& caller = w.frames[w.frames.size() - 2];
+    Frame& callee = w.frames.back();
+    const FunctionInfo& cf = program_.functions[cs.callee];
+    for (size_t a = 0; a < cs.argOffsets.size(); ++a) {
+      uint32_t size = std::min(cs.argSizes[a], cf.params[a].size);
+      uint32_t m = lanes;
+      while (m) {
+        uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
+        m &= m - 1;
+        std::memcpy(callee.params.data() + size_t{l} * cf.paramAreaBytes + cf.params[a].offset,
+                    caller.params.data() + size_t{l} * callerBytes + cs.argOffsets[a], size);
+      }
+    }
+    w.stack.push_back({cf.entryPc, kExitPc, lanes, true});
+    bindFrame(w);
+  }
+
+  // ----------------------------------------------------------------- warps
+  void runWarp(Warp& w) {
+    ctx_.warp = w.index;
+    ctx_.local = &w.local;
+    bindFrame(w);
+    const uint32_t W = opts_.warpWidth;
+    const Instr* code = program_.code.data();
+    while (!w.stack.empty()) {
+      StackEntry& top = w.stack.back();
+      if (top.mask == 0 || top.pc == top.rpc) {
+        bool wasCall = top.callBase;
+        w.stack.pop_back();
+        if (wasCall) returnFromCall(w);
+        continue;
+      }
+      const uint32_t pc = top.pc;
+      const uint32_t mask = top.mask;
+      const Instr& in = code[pc];
+      ctx_.pc = pc;
+      ctx_.liveMask = w.validMask & ~w.exited;
+      if (++stats_.warpInstructions > opts_.maxSteps)
+        throw Error(ErrorKind::StepLimit,
+                    fmt::format("step limit of {} warp instructions exceeded (runaway loop?) in "
+                                "block ({},{},{}) warp {} at {}",
+                                opts_.maxSteps, ctx_.block[0], ctx_.block[1], ctx_.block[2],
+                                w.index, program_.describePc(pc)));
+      stats_.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
+      uint32_t eff = mask;
+      if (in.guard != kNoSlot) {
+        const uint64_t* g = ctx_.reg(in.guard);
+        uint32_t on = 0;
+        for (uint32_t l = 0; l < W; ++l) on |= static_cast<uint32_t>(g[l] & 1) << l;
+        eff = mask & (in.guardNegated ? ~on : on);
+      }
+      if (opts_.observer) opts_.observer->onInstruction(pc, blockLinear_, w.index, eff);
+      top.pc = pc + 1;
+      switch (in.flow) {
+        case Flow::None:
+          if (eff) in.fn(in, ctx_, eff);
+          break;
+        case Flow::Branch: {
+          uint32_t notTaken = mask & ~eff;
+          if (eff == 0) break;
+          if (notTaken == 0) {
+            top.pc = in.target;
+            break;
+          }
+          uint32_t rpc = in.reconverge;
+          if (top.rpc == rpc && !top.callBase) {
+            w.stack.pop_back();  // already inside a region joining at rpc
+          } else {
+            top.pc = rpc;
+          }
+          if (pc + 1 != rpc) w.stack.push_back({pc + 1, rpc, notTaken, false});
+          if (in.target != rpc) w.stack.push_back({in.target, rpc, eff, false});
+          break;
+        }
+        case Flow::Call:
+          if (eff) call(w, in, pc, eff);
+          break;
+        case Flow::Return:
+          if (eff == 0) break;
+          if (w.frames.size() == 1) {
+            exitLanes(w, eff);
+          } else {
+            w.frames.back().returned |= eff;
+            for (size_t i = w.stack.size(); i-- > 0;) {
+              w.stack[i].mask &= ~eff;
+              if (w.stack[i].callBase) break;
+            }
+          }
+          break;
+        case Flow::Exit:
+          if (eff) exitLanes(w, eff);
+          break;
+        case Flow::Trap:
+          if (eff)
+            ctx_.fail(ErrorKind::Trap, static_cast<uint32_t>(std::countr_zero(eff)),
+                      "trap executed");
+          break;
+        case Flow::Barrier: {
+          if (eff == 0) break;
+          uint32_t live = w.validMask & ~w.exited;
+          if (eff != live)
+            throw Error(ErrorKind::Deadlock,
+                        fmt::format("barrier deadlock: in block ({},{},{}) warp {}, lanes {} reach "
+                                    "{} while lanes {} of the same warp are on another path or "
+                                    "predicated off and can never arrive",
+                                    ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
+                                    laneList(eff), program_.describePc(pc), laneList(live & ~eff)));
+          w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)] ;
+          w.barrierPc = pc;
+          w.state = WarpState::AtBarrier;
+          if (in.fn) in.fn(in, ctx_, eff);
+          return;
+        }
+      }
+    }
+    w.state = WarpState::Done;
+  }
+
+  void exitLanes(Warp& w, uint32_t lanes) {
+    w.exited |= lanes;
+    for (StackEntry& e : w.stack) e.mask &= ~lanes;
+  }
+
+  void runBlock(uint32_t bx, uint32_t by, uint32_t bz) {
+    const uint32_t W = opts_.warpWidth;
+    ctx_.program = &program_;
+    ctx_.W = W;
+    ctx_.fullMask = W == 32 ? 0xffffffffu : ((1u << W) - 1);
+    ctx_.block[0] = bx;
+    ctx_.block[1] = by;
+    ctx_.block[2] = bz;
+    ctx_.blockDim = launch_.block;
+    ctx_.globals = &regions_;
+    ctx_.constBank = &constBank_;
+    ctx_.kernelParams = &kernelParams_;
+    blockLinear_ = bx + launch_.grid.x * (by + launch_.grid.y * bz);
+    shared_.assign(size_t{program_.staticSharedBytes} + 16 + launch_.dynamicSharedBytes, 0);
+    shared_.resize(((program_.staticSharedBytes + 15u) & ~15u) + launch_.dynamicSharedBytes);
+    ctx_.shared = &shared_;
+
+    const uint32_t threads = static_cast<uint32_t>(launch_.block.count());
+    warpsPerBlock_ = (threads + W - 1) / W;
+    std::vector<Warp> warps(warpsPerBlock_);
+    for (uint32_t i = 0; i < warpsPerBlock_; ++i) {
+      Warp& w = warps[i];
+      w.index = i;
+      uint32_t lanes = std::min(W, threads - i * W);
+      w.validMask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
+      w.local.assign(W, {});
+      ctx_.block[0] = bx;
+      pushFrame(w, entry_, 0);
+      w.stack.push_back({program_.functions[entry_].entryPc, kExitPc, w.validMask, false});
+    }
+    while (true) {
+      bool anyRunning = false;
+      for (Warp& w : warps)
+        if (w.state == WarpState::Running) {
+          anyRunning = true;
+          runWarp(w);
+        }
+      if (anyRunning) continue;
+      std::vector<Warp*> waiting;
+      for (Warp& w : warps)
+        if (w.state == WarpState::AtBarrier) waiting.push_back(&w);
+      if (waiting.empty()) break;
+      bool sameBarrier = std::all_of(waiting.begin(), waiting.end(),
+                                     [&](Warp* w) { return w->barrierId == waiting[0]->barrierId; });
+      if (!sameBarrier) {
+        std::string detail;
+        for (Warp* w : waiting)
+          detail += fmt::format("\n  warp {} (lanes {}) waits at barrier {}: {}", w->index,
+                                laneList(w->validMask & ~w->exited), w->barrierId,
+                                program_.describePc(w->barrierPc));
+        throw Error(ErrorKind::Deadlock,
+                    fmt::format("barrier deadlock in block ({},{},{}): warps wait at different "
+                                "barriers and none can proceed:{}",
+                                bx, by, bz, detail));
+      }
+      // Every thread that has not exited is at the barrier (exited threads are
+      // not waited for): release it.
+      for (Warp* w : waiting) w->state = WarpState::Running;
+    }
+  }
+
+  const Program& program_;
+  uint32_t entry_;
+  Launch& launch_;
+  const LaunchOptions& opts_;
+  LaunchStats stats_;
+  ExecContext ctx_;
+  std::vector<uint8_t> kernelParams_, constBank_, shared_;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> moduleGlobals_;
+  std::vector<GlobalRegion> regions_;
+  uint32_t warpsPerBlock_ = 0;
+  uint32_t blockLinear_ = 0;
+};
+
+}  // namespace
+
+uint64_t globalBufferAddress(uint32_t index) {
+  return kGlobalBase + (uint64_t{kFirstLaunchBufferRegion} + index) * kGlobalRegionBytes;
+}
+
+LaunchStats runLaunch(const Program& program, const std::string& entry, Launch& launch,
+                      const LaunchOptions& options) {
+  uint32_t index = program.findEntry(entry);
+  LaunchRunner runner(program, index, launch, options);
+  return runner.run();
+}
+
+}  // namespace qgpu

@@ -1,0 +1,51 @@
+// IEEE-754 arithmetic with an explicit rounding mode, flush-to-zero and the
+// NaN rules of NVIDIA GPUs, without touching the host's floating-point
+// environment (no <cfenv>).
+//
+// f32: the exact result is carried as a double plus the sign of the rounding
+// error (error-free transforms), turned into round-to-odd at 53 bits and then
+// rounded once to f32 in the requested mode; 53 >= 24 + 2 makes that double
+// rounding innocuous, so every mode is correctly rounded.
+// f64: round-to-nearest is the host's; directed modes adjust the nearest
+// result by the sign of the exact error term. Where the error term itself
+// can be inexact (results below 2^-969) the directed f64 result is not
+// computed and qgpu::Error(Undefined) says so.
+#pragma once
+
+#include <cstdint>
+
+#include "qgpu/interp/program.h"
+
+namespace qgpu::fp {
+
+constexpr uint32_t kCanonicalNaN32 = 0x7fffffffu;
+constexpr uint64_t kCanonicalNaN64 = 0x7fffffffffffffffull;
+
+float flushSubnormal(float x);  // subnormal -> signed zero
+float saturate(float x);        // clamp to [0, 1], NaN -> +0
+double saturate(double x);
+float canonical(float x);       // NaN -> 0x7fffffff
+
+// Rounding None means the instruction's default (nearest even).
+float add(float a, float b, Rounding r);
+float mul(float a, float b, Rounding r);
+float fma(float a, float b, float c, Rounding r);
+float div(float a, float b, Rounding r);
+float sqrt(float a, Rounding r);
+
+double add(double a, double b, Rounding r);
+double mul(double a, double b, Rounding r);
+double fma(double a, double b, double c, Rounding r);
+double div(double a, double b, Rounding r);
+double sqrt(double a, Rounding r);
+
+/// Rounds the double `x` to f32 in mode r (exact when x is representable).
+float roundToFloat(double x, Rounding r);
+/// Rounds to an integral value in the same format (cvt.rni etc.).
+double roundToIntegral(double x, Rounding r);
+
+/// f16 <-> f32/f64 (IEEE binary16), with rounding for narrowing.
+uint16_t floatToHalf(double x, Rounding r);
+double halfToDouble(uint16_t h);
+
+}  // namespace qgpu::fp

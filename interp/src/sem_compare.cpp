@@ -1,0 +1,280 @@
+// Comparison and selection (PTX ISA §9.7.6 setp/set/selp/slct) and predicate
+// logic. Ordered float comparisons are false on NaN, unordered ones true.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "decode_state.h"
+#include "lane_ops.h"
+#include "numerics.h"
+
+namespace qgpu {
+namespace {
+
+enum Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+constexpr std::string_view kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
+                                          "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+template <class T>
+bool compare(uint8_t op, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool unordered = std::isnan(a) || std::isnan(b);
+    switch (op) {
+      case Eq: return !unordered && a == b;
+      case Ne: return !unordered && a != b;
+      case Lt: return !unordered && a < b;
+      case Le: return !unordered && a <= b;
+      case Gt: return !unordered && a > b;
+      case Ge: return !unordered && a >= b;
+      case Equ: return unordered || a == b;
+      case Neu: return unordered || a != b;
+      case Ltu: return unordered || a < b;
+      case Leu: return unordered || a <= b;
+      case Gtu: return unordered || a > b;
+      case Geu: return unordered || a >= b;
+      case Num: return !unordered;
+      case Nan: return unordered;
+    }
+    return false;
+  } else {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+      case Eq: return a == b;
+      case Ne: return a != b;
+      case Lt: return a < b;
+      case Le: return a <= b;
+      case Gt: return a > b;
+      case Ge: return a >= b;
+      case Lo: return static_cast<U>(a) < static_cast<U>(b);
+      case Ls: return static_cast<U>(a) <= static_cast<U>(b);
+      case Hi: return static_cast<U>(a) > static_cast<U>(b);
+      case Hs: return static_cast<U>(a) >= static_cast<U>(b);
+    }
+    return false;
+  }
+}
+
+template <class T>
+T flushIf(const Instr& in, T v) {
+  if constexpr (std::is_same_v<T, float>) return in.ftz ? fp::flushSubnormal(v) : v;
+  else return v;
+}
+
+// Instr::count: 0 = no BoolOp, 1 and, 2 or, 3 xor; imm bit 0: c negated.
+inline bool combine(uint8_t boolOp, bool t, bool c) {
+  switch (boolOp) {
+    case 1: return t && c;
+    case 2: return t || c;
+    case 3: return t != c;
+    default: return t;
+  }
+}
+
+template <class T>
+void setpHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* p = ctx.reg(in.d[0]);
+  uint64_t* q = in.d[1] != kNoSlot ? ctx.reg(in.d[1]) : nullptr;
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
+  bool negC = in.imm & 1;
+  forLanes(ctx, m, [&](uint32_t l) {
+    bool t = compare<T>(in.mode, flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
+    bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
+    p[l] = combine(in.count, t, cv);
+    if (q) q[l] = combine(in.count, !t, cv);
+  });
+}
+
+// set: dmode (imm bits 8..): 0 integer all-ones, 1 f32 1.0
+template <class T>
+void setHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* d = ctx.reg(in.d[0]);
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
+  bool negC = in.imm & 1;
+  bool floatDst = (in.imm >> 8) & 1;
+  forLanes(ctx, m, [&](uint32_t l) {
+    bool t = compare<T>(in.mode, flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
+    bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
+    bool r = combine(in.count, t, cv);
+    d[l] = floatDst ? (r ? 0x3f800000u : 0u) : (r ? 0xffffffffu : 0u);
+  });
+}
+
+void selpHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* d = ctx.reg(in.d[0]);
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = ctx.reg(in.s[2]);
+  forLanes(ctx, m, [&](uint32_t l) { d[l] = (c[l] & 1) ? a[l] : b[l]; });
+}
+
+template <bool FloatSel>
+void slctHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* d = ctx.reg(in.d[0]);
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = ctx.reg(in.s[2]);
+  forLanes(ctx, m, [&](uint32_t l) {
+    bool pickA;
+    if constexpr (FloatSel) {
+      float cv = as<float>(c[l]);
+      if (in.ftz) cv = fp::flushSubnormal(cv);
+      pickA = !std::isnan(cv) && cv >= 0.0f;
+    } else {
+      pickA = as<int32_t>(c[l]) >= 0;
+    }
+    d[l] = pickA ? a[l] : b[l];
+  });
+}
+
+// Predicate logic: mode 0 and, 1 or, 2 xor, 3 not.
+void predLogicHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* d = ctx.reg(in.d[0]);
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = in.mode == 3 ? nullptr : ctx.reg(in.s[1]);
+  forLanes(ctx, m, [&](uint32_t l) {
+    bool x = a[l] & 1;
+    switch (in.mode) {
+      case 0: d[l] = x && (b[l] & 1); break;
+      case 1: d[l] = x || (b[l] & 1); break;
+      case 2: d[l] = x != ((b[l] & 1) != 0); break;
+      default: d[l] = !x;
+    }
+  });
+}
+
+template <template <class> class H>
+Handler pickCompare(ScalarType t) {
+  switch (t) {
+    case ScalarType::U16: case ScalarType::B16: return &H<uint16_t>::run;
+    case ScalarType::S16: return &H<int16_t>::run;
+    case ScalarType::U32: case ScalarType::B32: return &H<uint32_t>::run;
+    case ScalarType::S32: return &H<int32_t>::run;
+    case ScalarType::U64: case ScalarType::B64: return &H<uint64_t>::run;
+    case ScalarType::S64: return &H<int64_t>::run;
+    case ScalarType::F32: return &H<float>::run;
+    case ScalarType::F64: return &H<double>::run;
+    default: return nullptr;
+  }
+}
+template <class T> struct SetpH {
+  static void run(const Instr& in, ExecContext& c, uint32_t m) { setpHandler<T>(in, c, m); }
+};
+template <class T> struct SetH {
+  static void run(const Instr& in, ExecContext& c, uint32_t m) { setHandler<T>(in, c, m); }
+};
+
+int takeCmp(DecodeState& ds, ScalarType t) {
+  for (size_t i = 0; i < std::size(kCmpNames); ++i)
+    if (ds.mods.take(kCmpNames[i])) {
+      bool floatOnly = i >= Equ;
+      bool intOnly = i >= Lo && i <= Hs;
+      if (isFloat(t) && intOnly) ds.fail(fmt::format(".{} is not a float comparison", kCmpNames[i]));
+      if (!isFloat(t) && floatOnly) ds.fail(fmt::format(".{} is only for floats", kCmpNames[i]));
+      return static_cast<int>(i);
+    }
+  ds.fail("missing comparison operator (.eq, .lt, ...)");
+}
+
+void decodeCompareCommon(DecodeState& ds, ScalarType t, size_t firstSrc) {
+  ds.out.mode = static_cast<uint8_t>(takeCmp(ds, t));
+  int boolOp = ds.mods.takeOneOf({"and", "or", "xor"});
+  ds.out.count = static_cast<uint8_t>(boolOp + 1);
+  ds.out.ftz = ds.mods.take("ftz");
+  if (ds.out.ftz && t != ScalarType::F32) ds.fail(".ftz needs .f32");
+  size_t n = ds.in.operands.size();
+  if (n != firstSrc + 2 + (boolOp >= 0 ? 1 : 0))
+    ds.fail(fmt::format("'{}' takes {} operands here, got {}", ds.in.opcode,
+                        firstSrc + 2 + (boolOp >= 0 ? 1 : 0), n));
+  ds.out.s[0] = ds.source(ds.in.operands[firstSrc], t);
+  ds.out.s[1] = ds.source(ds.in.operands[firstSrc + 1], t);
+  if (boolOp >= 0) {
+    bool neg = false;
+    ds.out.s[2] = ds.predicate(ds.in.operands[firstSrc + 2], &neg);
+    ds.out.imm |= neg ? 1 : 0;
+  }
+}
+
+void decodeSetp(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail("setp needs exactly one type");
+  ScalarType t = types[0];
+  ds.out.fn = pickCompare<SetpH>(t);
+  if (!ds.out.fn) ds.fail(fmt::format("setp does not support .{}", scalarTypeName(t)));
+  if (ds.in.operands.empty()) ds.fail("setp needs operands");
+  const ptx::Operand& dst = ds.in.operands[0];
+  ds.out.d[0] = ds.destination(dst);
+  if (ds.slotBytes(ds.out.d[0]) != 1) ds.fail("setp destination must be a predicate");
+  if (!dst.pairName.empty()) {
+    ptx::Operand q = dst;
+    q.name = dst.pairName;
+    q.pairName.clear();
+    ds.out.d[1] = ds.destination(q);
+    if (ds.slotBytes(ds.out.d[1]) != 1) ds.fail("setp second destination must be a predicate");
+  }
+  decodeCompareCommon(ds, t, 1);
+}
+
+void decodeSet(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 2) ds.fail("set needs a destination and a source type");
+  ScalarType dt = types[0], st = types[1];
+  if (dt != ScalarType::U32 && dt != ScalarType::S32 && dt != ScalarType::F32)
+    ds.fail("set destination type must be .u32, .s32 or .f32");
+  ds.out.fn = pickCompare<SetH>(st);
+  if (!ds.out.fn) ds.fail(fmt::format("set does not support .{}", scalarTypeName(st)));
+  if (dt == ScalarType::F32) ds.out.imm |= 1 << 8;
+  if (ds.in.operands.empty()) ds.fail("set needs operands");
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  decodeCompareCommon(ds, st, 1);
+}
+
+void decodeSelp(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || types[0] == ScalarType::Pred) ds.fail("selp needs one data type");
+  ds.expectOperands(4);
+  ds.out.fn = &selpHandler;
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
+  ds.out.s[1] = ds.source(ds.in.operands[2], types[0]);
+  ds.out.s[2] = ds.predicate(ds.in.operands[3]);
+}
+
+void decodeSlct(DecodeState& ds) {
+  ds.out.ftz = ds.mods.take("ftz");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 2) ds.fail("slct needs .dtype.ctype");
+  if (types[1] != ScalarType::S32 && types[1] != ScalarType::F32) ds.fail("slct selector must be .s32 or .f32");
+  ds.expectOperands(4);
+  ds.out.fn = types[1] == ScalarType::F32 ? &slctHandler<true> : &slctHandler<false>;
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
+  ds.out.s[1] = ds.source(ds.in.operands[2], types[0]);
+  ds.out.s[2] = ds.source(ds.in.operands[3], types[1]);
+}
+
+}  // namespace
+
+void decodePredicateLogic(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || types[0] != ScalarType::Pred) ds.fail("expected .pred");
+  const std::string& op = ds.in.opcode;
+  ds.out.mode = op == "and" ? 0 : op == "or" ? 1 : op == "xor" ? 2 : 3;
+  ds.out.fn = &predLogicHandler;
+  ds.expectOperands(ds.out.mode == 3 ? 2 : 3);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.predicate(ds.in.operands[1]);
+  if (ds.out.mode != 3) ds.out.s[1] = ds.predicate(ds.in.operands[2]);
+}
+
+void addCompareOps(std::map<std::string, OpDecoder, std::less<>>& t) {
+  t["setp"] = decodeSetp;
+  t["set"] = decodeSet;
+  t["selp"] = decodeSelp;
+  t["slct"] = decodeSlct;
+}
+
+}  // namespace qgpu

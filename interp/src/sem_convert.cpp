@@ -1,0 +1,374 @@
+// Data movement and conversion (PTX ISA §9.7.9.1 mov, §9.7.9.21 cvt,
+// §9.7.9.19-20 cvta/isspacep).
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "decode_state.h"
+#include "lane_ops.h"
+#include "numerics.h"
+#include "qgpu/interp/address_space.h"
+
+namespace qgpu {
+namespace {
+
+__extension__ typedef __int128 s128;
+
+uint64_t widthMask(uint32_t bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
+
+// ------------------------------------------------------------------ mov
+void movHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  uint64_t mask = widthMask(in.typeBytes);
+  forLanes(c, m, [&](uint32_t l) { d[l] = a[l] & mask; });
+}
+// d = base + imm: symbol addresses (static, or frame-relative for .local).
+void addressOfHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  forLanes(c, m, [&](uint32_t l) { d[l] = a[l] + static_cast<uint64_t>(in.imm); });
+}
+// Pack count elements of `typeBytes / count` bytes into one register.
+void packHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  uint32_t part = in.typeBytes / in.count;
+  uint64_t mask = widthMask(part);
+  forLanes(c, m, [&](uint32_t l) {
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < in.count; ++i) v |= (c.reg(in.s[i])[l] & mask) << (8 * part * i);
+    d[l] = v;
+  });
+}
+void unpackHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  const uint64_t* a = c.reg(in.s[0]);
+  uint32_t part = in.typeBytes / in.count;
+  uint64_t mask = widthMask(part);
+  forLanes(c, m, [&](uint32_t l) {
+    uint64_t v = a[l];
+    for (uint32_t i = 0; i < in.count; ++i)
+      if (in.d[i] != kNoSlot) c.reg(in.d[i])[l] = (v >> (8 * part * i)) & mask;
+  });
+}
+
+// ------------------------------------------------------------------ cvt
+struct CvtSpec {
+  ScalarType dst, src;
+};
+
+// Exact double (or round-to-odd at 53 bits) of a 64-bit magnitude.
+double magnitudeToOddDouble(uint64_t m) {
+  if (m < (1ull << 53)) return static_cast<double>(m);
+  int k = 64 - std::countl_zero(m) - 53;
+  uint64_t kept = m >> k;
+  if (m & ((1ull << k) - 1)) kept |= 1;
+  return std::ldexp(static_cast<double>(kept), k);
+}
+// Correctly rounded double of +/- m in mode r.
+double magnitudeToDouble(uint64_t m, bool neg, Rounding r) {
+  if (m < (1ull << 53)) return neg ? -static_cast<double>(m) : static_cast<double>(m);
+  int k = 64 - std::countl_zero(m) - 53;
+  uint64_t kept = m >> k, rest = m & ((1ull << k) - 1), half = 1ull << (k - 1);
+  bool up = false;
+  switch (r) {
+    case Rounding::Zero: break;
+    case Rounding::Down: up = neg && rest; break;
+    case Rounding::Up: up = !neg && rest; break;
+    default: up = rest > half || (rest == half && (kept & 1));
+  }
+  double v = std::ldexp(static_cast<double>(kept + (up ? 1 : 0)), k);
+  return neg ? -v : v;
+}
+
+bool integerValue(uint64_t bits, ScalarType t, uint64_t& magnitude, bool& neg) {
+  uint32_t b = scalarTypeBytes(t) * 8;
+  uint64_t v = bits & widthMask(scalarTypeBytes(t));
+  neg = false;
+  if (isSigned(t) && b < 64 && (v >> (b - 1))) {
+    neg = true;
+    magnitude = (~v + 1) & widthMask(scalarTypeBytes(t));
+    if (magnitude == 0) magnitude = 1ull << (b - 1);
+  } else if (isSigned(t) && b == 64 && (v >> 63)) {
+    neg = true;
+    magnitude = ~v + 1;
+  } else {
+    magnitude = v;
+  }
+  return true;
+}
+
+double floatValue(uint64_t bits, ScalarType t, bool ftz) {
+  switch (t) {
+    case ScalarType::F16: return fp::halfToDouble(static_cast<uint16_t>(bits));
+    case ScalarType::F32: {
+      float f = as<float>(bits);
+      if (ftz) f = fp::flushSubnormal(f);
+      return static_cast<double>(f);
+    }
+    default: return as<double>(bits);
+  }
+}
+
+uint64_t floatBits(double v, ScalarType t, Rounding r, const Instr& in) {
+  if (in.sat) v = fp::saturate(v);
+  switch (t) {
+    case ScalarType::F16: return fp::floatToHalf(v, r);
+    case ScalarType::F32: {
+      float f = std::isnan(v) ? std::bit_cast<float>(fp::kCanonicalNaN32) : fp::roundToFloat(v, r);
+      if (in.ftz) f = fp::flushSubnormal(f);
+      return std::bit_cast<uint32_t>(f);
+    }
+    default:
+      if (std::isnan(v)) return fp::kCanonicalNaN64;
+      return std::bit_cast<uint64_t>(v);
+  }
+}
+
+
+void cvtHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  const ScalarType dst = static_cast<ScalarType>(in.mode);
+  const ScalarType src = static_cast<ScalarType>(in.count);
+  const uint32_t dbits = scalarTypeBytes(dst) * 8;
+  const uint64_t regMask = widthMask(in.dstBytes);
+  const bool intRound = in.imm & 1;  // .rni/.rzi/.rmi/.rpi
+  forLanes(c, m, [&](uint32_t l) {
+    uint64_t result;
+    if (isFloat(dst)) {
+      double v;
+      if (isFloat(src)) {
+        v = floatValue(a[l], src, in.ftz);
+        if (intRound && !std::isnan(v)) v = fp::roundToIntegral(v, in.rounding);
+        if (src == ScalarType::F16 && std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
+        if (dst == ScalarType::F32 && src == ScalarType::F32) {
+          float f = as<float>(a[l]);
+          if (in.ftz) f = fp::flushSubnormal(f);
+          if (intRound && !std::isnan(f)) f = static_cast<float>(fp::roundToIntegral(f, in.rounding));
+          f = fp::canonical(f);
+          if (in.sat) f = fp::saturate(f);
+          if (in.ftz) f = fp::flushSubnormal(f);
+          result = std::bit_cast<uint32_t>(f);
+          d[l] = result & regMask;
+          return;
+        }
+      } else {
+        uint64_t mag;
+        bool neg;
+        integerValue(a[l], src, mag, neg);
+        if (dst == ScalarType::F64) {
+          v = magnitudeToDouble(mag, neg, in.rounding);
+        } else {
+          double odd = magnitudeToOddDouble(mag);
+          v = neg ? -odd : odd;
+        }
+      }
+      result = floatBits(v, dst, in.rounding, in);
+    } else {
+      // Integer destination.
+      bool dsigned = isSigned(dst);
+      s128 value;
+      bool clamp = true;
+      if (isFloat(src)) {
+        double v = floatValue(a[l], src, in.ftz);
+        if (std::isnan(v)) {
+          bool wideNaN = src == ScalarType::F64 || dbits == 64;
+          value = wideNaN ? (static_cast<s128>(1) << (dbits - 1)) : 0;
+          clamp = false;
+        } else {
+          v = fp::roundToIntegral(v, in.rounding);
+          if (v >= 0x1p100) value = static_cast<s128>(1) << 100;
+          else if (v <= -0x1p100) value = -(static_cast<s128>(1) << 100);
+          else value = static_cast<s128>(v);
+        }
+      } else {
+        uint64_t mag;
+        bool neg;
+        integerValue(a[l], src, mag, neg);
+        value = neg ? -static_cast<s128>(mag) : static_cast<s128>(mag);
+        clamp = in.sat;
+      }
+      if (clamp) {
+        s128 lo = dsigned ? -(static_cast<s128>(1) << (dbits - 1)) : 0;
+        s128 hi = dsigned ? (static_cast<s128>(1) << (dbits - 1)) - 1
+                              : (static_cast<s128>(1) << dbits) - 1;
+        if (value < lo) value = lo;
+        if (value > hi) value = hi;
+      }
+      uint64_t bits = static_cast<uint64_t>(value) & widthMask(dbits / 8);
+      if (dsigned && dbits < 64 && (bits >> (dbits - 1))) bits |= ~widthMask(dbits / 8);  // sign-extend
+      result = bits;
+    }
+    d[l] = result & regMask;
+  });
+}
+
+// ------------------------------------------------------------------ cvta
+// imm: window base; mode 0: to generic, 1: from generic (to.space).
+void cvtaHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  uint64_t base = static_cast<uint64_t>(in.imm);
+  uint64_t mask = widthMask(in.typeBytes);
+  forLanes(c, m, [&](uint32_t l) {
+    uint64_t v = a[l] & mask;
+    if (in.mode == 0) {
+      d[l] = (v + base) & mask;
+    } else {
+      if (base != 0 && (v < base || v >= base + kWindowBytes))
+        c.fail(ErrorKind::Undefined, l,
+               fmt::format("cvta.to: generic address {:#x} is not in the target state space", v));
+      if (base == 0 && v < kGlobalBase && v >= kSharedWindowBase)
+        c.fail(ErrorKind::Undefined, l,
+               fmt::format("cvta.to.global: generic address {:#x} is a shared/local/const/param address", v));
+      d[l] = (v - base) & mask;
+    }
+  });
+}
+void isspacepHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  uint64_t base = static_cast<uint64_t>(in.imm);
+  forLanes(c, m, [&](uint32_t l) {
+    uint64_t v = a[l];
+    bool inWindow = base ? (v >= base && v < base + kWindowBytes)
+                         : !(v >= kSharedWindowBase && v < kParamWindowBase + kWindowBytes);
+    d[l] = inWindow ? 1 : 0;
+  });
+}
+
+uint64_t windowOf(DecodeState& ds, int space) {
+  switch (space) {
+    case 0: return 0;  // global
+    case 1: return kSharedWindowBase;
+    case 2: return kLocalWindowBase;
+    case 3: return kConstWindowBase;
+    case 4: return kParamWindowBase;
+  }
+  ds.fail("cvta needs a state space (.global/.shared/.local/.const/.param)");
+}
+
+// ------------------------------------------------------------------ decoders
+void decodeMov(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail("mov needs exactly one type");
+  ScalarType t = types[0];
+  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
+  ds.expectOperands(2);
+  const ptx::Operand& dst = ds.in.operands[0];
+  const ptx::Operand& src = ds.in.operands[1];
+  using K = ptx::Operand::Kind;
+  if (dst.kind == K::Vector) {  // unpack
+    if (src.kind != K::Register) ds.fail("mov unpack needs a register source");
+    size_t n = dst.elements.size();
+    if (n != 2 && n != 4) ds.fail("mov unpack needs 2 or 4 elements");
+    ds.out.fn = &unpackHandler;
+    ds.out.count = static_cast<uint8_t>(n);
+    for (size_t i = 0; i < n; ++i)
+      ds.out.d[i] = dst.elements[i].kind == K::Sink ? kNoSlot : ds.destination(dst.elements[i]);
+    ds.out.s[0] = ds.source(src, t);
+    return;
+  }
+  ds.out.d[0] = ds.destination(dst);
+  if (src.kind == K::Vector) {  // pack
+    size_t n = src.elements.size();
+    if (n != 2 && n != 4) ds.fail("mov pack needs 2 or 4 elements");
+    ds.out.fn = &packHandler;
+    ds.out.count = static_cast<uint8_t>(n);
+    uint32_t part = scalarTypeBytes(t) / static_cast<uint32_t>(n);
+    ScalarType pt = part == 1 ? ScalarType::B8 : part == 2 ? ScalarType::B16 : ScalarType::B32;
+    for (size_t i = 0; i < n; ++i) ds.out.s[i] = ds.source(src.elements[i], pt);
+    return;
+  }
+  if (src.kind == K::Symbol) {  // address of a variable
+    ds.symbolValue(src, 0);
+    ds.out.fn = &addressOfHandler;
+    return;
+  }
+  ds.out.fn = &movHandler;
+  ds.out.s[0] = ds.source(src, t);
+}
+
+void decodeCvt(DecodeState& ds) {
+  int irnd = ds.mods.takeOneOf({"rni", "rzi", "rmi", "rpi"});
+  int frnd = ds.mods.takeOneOf({"rn", "rz", "rm", "rp"});
+  ds.out.ftz = ds.mods.take("ftz");
+  ds.out.sat = ds.mods.take("sat");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 2) ds.fail("cvt needs a destination and a source type");
+  ScalarType dt = types[0], st = types[1];
+  if (dt == ScalarType::BF16 || st == ScalarType::BF16 || dt == ScalarType::F16x2 ||
+      st == ScalarType::F16x2 || dt == ScalarType::Pred || st == ScalarType::Pred)
+    ds.fail(fmt::format("cvt.{}.{} is not available on sm_75", scalarTypeName(dt), scalarTypeName(st)));
+  if (irnd >= 0 && frnd >= 0) ds.fail("cvt takes one rounding modifier");
+  static const Rounding kR[] = {Rounding::Nearest, Rounding::Zero, Rounding::Down, Rounding::Up};
+  ds.out.rounding = irnd >= 0 ? kR[irnd] : frnd >= 0 ? kR[frnd] : Rounding::None;
+  if (irnd >= 0) ds.out.imm = 1;
+  bool fdst = isFloat(dt), fsrc = isFloat(st);
+  uint32_t db = scalarTypeBytes(dt), sb = scalarTypeBytes(st);
+  // Which rounding modifiers the ISA requires or forbids.
+  if (fsrc && !fdst && irnd < 0) ds.fail("float-to-integer cvt needs .rni, .rzi, .rmi or .rpi");
+  if (!fsrc && fdst && frnd < 0) ds.fail("integer-to-float cvt needs .rn, .rz, .rm or .rp");
+  if (fsrc && fdst) {
+    if (db < sb && frnd < 0) ds.fail("narrowing float cvt needs .rn, .rz, .rm or .rp");
+    if (db > sb && (frnd >= 0 || irnd >= 0)) ds.fail("widening float cvt takes no rounding modifier");
+    if (db == sb && frnd >= 0) ds.fail("same-size float cvt takes only integer rounding (.rni etc.)");
+  }
+  if (!fsrc && !fdst && (frnd >= 0 || irnd >= 0)) ds.fail("integer-to-integer cvt takes no rounding");
+  if (ds.out.ftz && dt != ScalarType::F32 && st != ScalarType::F32) ds.fail(".ftz needs an .f32 operand");
+  ds.out.fn = &cvtHandler;
+  ds.out.mode = static_cast<uint8_t>(dt);
+  ds.out.count = static_cast<uint8_t>(st);
+  ds.out.typeBytes = static_cast<uint8_t>(db);
+  ds.expectOperands(2);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.dstBytes = static_cast<uint8_t>(std::max(ds.slotBytes(ds.out.d[0]), db));
+  if (ds.slotBytes(ds.out.d[0]) < db) ds.fail("cvt destination register is narrower than its type");
+  ds.out.dstBytes = static_cast<uint8_t>(ds.slotBytes(ds.out.d[0]));
+  ds.out.s[0] = ds.source(ds.in.operands[1], st);
+}
+
+void decodeCvta(DecodeState& ds) {
+  bool to = ds.mods.take("to");
+  int space = ds.mods.takeOneOf({"global", "shared", "local", "const", "param"});
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || (types[0] != ScalarType::U32 && types[0] != ScalarType::U64))
+    ds.fail("cvta needs .u32 or .u64");
+  ds.out.fn = &cvtaHandler;
+  ds.out.mode = to ? 1 : 0;
+  ds.out.imm = static_cast<int64_t>(windowOf(ds, space));
+  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(types[0]));
+  ds.expectOperands(2);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  if (ds.in.operands[1].kind == ptx::Operand::Kind::Symbol) {
+    // cvta.space d, var: generic address of a variable.
+    int64_t window = ds.out.imm;
+    ds.symbolValue(ds.in.operands[1], 0);
+    ds.out.imm += to ? -window : window;
+    ds.out.fn = &addressOfHandler;
+    return;
+  }
+  ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
+}
+
+void decodeIsspacep(DecodeState& ds) {
+  int space = ds.mods.takeOneOf({"global", "shared", "local", "const", "param"});
+  ds.out.fn = &isspacepHandler;
+  ds.out.imm = static_cast<int64_t>(windowOf(ds, space));
+  ds.expectOperands(2);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::U64);
+}
+
+}  // namespace
+
+void addConvertOps(std::map<std::string, OpDecoder, std::less<>>& t) {
+  t["mov"] = decodeMov;
+  t["cvt"] = decodeCvt;
+  t["cvta"] = decodeCvta;
+  t["isspacep"] = decodeIsspacep;
+}
+
+}  // namespace qgpu

@@ -1,0 +1,276 @@
+// Floating-point arithmetic (PTX ISA §9.7.3 f32/f64, §9.7.4 half). The exact
+// operations go through numerics.cpp (explicit rounding mode); .ftz flushes
+// subnormal inputs and results to signed zero; .sat clamps to [0,1] with NaN
+// -> +0; f32 NaN results are the canonical 0x7fffffff.
+//
+// Approximate instructions (rcp/sqrt/rsqrt/ex2/lg2/sin/cos/tanh .approx,
+// div.approx, div.full) are MODELLED, not measured: the result is the f32
+// rounding (nearest even) of the double-precision libm function; see
+// docs/semantics.md. Their hardware bits are not known yet.
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "decode_state.h"
+#include "lane_ops.h"
+#include "numerics.h"
+
+namespace qgpu {
+namespace {
+
+inline float inF(const Instr& in, float x) { return in.ftz ? fp::flushSubnormal(x) : x; }
+inline float outF(const Instr& in, float x) {
+  x = fp::canonical(x);
+  if (in.ftz) x = fp::flushSubnormal(x);
+  if (in.sat) x = fp::saturate(x);
+  return x;
+}
+inline double outD(const Instr& in, double x) { return in.sat ? fp::saturate(x) : x; }
+
+// ---------------------------------------------------------------- f32
+struct AddF32 { static float apply(const Instr& in, float a, float b) { return outF(in, fp::add(inF(in, a), inF(in, b), in.rounding)); } };
+struct SubF32 { static float apply(const Instr& in, float a, float b) { return outF(in, fp::add(inF(in, a), -inF(in, b), in.rounding)); } };
+struct MulF32 { static float apply(const Instr& in, float a, float b) { return outF(in, fp::mul(inF(in, a), inF(in, b), in.rounding)); } };
+struct FmaF32 { static float apply(const Instr& in, float a, float b, float c) { return outF(in, fp::fma(inF(in, a), inF(in, b), inF(in, c), in.rounding)); } };
+struct DivF32 { static float apply(const Instr& in, float a, float b) { return outF(in, fp::div(inF(in, a), inF(in, b), in.rounding)); } };
+struct SqrtF32 { static float apply(const Instr& in, float a) { return outF(in, fp::sqrt(inF(in, a), in.rounding)); } };
+struct RcpF32 { static float apply(const Instr& in, float a) { return outF(in, fp::div(1.0f, inF(in, a), in.rounding)); } };
+
+// min/max: one NaN -> the other operand; -0 < +0.
+struct MinF32 {
+  static float apply(const Instr& in, float a, float b) {
+    a = inF(in, a); b = inF(in, b);
+    if (std::isnan(a)) return outF(in, b);
+    if (std::isnan(b)) return outF(in, a);
+    if (a == b) return std::signbit(a) ? a : b;
+    return outF(in, a < b ? a : b);
+  }
+};
+struct MaxF32 {
+  static float apply(const Instr& in, float a, float b) {
+    a = inF(in, a); b = inF(in, b);
+    if (std::isnan(a)) return outF(in, b);
+    if (std::isnan(b)) return outF(in, a);
+    if (a == b) return std::signbit(a) ? b : a;
+    return outF(in, a > b ? a : b);
+  }
+};
+// abs/neg: sign-bit operations on numbers; a NaN input gives the canonical
+// NaN (the FADD-style lowering ptxas uses for sm_75; unverified on hardware).
+struct AbsF32 { static float apply(const Instr& in, float a) { return std::isnan(a) ? fp::canonical(a) : inF(in, std::fabs(a)); } };
+struct NegF32 { static float apply(const Instr& in, float a) { return std::isnan(a) ? fp::canonical(a) : inF(in, -a); } };
+struct CopysignF32 { static float apply(const Instr&, float a, float b) { return std::copysign(b, a); } };
+
+// Modelled approximations (see file comment).
+inline float model(const Instr& in, double v) {
+  float r = static_cast<float>(v);
+  return outF(in, r);
+}
+struct RcpApproxF32 { static float apply(const Instr& in, float a) { return model(in, 1.0 / inF(in, a)); } };
+struct SqrtApproxF32 { static float apply(const Instr& in, float a) { return model(in, std::sqrt(static_cast<double>(inF(in, a)))); } };
+struct RsqrtApproxF32 { static float apply(const Instr& in, float a) { return model(in, 1.0 / std::sqrt(static_cast<double>(inF(in, a)))); } };
+struct Ex2ApproxF32 { static float apply(const Instr& in, float a) { return model(in, std::exp2(static_cast<double>(inF(in, a)))); } };
+struct Lg2ApproxF32 { static float apply(const Instr& in, float a) { return model(in, std::log2(static_cast<double>(inF(in, a)))); } };
+struct SinApproxF32 { static float apply(const Instr& in, float a) { return model(in, std::sin(static_cast<double>(inF(in, a)))); } };
+struct CosApproxF32 { static float apply(const Instr& in, float a) { return model(in, std::cos(static_cast<double>(inF(in, a)))); } };
+struct TanhApproxF32 {
+  static float apply(const Instr& in, float a) {
+    if (std::fpclassify(a) == FP_SUBNORMAL) return a;  // passes through unchanged
+    return model(in, std::tanh(static_cast<double>(a)));
+  }
+};
+struct DivFullF32 { static float apply(const Instr& in, float a, float b) { return model(in, static_cast<double>(inF(in, a)) / inF(in, b)); } };
+struct DivApproxF32 {
+  static float apply(const Instr& in, float a, float b) {
+    Instr plain = in;
+    plain.sat = false;
+    float r = RcpApproxF32::apply(plain, b);
+    return outF(in, inF(in, a) * r);
+  }
+};
+
+// ---------------------------------------------------------------- f64
+struct AddF64 { static double apply(const Instr& in, double a, double b) { return outD(in, fp::add(a, b, in.rounding)); } };
+struct SubF64 {
+  static double apply(const Instr& in, double a, double b) {
+    double nb = std::isnan(b) ? b : -b;
+    return outD(in, fp::add(a, nb, in.rounding));
+  }
+};
+struct MulF64 { static double apply(const Instr& in, double a, double b) { return outD(in, fp::mul(a, b, in.rounding)); } };
+struct FmaF64 { static double apply(const Instr& in, double a, double b, double c) { return outD(in, fp::fma(a, b, c, in.rounding)); } };
+struct DivF64 { static double apply(const Instr& in, double a, double b) { return fp::div(a, b, in.rounding); } };
+struct SqrtF64 { static double apply(const Instr& in, double a) { return fp::sqrt(a, in.rounding); } };
+struct RcpF64 { static double apply(const Instr& in, double a) { return fp::div(1.0, a, in.rounding); } };
+struct MinF64 {
+  static double apply(const Instr&, double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return std::bit_cast<double>(fp::kCanonicalNaN64);
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    if (a == b) return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+  }
+};
+struct MaxF64 {
+  static double apply(const Instr&, double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return std::bit_cast<double>(fp::kCanonicalNaN64);
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  }
+};
+// f64 abs/neg are pure sign-bit operations, NaNs included (documented).
+struct AbsF64 { static double apply(const Instr&, double a) { return std::bit_cast<double>(std::bit_cast<uint64_t>(a) & ~(1ull << 63)); } };
+struct NegF64 { static double apply(const Instr&, double a) { return std::bit_cast<double>(std::bit_cast<uint64_t>(a) ^ (1ull << 63)); } };
+struct CopysignF64 { static double apply(const Instr&, double a, double b) { return std::copysign(b, a); } };
+struct RsqrtApproxF64 { static double apply(const Instr&, double a) { return 1.0 / std::sqrt(a); } };
+
+// testp: mode = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal.
+template <class T>
+void testpHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  forLanes(c, m, [&](uint32_t l) {
+    T x = as<T>(a[l]);
+    bool r = false;
+    switch (in.mode) {
+      case 0: r = std::isfinite(x); break;
+      case 1: r = std::isinf(x); break;
+      case 2: r = !std::isnan(x); break;
+      case 3: r = std::isnan(x); break;
+      case 4: r = std::fpclassify(x) == FP_NORMAL || x == 0; break;  // ±0 counts as normal
+      case 5: r = std::fpclassify(x) == FP_SUBNORMAL; break;
+    }
+    d[l] = r ? 1 : 0;
+  });
+}
+
+// ---------------------------------------------------------------- decoding
+Rounding takeRounding(DecodeState& ds) {
+  switch (ds.mods.takeOneOf({"rn", "rz", "rm", "rp"})) {
+    case 0: return Rounding::Nearest;
+    case 1: return Rounding::Zero;
+    case 2: return Rounding::Down;
+    case 3: return Rounding::Up;
+    default: return Rounding::None;
+  }
+}
+
+template <class Op, template <class, class> class Shape, class T>
+void set(DecodeState& ds, ScalarType t, size_t nsrc) {
+  ds.out.fn = &Shape<T, Op>::run;
+  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
+  ds.expectOperands(nsrc + 1);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  for (size_t i = 0; i < nsrc; ++i) ds.out.s[i] = ds.source(ds.in.operands[i + 1], t);
+}
+
+void noFtzSatOn64(DecodeState& ds, ScalarType t) {
+  if (t == ScalarType::F64 && ds.out.ftz) ds.fail(".ftz is not valid for .f64");
+}
+
+void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
+  bool f32 = t == ScalarType::F32;
+  if (t != ScalarType::F32 && t != ScalarType::F64)
+    ds.fail(fmt::format("'{}.{}' (half-precision arithmetic) is not supported yet", op, scalarTypeName(t)));
+  ds.out.ftz = ds.mods.take("ftz");
+  noFtzSatOn64(ds, t);
+  if (op == "add" || op == "sub" || op == "mul") {
+    ds.out.rounding = takeRounding(ds);
+    ds.out.sat = ds.mods.take("sat");
+    if (!f32 && ds.out.sat) ds.fail(".sat is not valid for .f64");
+    if (op == "add") f32 ? set<AddF32, Binary, float>(ds, t, 2) : set<AddF64, Binary, double>(ds, t, 2);
+    if (op == "sub") f32 ? set<SubF32, Binary, float>(ds, t, 2) : set<SubF64, Binary, double>(ds, t, 2);
+    if (op == "mul") f32 ? set<MulF32, Binary, float>(ds, t, 2) : set<MulF64, Binary, double>(ds, t, 2);
+    return;
+  }
+  if (op == "fma" || op == "mad") {
+    ds.out.rounding = takeRounding(ds);
+    ds.out.sat = ds.mods.take("sat");
+    if (ds.out.rounding == Rounding::None)
+      ds.fail(fmt::format("'{}.{}' needs a rounding modifier (.rn/.rz/.rm/.rp)", op, scalarTypeName(t)));
+    if (!f32 && ds.out.sat) ds.fail(".sat is not valid for .f64");
+    f32 ? set<FmaF32, Ternary, float>(ds, t, 3) : set<FmaF64, Ternary, double>(ds, t, 3);
+    return;
+  }
+  if (op == "div") {
+    int kind = ds.mods.takeOneOf({"approx", "full"});
+    ds.out.rounding = takeRounding(ds);
+    if (kind >= 0 && ds.out.rounding != Rounding::None) ds.fail("div cannot be both approximate and rounded");
+    if (kind < 0 && ds.out.rounding == Rounding::None) ds.fail("div.f32/.f64 needs .approx, .full or a rounding modifier");
+    if (!f32 && kind >= 0) ds.fail("div.approx/.full exist only for .f32");
+    if (kind == 0) return set<DivApproxF32, Binary, float>(ds, t, 2);
+    if (kind == 1) return set<DivFullF32, Binary, float>(ds, t, 2);
+    f32 ? set<DivF32, Binary, float>(ds, t, 2) : set<DivF64, Binary, double>(ds, t, 2);
+    return;
+  }
+  if (op == "rcp" || op == "sqrt") {
+    bool approx = ds.mods.take("approx");
+    ds.out.rounding = takeRounding(ds);
+    if (approx == (ds.out.rounding != Rounding::None)) ds.fail(fmt::format("{} needs either .approx or a rounding modifier", op));
+    if (approx && !f32) ds.fail(fmt::format("{}.approx.f64 is not supported yet", op));
+    if (op == "rcp") {
+      if (approx) return set<RcpApproxF32, Unary, float>(ds, t, 1);
+      f32 ? set<RcpF32, Unary, float>(ds, t, 1) : set<RcpF64, Unary, double>(ds, t, 1);
+    } else {
+      if (approx) return set<SqrtApproxF32, Unary, float>(ds, t, 1);
+      f32 ? set<SqrtF32, Unary, float>(ds, t, 1) : set<SqrtF64, Unary, double>(ds, t, 1);
+    }
+    return;
+  }
+  if (op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos" || op == "tanh") {
+    if (!ds.mods.take("approx")) ds.fail(fmt::format("{} needs .approx", op));
+    if (op == "rsqrt" && !f32) return set<RsqrtApproxF64, Unary, double>(ds, t, 1);
+    if (!f32) ds.fail(fmt::format("{}.approx.f64 does not exist", op));
+    if (op == "rsqrt") return set<RsqrtApproxF32, Unary, float>(ds, t, 1);
+    if (op == "ex2") return set<Ex2ApproxF32, Unary, float>(ds, t, 1);
+    if (op == "lg2") return set<Lg2ApproxF32, Unary, float>(ds, t, 1);
+    if (op == "sin") return set<SinApproxF32, Unary, float>(ds, t, 1);
+    if (op == "cos") return set<CosApproxF32, Unary, float>(ds, t, 1);
+    if (ds.out.ftz) ds.fail("tanh.approx has no .ftz");
+    return set<TanhApproxF32, Unary, float>(ds, t, 1);
+  }
+  if (op == "min") return f32 ? set<MinF32, Binary, float>(ds, t, 2) : set<MinF64, Binary, double>(ds, t, 2);
+  if (op == "max") return f32 ? set<MaxF32, Binary, float>(ds, t, 2) : set<MaxF64, Binary, double>(ds, t, 2);
+  if (op == "abs") return f32 ? set<AbsF32, Unary, float>(ds, t, 1) : set<AbsF64, Unary, double>(ds, t, 1);
+  if (op == "neg") return f32 ? set<NegF32, Unary, float>(ds, t, 1) : set<NegF64, Unary, double>(ds, t, 1);
+  if (op == "copysign") return f32 ? set<CopysignF32, Binary, float>(ds, t, 2) : set<CopysignF64, Binary, double>(ds, t, 2);
+  ds.fail(fmt::format("'{}' is not a floating-point instruction", op));
+}
+
+void decodeFloatOnly(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
+  decodeF(ds, ds.in.opcode, types[0]);
+}
+
+void decodeTestp(DecodeState& ds) {
+  int mode = ds.mods.takeOneOf({"finite", "infinite", "number", "notanumber", "normal", "subnormal"});
+  if (mode < 0) ds.fail("testp needs .finite, .infinite, .number, .notanumber, .normal or .subnormal");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || (types[0] != ScalarType::F32 && types[0] != ScalarType::F64))
+    ds.fail("testp needs .f32 or .f64");
+  ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.fn = types[0] == ScalarType::F32 ? &testpHandler<float> : &testpHandler<double>;
+  ds.expectOperands(2);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
+}
+
+}  // namespace
+
+void decodeFloatArithmetic(DecodeState& ds, ScalarType) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
+  decodeF(ds, ds.in.opcode, types[0]);
+}
+
+void addFloatOps(std::map<std::string, OpDecoder, std::less<>>& t) {
+  for (const char* op : {"fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign"})
+    t[op] = decodeFloatOnly;
+  t["testp"] = decodeTestp;
+}
+
+}  // namespace qgpu

@@ -1,0 +1,275 @@
+// Warp collectives (PTX ISA §9.7.9.6 shfl.sync, §9.7.13.10-12 vote.sync,
+// activemask) and the control instructions whose work the executor does
+// (bra, call, ret, exit, trap, bar/barrier; membar/fence are no-ops in a
+// sequentially consistent interpreter).
+//
+// A collective is defined only when every live lane of `membermask` executes
+// it together, the executing lane is itself in the mask, and a shuffle reads
+// from a lane that takes part; anything else is reported as an error instead
+// of inventing a value.
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "decode_state.h"
+#include "lane_ops.h"
+
+namespace qgpu {
+namespace {
+
+std::string lanes(uint32_t mask) {
+  std::string s;
+  while (mask) {
+    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
+    mask &= mask - 1;
+    if (!s.empty()) s += ',';
+    s += std::to_string(l);
+  }
+  return fmt::format("{{{}}}", s);
+}
+
+// Checks the convergence rules; returns the effective member mask.
+uint32_t checkMembers(const Instr&, ExecContext& c, uint32_t m, const uint64_t* memberReg,
+                      const char* what) {
+  uint32_t first = static_cast<uint32_t>(std::countr_zero(m));
+  uint32_t members = static_cast<uint32_t>(memberReg[first]) & c.fullMask;
+  uint32_t mm = m;
+  while (mm) {
+    uint32_t l = static_cast<uint32_t>(std::countr_zero(mm));
+    mm &= mm - 1;
+    uint32_t mine = static_cast<uint32_t>(memberReg[l]) & c.fullMask;
+    if (mine != members)
+      c.fail(ErrorKind::Undefined, l,
+             fmt::format("{}: lanes of one warp pass different membermasks ({:#x} vs {:#x})", what, mine, members));
+    if (!((members >> l) & 1))
+      c.fail(ErrorKind::Undefined, l,
+             fmt::format("{}: executing lane {} is not in membermask {:#x} (undefined)", what, l, members));
+  }
+  uint32_t missing = members & c.liveMask & ~m;
+  if (missing)
+    c.fail(ErrorKind::Undefined, first,
+           fmt::format("{}: lanes {} of membermask {:#x} do not execute it together with lanes {} "
+                       "(divergent or predicated off)", what, lanes(missing), members, lanes(m)));
+  return members & c.liveMask;
+}
+
+// mode: 0 up, 1 down, 2 bfly, 3 idx. d[1]: optional predicate.
+void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  const uint64_t* a = c.reg(in.s[0]);
+  const uint64_t* b = c.reg(in.s[1]);
+  const uint64_t* cc = c.reg(in.s[2]);
+  uint32_t members = checkMembers(in, c, m, c.reg(in.s[3]), "shfl.sync");
+  uint64_t* d = c.reg(in.d[0]);
+  uint64_t* p = in.d[1] != kNoSlot ? c.reg(in.d[1]) : nullptr;
+  uint64_t result[32];
+  bool valid[32];
+  forLanes(c, m, [&](uint32_t lane) {
+    uint32_t bval = static_cast<uint32_t>(b[lane]) & 31;
+    uint32_t cval = static_cast<uint32_t>(cc[lane]) & 31;
+    uint32_t segmask = (static_cast<uint32_t>(cc[lane]) >> 8) & 31;
+    uint32_t maxLane = (lane & segmask) | (cval & ~segmask);
+    uint32_t minLane = lane & segmask;
+    int64_t j;
+    bool ok;
+    switch (in.mode) {
+      case 0: j = int64_t{lane} - bval; ok = j >= maxLane; break;
+      case 1: j = int64_t{lane} + bval; ok = j <= maxLane; break;
+      case 2: j = lane ^ bval; ok = j <= maxLane; break;
+      default: j = minLane | (bval & ~segmask); ok = j <= maxLane; break;
+    }
+    if (!ok) j = lane;
+    uint32_t src = static_cast<uint32_t>(j);
+    if (src >= c.W || !((members >> src) & 1))
+      c.fail(ErrorKind::Undefined, lane,
+             fmt::format("shfl.sync reads lane {}, which is not an active member (membermask {:#x}, "
+                         "warp width {}): the value is undefined",
+                         src, members, c.W));
+    result[lane] = a[src] & 0xffffffffu;
+    valid[lane] = ok;
+  });
+  forLanes(c, m, [&](uint32_t lane) {
+    d[lane] = result[lane];
+    if (p) p[lane] = valid[lane];
+  });
+}
+
+// mode: 0 all, 1 any, 2 uni, 3 ballot; imm bit 0: predicate negated.
+void voteHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  const uint64_t* a = c.reg(in.s[0]);
+  uint32_t members = checkMembers(in, c, m, c.reg(in.s[1]), "vote.sync");
+  bool neg = in.imm & 1;
+  uint32_t ballot = 0;
+  uint32_t mm = members;
+  while (mm) {
+    uint32_t l = static_cast<uint32_t>(std::countr_zero(mm));
+    mm &= mm - 1;
+    if (((a[l] & 1) != 0) != neg) ballot |= 1u << l;
+  }
+  uint64_t* d = c.reg(in.d[0]);
+  uint64_t v;
+  switch (in.mode) {
+    case 0: v = ballot == members; break;
+    case 1: v = ballot != 0; break;
+    case 2: v = ballot == 0 || ballot == members; break;
+    default: v = ballot; break;
+  }
+  forLanes(c, m, [&](uint32_t l) { d[l] = v; });
+}
+
+void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  forLanes(c, m, [&](uint32_t l) { d[l] = m; });
+}
+
+void noopHandler(const Instr&, ExecContext&, uint32_t) {}
+
+void decodeShfl(DecodeState& ds) {
+  if (!ds.mods.take("sync")) ds.fail("shfl without .sync is not supported on sm_70+");
+  int mode = ds.mods.takeOneOf({"up", "down", "bfly", "idx"});
+  if (mode < 0) ds.fail("shfl needs .up, .down, .bfly or .idx");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || types[0] != ScalarType::B32) ds.fail("shfl.sync needs .b32");
+  ds.expectOperands(5);
+  ds.out.fn = &shflHandler;
+  ds.out.mode = static_cast<uint8_t>(mode);
+  const ptx::Operand& dst = ds.in.operands[0];
+  ds.out.d[0] = ds.destination(dst);
+  if (!dst.pairName.empty()) {
+    ptx::Operand p = dst;
+    p.name = dst.pairName;
+    p.pairName.clear();
+    ds.out.d[1] = ds.destination(p);
+  }
+  ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::B32);
+  ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::B32);
+  ds.out.s[2] = ds.source(ds.in.operands[3], ScalarType::B32);
+  ds.out.s[3] = ds.source(ds.in.operands[4], ScalarType::B32);
+}
+
+void decodeVote(DecodeState& ds) {
+  if (!ds.mods.take("sync")) ds.fail("vote without .sync is not supported on sm_70+");
+  int mode = ds.mods.takeOneOf({"all", "any", "uni", "ballot"});
+  if (mode < 0) ds.fail("vote needs .all, .any, .uni or .ballot");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail("vote needs a type");
+  if ((mode == 3) != (types[0] == ScalarType::B32)) ds.fail("vote.ballot needs .b32, the others .pred");
+  ds.expectOperands(3);
+  ds.out.fn = &voteHandler;
+  ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  bool neg = false;
+  ds.out.s[0] = ds.predicate(ds.in.operands[1], &neg);
+  ds.out.imm = neg ? 1 : 0;
+  ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::B32);
+}
+
+void decodeActivemask(DecodeState& ds) {
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || types[0] != ScalarType::B32) ds.fail("activemask needs .b32");
+  ds.expectOperands(1);
+  ds.out.fn = &activemaskHandler;
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+}
+
+void decodeBarrier(DecodeState& ds) {
+  bool isBarrier = ds.in.opcode == "barrier";
+  if (ds.mods.take("arrive") || ds.mods.take("red"))
+    ds.fail("bar.arrive / bar.red are not supported yet");
+  if (!ds.mods.take("sync") && !isBarrier) ds.fail("expected bar.sync");
+  if (isBarrier) ds.mods.take("sync");
+  ds.mods.take("aligned");
+  ds.expectOperands(1, 2);
+  ds.out.flow = Flow::Barrier;
+  ds.out.s[0] = ds.source(ds.in.operands[0], ScalarType::U32);
+  if (ds.in.operands.size() == 2) ds.out.s[1] = ds.source(ds.in.operands[1], ScalarType::U32);
+}
+
+void decodeFence(DecodeState& ds) {
+  ds.mods.takeOneOf({"cta", "gl", "sys", "gpu"});
+  ds.mods.takeMemoryHints();
+  ds.mods.take("proxy");
+  ds.mods.take("alias");
+  ds.expectOperands(0);
+  ds.out.fn = &noopHandler;
+}
+
+void decodeBra(DecodeState& ds) {
+  ds.mods.take("uni");
+  ds.expectOperands(1);
+  ds.out.flow = Flow::Branch;
+  ds.branchTarget(ds.in.operands[0]);
+}
+
+void decodeCall(DecodeState& ds) {
+  ds.mods.take("uni");
+  const auto& ops = ds.in.operands;
+  ptx::Operand none;
+  none.kind = ptx::Operand::Kind::Vector;
+  if (ops.empty()) ds.fail("call needs a function");
+  if (ops[0].kind == ptx::Operand::Kind::Vector) {
+    if (ops.size() < 2) ds.fail("call needs a function after its return list");
+    ds.out.imm = ds.callSite(ops[0], ops[1], ops.size() > 2 ? ops[2] : none);
+    if (ops.size() > 3) ds.fail("call has too many operand lists (prototypes are not supported)");
+  } else {
+    ds.out.imm = ds.callSite(none, ops[0], ops.size() > 1 ? ops[1] : none);
+    if (ops.size() > 2) ds.fail("call has too many operand lists (prototypes are not supported)");
+  }
+  ds.out.flow = Flow::Call;
+}
+
+void decodeRet(DecodeState& ds) {
+  ds.mods.take("uni");
+  ds.expectOperands(0);
+  ds.out.flow = Flow::Return;
+}
+void decodeExit(DecodeState& ds) {
+  ds.expectOperands(0);
+  ds.out.flow = Flow::Exit;
+}
+void decodeTrap(DecodeState& ds) {
+  ds.expectOperands(0);
+  ds.out.flow = Flow::Trap;
+}
+void decodeNanosleep(DecodeState& ds) {
+  ds.mods.takeTypes();
+  ds.expectOperands(1);
+  ds.out.fn = &noopHandler;
+}
+
+}  // namespace
+
+void addWarpOps(std::map<std::string, OpDecoder, std::less<>>& t) {
+  t["shfl"] = decodeShfl;
+  t["vote"] = decodeVote;
+  t["activemask"] = decodeActivemask;
+}
+
+void addControlOps(std::map<std::string, OpDecoder, std::less<>>& t) {
+  t["bar"] = decodeBarrier;
+  t["barrier"] = decodeBarrier;
+  t["membar"] = decodeFence;
+  t["fence"] = decodeFence;
+  t["bra"] = decodeBra;
+  t["call"] = decodeCall;
+  t["ret"] = decodeRet;
+  t["exit"] = decodeExit;
+  t["trap"] = decodeTrap;
+  t["nanosleep"] = decodeNanosleep;
+}
+
+const std::map<std::string, OpDecoder, std::less<>>& opcodeTable() {
+  static const auto table = [] {
+    std::map<std::string, OpDecoder, std::less<>> t;
+    addIntegerOps(t);
+    addFloatOps(t);
+    addCompareOps(t);
+    addConvertOps(t);
+    addMemoryOps(t);
+    addWarpOps(t);
+    addControlOps(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace qgpu

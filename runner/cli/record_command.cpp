@@ -1,0 +1,72 @@
+// qgpu record: write goldens with provenance from a backend (host references
+// or a real GPU through the CUDA driver). The only writer of goldens/.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "../cli_commands.h"
+#include "qgpu/backend.h"
+#include "qgpu/gate.h"
+#include "qgpu/golden.h"
+#include "qgpu/interp/error.h"
+
+namespace qgpu::cli {
+
+void addRecordCommand(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand("record", "Record goldens (with provenance) from a backend");
+  struct Opts {
+    std::vector<std::string> kernels;
+    bool all = false;
+    std::string backend = "host-ref", source, kernelsDir = "kernels", goldensDir = "goldens";
+    std::vector<std::string> flavours{"nvcc"};
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("kernels", o->kernels, "Kernel names or folders");
+  cmd->add_flag("--all", o->all, "Every kernel under --kernels-dir");
+  cmd->add_option("--backend", o->backend, "host-ref or cuda")->check(CLI::IsMember({"host-ref", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--source", o->source, "Golden name (default: host-ref, or the GPU's model, e.g. t4, h200)");
+  cmd->add_option("--flavour", o->flavours, "PTX flavours to run on hardware")->capture_default_str();
+  cmd->add_option("--kernels-dir", o->kernelsDir, "Corpus folder")->capture_default_str();
+  cmd->add_option("--goldens-dir", o->goldensDir, "Goldens folder")->capture_default_str();
+  cmd->callback([o, &ctx] {
+    if (o->all == !o->kernels.empty())
+      throw Error(ErrorKind::Input, "record: name kernels or pass --all (not both)");
+    std::vector<std::filesystem::path> dirs;
+    if (o->all) dirs = discoverKernels(o->kernelsDir);
+    for (const std::string& k : o->kernels)
+      dirs.push_back(std::filesystem::exists(k) ? std::filesystem::path(k) : std::filesystem::path(o->kernelsDir) / k);
+    auto backend = makeBackend(o->backend);
+    int written = 0, failed = 0;
+    for (const auto& dir : dirs) {
+      LaunchSpec spec = loadLaunchSpec(dir);
+      std::vector<std::string> flavours = o->backend == "host-ref" ? std::vector<std::string>{""} : o->flavours;
+      for (const std::string& fl : flavours) {
+        if (!fl.empty() && !spec.ptx.count(fl)) continue;
+        RunOptions ro;
+        if (!fl.empty()) ro.flavour = fl;
+        try {
+          RunResult r = backend->run(spec, ro);
+          std::string source = o->source;
+          if (source.empty())
+            source = o->backend == "host-ref" ? "host-ref"
+                                              : sourceNameForDevice(r.provenance.value("device", "gpu"));
+          std::string file = fl.empty() || fl == "nvcc" ? source : source + "-" + fl;
+          stampProvenance(r, spec, source, ctx.command);
+          std::filesystem::path path = std::filesystem::path(o->goldensDir) / spec.name / (file + ".json");
+          writeResultFile(path, r);
+          std::cout << fmt::format("wrote {}\n", path.string());
+          ++written;
+        } catch (const Error& e) {
+          std::cerr << fmt::format("qgpu record: {}{}: {}: {}\n", spec.name, fl.empty() ? "" : " [" + fl + "]",
+                                   errorKindName(e.kind()), e.what());
+          ++failed;
+        }
+      }
+    }
+    std::cout << fmt::format("{} goldens written, {} failed\n", written, failed);
+    ctx.exitCode = failed ? 2 : 0;
+  });
+}
+
+}  // namespace qgpu::cli

@@ -1,0 +1,59 @@
+// qgpu run SPEC: one launch on a backend, outputs decoded and in hex.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "../cli_commands.h"
+#include "qgpu/backend.h"
+#include "qgpu/launch_spec.h"
+
+namespace qgpu::cli {
+
+void addRunCommand(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand("run", "Run one kernel launch and print its outputs");
+  struct Opts {
+    std::string spec, backend = "interp", flavour = "nvcc";
+    uint32_t warp = 4;
+    uint64_t maxSteps = 200'000'000;
+    bool json = false;
+    uint64_t limit = 64;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("spec", o->spec, "Kernel folder or launch JSON file")->required();
+  cmd->add_option("--backend", o->backend, "interp, host-ref or cuda")->capture_default_str();
+  cmd->add_option("--flavour", o->flavour, "PTX flavour: nvcc or clang")->capture_default_str();
+  cmd->add_option("--warp", o->warp, "Warp width: 4 (qwenGPU) or 32 (T4)")
+      ->check(CLI::IsMember({4u, 32u}))->capture_default_str();
+  cmd->add_option("--max-steps", o->maxSteps, "Warp instructions before a runaway-loop error")
+      ->capture_default_str();
+  cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  cmd->callback([o, &ctx] {
+    LaunchSpec spec = loadLaunchSpec(o->spec);
+    RunOptions ro;
+    ro.flavour = o->flavour;
+    ro.warpWidth = o->warp;
+    ro.maxSteps = o->maxSteps;
+    RunResult r = makeBackend(o->backend)->run(spec, ro);
+    if (o->json) {
+      std::cout << resultToJson(r).dump(2) << "\n";
+      return;
+    }
+    std::cout << fmt::format("{} [{}{}{}]", r.kernel, r.backend,
+                             r.flavour.empty() ? "" : ", " + r.flavour,
+                             r.backend == "interp" ? fmt::format(", W={}", r.warpWidth) : "");
+    if (r.warpInstructions)
+      std::cout << fmt::format(": {} warp instructions, {} thread instructions", r.warpInstructions,
+                               r.threadInstructions);
+    std::cout << "\n";
+    for (const OutputBuffer& b : r.outputs) {
+      std::cout << fmt::format("{} (.{} x {}):\n", b.name, scalarTypeName(b.type), b.count);
+      for (uint64_t i = 0; i < b.count && i < o->limit; ++i)
+        std::cout << fmt::format("  [{}] {}\n", i, formatElement(b.type, b.element(i)));
+      if (b.count > o->limit) std::cout << fmt::format("  ... {} more (--limit)\n", b.count - o->limit);
+    }
+    ctx.exitCode = 0;
+  });
+}
+
+}  // namespace qgpu::cli

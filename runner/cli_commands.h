@@ -1,0 +1,21 @@
+// The qgpu subcommands, one add*Command per file under runner/cli/.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace qgpu::cli {
+
+struct Context {
+  int exitCode = 0;
+  std::string command;  // the full command line, for provenance
+};
+
+void addRunCommand(CLI::App& app, Context& ctx);
+void addCheckCommand(CLI::App& app, Context& ctx);
+void addRecordCommand(CLI::App& app, Context& ctx);
+/// Commands contributed by other layers (model, diff, ...).
+void addExtraCommands(CLI::App& app, Context& ctx);
+
+}  // namespace qgpu::cli

@@ -1,0 +1,114 @@
+#include "qgpu/golden.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+#include <fstream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+
+namespace qgpu {
+
+std::string sha256File(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read", path.string()));
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  char buf[65536];
+  while (in) {
+    in.read(buf, sizeof buf);
+    EVP_DigestUpdate(ctx, buf, static_cast<size_t>(in.gcount()));
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx, md, &len);
+  EVP_MD_CTX_free(ctx);
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+namespace {
+std::filesystem::path hostRefPath(const LaunchSpec& spec) { return spec.dir / "host_ref.cpp"; }
+}  // namespace
+
+void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& source,
+                     const std::string& command) {
+  auto& p = r.provenance;
+  p["source"] = source;
+  p["launch_sha256"] = sha256File(spec.file);
+  if (r.backend == "host-ref") {
+    p["kind"] = "host reference";
+    p["host_ref_sha256"] = sha256File(hostRefPath(spec));
+#ifdef __VERSION__
+    p["compiler"] = std::string("g++ ") + __VERSION__;
+#endif
+    p["flags"] = "-O3 -ffp-contract=off -fno-fast-math";
+  } else {
+    p["kind"] = "hardware";
+    p["ptx_sha256"] = sha256File(spec.ptxPath(r.flavour));
+    p["ptx_file"] = spec.ptx.at(r.flavour);
+  }
+  if (!spec.modelDependent.empty()) p["model_dependent"] = spec.modelDependent;
+  p["date"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(
+                                                     std::chrono::system_clock::now())));
+  p["command"] = command;
+}
+
+std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const LaunchSpec& spec) {
+  std::vector<Golden> out;
+  std::filesystem::path dir = goldensDir / spec.name;
+  if (!std::filesystem::is_directory(dir)) return out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string launchHash = sha256File(spec.file);
+  for (const auto& f : files) {
+    Golden g;
+    g.path = f;
+    g.source = f.stem().string();
+    g.result = readResultFile(f);
+    const auto& p = g.result.provenance;
+    if (g.result.kernel != spec.name) {
+      g.stale = true;
+      g.staleReason = fmt::format("recorded for kernel '{}'", g.result.kernel);
+    } else if (p.value("launch_sha256", "") != launchHash) {
+      g.stale = true;
+      g.staleReason = "launch.json changed since it was recorded";
+    } else if (g.result.backend == "host-ref") {
+      std::filesystem::path hr = spec.dir / "host_ref.cpp";
+      if (!std::filesystem::exists(hr) || p.value("host_ref_sha256", "") != sha256File(hr)) {
+        g.stale = true;
+        g.staleReason = "host_ref.cpp changed since it was recorded";
+      }
+    } else {
+      if (!spec.ptx.count(g.result.flavour)) {
+        g.stale = true;
+        g.staleReason = fmt::format("the spec no longer has '{}' PTX", g.result.flavour);
+      } else if (p.value("ptx_sha256", "") != sha256File(spec.ptxPath(g.result.flavour))) {
+        g.stale = true;
+        g.staleReason = fmt::format("{} changed since it was recorded", spec.ptx.at(g.result.flavour));
+      }
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string sourceNameForDevice(const std::string& deviceName) {
+  std::string last = deviceName;
+  size_t sp = deviceName.find_last_of(' ');
+  if (sp != std::string::npos) last = deviceName.substr(sp + 1);
+  std::string s;
+  for (char c : last)
+    if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s.empty() ? "gpu" : s;
+}
+
+}  // namespace qgpu

@@ -1,0 +1,34 @@
+// The interpreter as a backend.
+#include "qgpu/backend.h"
+
+namespace qgpu {
+namespace {
+
+class InterpBackend : public Backend {
+ public:
+  std::string name() const override { return "interp"; }
+  RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
+    const Program& program = loadProgram(spec.ptxPath(options.flavour));
+    Launch launch = materializeLaunch(spec);
+    LaunchOptions lo;
+    lo.warpWidth = options.warpWidth;
+    lo.maxSteps = options.maxSteps;
+    lo.observer = options.observer;
+    LaunchStats stats = runLaunch(program, spec.entry, launch, lo);
+    RunResult r;
+    r.kernel = spec.name;
+    r.backend = name();
+    r.flavour = options.flavour;
+    r.warpWidth = options.warpWidth;
+    r.outputs = collectOutputs(spec, launch);
+    r.warpInstructions = stats.warpInstructions;
+    r.threadInstructions = stats.threadInstructions;
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeInterpBackend() { return std::make_unique<InterpBackend>(); }
+
+}  // namespace qgpu
