@@ -65,12 +65,12 @@ QGPU_HOST_REF(bit_tricks) {
     if (t == 0) a = 0;
     if (t == 1) a = 0xffffffffu;
     uint32_t s = b & 63u, pos = (b >> 8) & 63u, len = (b >> 16) & 63u;
-    uint32_t* o = &out[t * 12];
+    uint32_t* o = &out[t * 13];
     o[0] = popc(a);
     o[1] = clz(a);
     o[2] = brev(a);
     o[3] = a ? static_cast<uint32_t>(__builtin_ctz(a)) + 1u : 0u;
-    o[4] = prmt(a, b, b >> 16);
+    o[4] = prmt(a, b, (b >> 16) & 0x7777u);  // __byte_perm: selector bit 3 ignored
     o[5] = shfL(a, b, s & 31u);
     o[6] = shfR(a, b, s & 31u);
     o[7] = shfL(a, b, std::min(s, 32u));
@@ -78,5 +78,6 @@ QGPU_HOST_REF(bit_tricks) {
     o[9] = bfe(a, pos, len, false);
     o[10] = bfe(a, pos, len, true);
     o[11] = bfi(b, a, pos, len);
+    o[12] = prmt(a, b, b >> 16);
   }
 }

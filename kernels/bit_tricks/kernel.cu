@@ -1,11 +1,17 @@
 // bit_tricks: integer bit instructions on random words a, b (plus the edge
-// values 0 and ~0 in lanes 0 and 1): popc, clz, brev, ffs, prmt (byte_perm
-// with a random selector, sign-replicating nibbles included), funnel shifts
+// values 0 and ~0 in lanes 0 and 1): popc, clz, brev, ffs, __byte_perm (a
+// random selector; CUDA uses 3 bits per byte), raw prmt.b32 with a random
+// selector (sign-replicating nibbles included), funnel shifts
 // (wrap and clamp, shift amounts 0..63), bfe.u32 / bfe.s32 and bfi.b32 with
 // positions/lengths 0..63 (so fields run past bit 31).
 static __device__ __forceinline__ unsigned bfe_u(unsigned a, unsigned pos, unsigned len) {
   unsigned r;
   asm("bfe.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(pos), "r"(len));
+  return r;
+}
+static __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned s) {
+  unsigned r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
   return r;
 }
 static __device__ __forceinline__ int bfe_s(int a, unsigned pos, unsigned len) {
@@ -26,7 +32,7 @@ extern "C" __global__ void bit_tricks(const unsigned* A, const unsigned* B, unsi
   if (t == 0) a = 0;
   if (t == 1) a = 0xffffffffu;
   unsigned s = b & 63u, pos = (b >> 8) & 63u, len = (b >> 16) & 63u;
-  unsigned* o = out + t * 12;
+  unsigned* o = out + t * 13;
   o[0] = (unsigned)__popc(a);
   o[1] = (unsigned)__clz((int)a);
   o[2] = __brev(a);
@@ -39,4 +45,5 @@ extern "C" __global__ void bit_tricks(const unsigned* A, const unsigned* B, unsi
   o[9] = bfe_u(a, pos, len);
   o[10] = (unsigned)bfe_s((int)a, pos, len);
   o[11] = bfi(b, a, pos, len);
+  o[12] = prmt(a, b, b >> 16);
 }

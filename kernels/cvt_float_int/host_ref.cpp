@@ -18,7 +18,7 @@ QGPU_HOST_REF(cvt_float_int) {
     o[3] = cvtFloatToInt<int32_t>(f, Rnd::rp);
     o[4] = static_cast<int32_t>(cvtFloatToInt<uint32_t>(f, Rnd::rn));
     o[5] = static_cast<int32_t>(cvtFloatToInt<uint32_t>(f, Rnd::rz));
-    o[6] = cvtFloatToInt<int32_t>(f * 3.0, Rnd::rz);  // f64 multiply, RN
+    o[6] = cvtFloatToInt<int32_t>(f * 3.0, Rnd::rz, true);  // f64 multiply, RN; f64 source
     int64_t* q = &i64[t * 3];
     q[0] = cvtFloatToInt<int64_t>(f, Rnd::rn);
     q[1] = cvtFloatToInt<int64_t>(f, Rnd::rz);

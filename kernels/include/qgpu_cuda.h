@@ -100,7 +100,7 @@ QGPU_SHFL(__shfl_xor_sync, "bfly", 0x1f)
 
 QGPU_DI unsigned __ballot_sync(unsigned m, int p) {
   unsigned r;
-  asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0; vote.sync.ballot.b32 %0, q, %2; }"
+  asm volatile("{ .reg .pred %%qp; setp.ne.s32 %%qp, %1, 0; vote.sync.ballot.b32 %0, %%qp, %2; }"
                : "=r"(r)
                : "r"(p), "r"(m));
   return r;
@@ -108,7 +108,8 @@ QGPU_DI unsigned __ballot_sync(unsigned m, int p) {
 QGPU_DI int __any_sync(unsigned m, int p) {
   unsigned r;
   asm volatile(
-      "{ .reg .pred q; setp.ne.s32 q, %1, 0; vote.sync.any.pred q, q, %2; selp.u32 %0, 1, 0, q; }"
+      "{ .reg .pred %%qp; setp.ne.s32 %%qp, %1, 0; vote.sync.any.pred %%qp, %%qp, %2; "
+      "selp.u32 %0, 1, 0, %%qp; }"
       : "=r"(r)
       : "r"(p), "r"(m));
   return (int)r;
@@ -116,7 +117,8 @@ QGPU_DI int __any_sync(unsigned m, int p) {
 QGPU_DI int __all_sync(unsigned m, int p) {
   unsigned r;
   asm volatile(
-      "{ .reg .pred q; setp.ne.s32 q, %1, 0; vote.sync.all.pred q, q, %2; selp.u32 %0, 1, 0, q; }"
+      "{ .reg .pred %%qp; setp.ne.s32 %%qp, %1, 0; vote.sync.all.pred %%qp, %%qp, %2; "
+      "selp.u32 %0, 1, 0, %%qp; }"
       : "=r"(r)
       : "r"(p), "r"(m));
   return (int)r;
@@ -177,9 +179,11 @@ QGPU_DI unsigned __brev(unsigned x) {
   asm("brev.b32 %0, %1;" : "=r"(r) : "r"(x));
   return r;
 }
+// CUDA's __byte_perm uses 3 selector bits per byte (no sign replication):
+// nvcc emits and.b32 s, 0x7777 before the prmt.
 QGPU_DI unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
   unsigned r;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s & 0x7777u));
   return r;
 }
 QGPU_DI unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
@@ -300,10 +304,18 @@ QGPU_DI int __double2int_rz(double a) { return __nvvm_d2i_rz(a); }
 QGPU_DI int __double2int_rn(double a) { return __nvvm_d2i_rn(a); }
 QGPU_DI float __double2float_rn(double a) { return __nvvm_d2f_rn(a); }
 QGPU_DI float __double2float_rz(double a) { return __nvvm_d2f_rz(a); }
-QGPU_DI float __int2float_rz(int a) { return __nvvm_i2f_rz(a); }
-QGPU_DI float __int2float_rd(int a) { return __nvvm_i2f_rm(a); }
-QGPU_DI float __int2float_ru(int a) { return __nvvm_i2f_rp(a); }
-QGPU_DI float __uint2float_rz(unsigned a) { return __nvvm_ui2f_rz(a); }
+// clang 14 folds __nvvm_i2f_rz into a round-to-nearest sitofp: inline PTX.
+#define QGPU_CVT_I2F(NAME, T, RND, SRC)                         \
+  QGPU_DI float NAME(T a) {                                 \
+    float r;                                                \
+    asm("cvt." RND ".f32." SRC " %0, %1;" : "=f"(r) : "r"(a)); \
+    return r;                                               \
+  }
+QGPU_CVT_I2F(__int2float_rz, int, "rz", "s32")
+QGPU_CVT_I2F(__int2float_rd, int, "rm", "s32")
+QGPU_CVT_I2F(__int2float_ru, int, "rp", "s32")
+QGPU_CVT_I2F(__uint2float_rz, unsigned, "rz", "u32")
+#undef QGPU_CVT_I2F
 QGPU_DI float __int_as_float(int a) { return __builtin_bit_cast(float, a); }
 QGPU_DI int __float_as_int(float a) { return __builtin_bit_cast(int, a); }
 QGPU_DI float __uint_as_float(unsigned a) { return __builtin_bit_cast(float, a); }

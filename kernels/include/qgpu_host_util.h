@@ -111,11 +111,15 @@ inline double roundIntegral(double x, Rnd r) {
     }
   }
 }
-// cvt.r*i.{s32,u32,s64,u64}.{f32,f64}: round, saturate to the destination range,
-// NaN -> 0.
+// cvt.r*i.{s32,u32,s64,u64}.{f32,f64}: round, saturate to the destination range.
+// NaN: 0 for an f32 source and a 32-bit destination; 1 << (bits - 1) (the
+// bit pattern of the most negative signed value) when the source is f64 or the
+// destination is 64-bit, as the interpreter models the hardware
+// (interp/src/sem_convert.cpp, "wideNaN").
 template <class I>
-I cvtFloatToInt(double x, Rnd r) {
-  if (std::isnan(x)) return 0;
+I cvtFloatToInt(double x, Rnd r, bool f64Source = false) {
+  if (std::isnan(x))
+    return (f64Source || sizeof(I) == 8) ? static_cast<I>(uint64_t{1} << (8 * sizeof(I) - 1)) : I{0};
   double v = roundIntegral(x, r);
   constexpr double lo = static_cast<double>(std::numeric_limits<I>::min());
   // 2^(bits) for unsigned, 2^(bits-1) for signed: the first value out of range.
