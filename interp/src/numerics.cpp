@@ -126,10 +126,19 @@ float roundToFloat(double x, Rounding r) {
   return f;
 }
 
+// IEEE sign of an exact zero sum x + y: same-signed zeros keep their sign,
+// otherwise +0, except -0 when rounding down.
+template <class T>
+T exactZeroSum(T x, T y, Rounding r) {
+  if (x == 0 && y == 0 && std::signbit(x) == std::signbit(y)) return x;
+  return effective(r) == Rounding::Down ? T(-0.0) : T(0.0);
+}
+
 float add(float a, float b, Rounding r) {
   if (effective(r) == Rounding::Nearest) return canonical(a + b);
   double s, e;
   twoSum(a, b, s, e);
+  if (s == 0 && e == 0) return exactZeroSum(a, b, r);
   return finishFloat(roundToOddFromSum(s, e), r);
 }
 
@@ -145,6 +154,7 @@ float fma(float a, float b, float c, Rounding r) {
     return finishFloat(p + c, r);
   double s, e;
   twoSum(p, c, s, e);
+  if (s == 0 && e == 0) return static_cast<float>(exactZeroSum(p, static_cast<double>(c), r));
   return finishFloat(roundToOddFromSum(s, e), r);
 }
 
@@ -173,6 +183,7 @@ double add(double a, double b, Rounding r) {
   double s, e;
   twoSum(a, b, s, e);
   if (std::isnan(s)) return canonical64(s);
+  if (s == 0 && e == 0) return exactZeroSum(a, b, r);
   bool overflow = std::isinf(s) && std::isfinite(a) && std::isfinite(b);
   return directed(s, overflow ? 0.0 : e, effective(r), overflow, s > 0);
 }
@@ -196,6 +207,12 @@ double fma(double a, double b, double c, Rounding r) {
   double s = std::fma(a, b, c);
   if (effective(r) == Rounding::Nearest || std::isnan(s)) return canonical64(s);
   if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c)) return s;
+  if (s == 0) {
+    double p0 = a * b;
+    double s0, e0;
+    twoSum(p0, c, s0, e0);
+    if (std::fma(a, b, -p0) == 0 && s0 == 0 && e0 == 0) return exactZeroSum(p0, c, r);
+  }
   bool overflow = std::isinf(s);
   if (overflow) return directed(s, 0.0, effective(r), true, s > 0);
   // Exact error of fma: x = a*b + c; p + pe = a*b exactly, then two sums.

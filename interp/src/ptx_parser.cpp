@@ -441,6 +441,8 @@ class Parser {
     // Some modifiers may be tokenised separately (e.g. "setp.lt.s32" never is,
     // but a directive-like ".uni" after a space would be); accept them.
     while (cur().kind == Token::Kind::Directive) in.modifiers.push_back(next().text.substr(1));
+    if (cur().is('}') || cur().kind == Token::Kind::End || cur().kind == Token::Kind::Directive)
+      failAt(cur(), "expected ';' after the instruction");
     if (!cur().is(';')) {
       do {
         in.operands.push_back(parseOperand());

@@ -2,6 +2,7 @@
 // §9.7.2 extended precision, §9.7.7 logic, §9.7.8 shifts). Results wrap
 // modulo 2^n; the corner cases the ISA leaves "machine-specific" follow what
 // NVIDIA hardware is documented or reported to do (docs/semantics.md).
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <type_traits>
@@ -537,6 +538,12 @@ namespace {
 ScalarType peekType(DecodeState& ds) {
   for (auto it = ds.in.modifiers.rbegin(); it != ds.in.modifiers.rend(); ++it)
     if (auto t = parseScalarType(*it)) return *t;
+  for (const std::string& m : ds.in.modifiers)
+    if (!parseScalarType(m)) {
+      static const char* kKnown[] = {"cc", "sat", "lo", "hi", "wide", "rn", "rz", "rm", "rp", "ftz", "approx", "full", "shiftamt"};
+      if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown))
+        ds.fail(fmt::format("'{}' has no valid type (unknown modifier .{})", ds.in.opcode, m));
+    }
   ds.fail(fmt::format("'{}' needs a type", ds.in.opcode));
 }
 

@@ -101,14 +101,25 @@ std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const L
   return out;
 }
 
+// The model token: the first word that is letters followed by digits
+// ("T4", "H200", "A100"), lower-cased.
 std::string sourceNameForDevice(const std::string& deviceName) {
-  std::string last = deviceName;
-  size_t sp = deviceName.find_last_of(' ');
-  if (sp != std::string::npos) last = deviceName.substr(sp + 1);
-  std::string s;
-  for (char c : last)
-    if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s.empty() ? "gpu" : s;
+  size_t i = 0;
+  while (i < deviceName.size()) {
+    size_t j = deviceName.find(' ', i);
+    if (j == std::string::npos) j = deviceName.size();
+    std::string word = deviceName.substr(i, j - i);
+    size_t k = 0;
+    while (k < word.size() && std::isalpha(static_cast<unsigned char>(word[k]))) ++k;
+    if (k > 0 && k < word.size() && std::isdigit(static_cast<unsigned char>(word[k]))) {
+      std::string s;
+      for (char c : word)
+        if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    }
+    i = j + 1;
+  }
+  return "gpu";
 }
 
 }  // namespace qgpu

@@ -1,0 +1,1 @@
+extern "C" __global__ void spin(unsigned* out, int iters){unsigned x=threadIdx.x+blockIdx.x*blockDim.x; for(int k=0;k<iters;k++){x=x*1664525u+1013904223u; x^=x>>13;} out[blockIdx.x*blockDim.x+threadIdx.x]=x;}

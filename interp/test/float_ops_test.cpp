@@ -1,0 +1,156 @@
+// Per-instruction rows for floating point: rounding modes, .ftz, .sat,
+// canonical NaN, min/max with NaN and signed zeros, conversions. Expected
+// bit patterns come from IEEE-754 arithmetic worked out by hand.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+using test::evalF32;
+using test::evalF64;
+using test::evalPred;
+using test::evalU32;
+using test::evalU64;
+
+constexpr uint32_t kOne = 0x3f800000, kTwoM24 = 0x33800000;  // 1.0f, 2^-24
+constexpr uint32_t kMinSub = 0x00000001, kMinNormal = 0x00800000;
+
+TEST(FloatOps, AddRoundingModes) {
+  // 1 + 2^-24 is exactly halfway between 1 and 1+2^-23.
+  EXPECT_EQ(evalF32("add.rn.f32 %f4, %f1, %f2;", kOne, kTwoM24), kOne);
+  EXPECT_EQ(evalF32("add.f32 %f4, %f1, %f2;", kOne, kTwoM24), kOne);
+  EXPECT_EQ(evalF32("add.rz.f32 %f4, %f1, %f2;", kOne, kTwoM24), kOne);
+  EXPECT_EQ(evalF32("add.rm.f32 %f4, %f1, %f2;", kOne, kTwoM24), kOne);
+  EXPECT_EQ(evalF32("add.rp.f32 %f4, %f1, %f2;", kOne, kTwoM24), 0x3f800001u);
+  EXPECT_EQ(evalF32("add.rm.f32 %f4, %f1, %f2;", 0xbf800000u, 0xb3800000u), 0xbf800001u);
+  EXPECT_EQ(evalF32("sub.rz.f32 %f4, %f1, %f2;", 0xbf800000u, 0x33800000u), 0xbf800000u);
+  // A tiny addend far below the sticky bit still moves directed results.
+  EXPECT_EQ(evalF32("add.rp.f32 %f4, %f1, %f2;", kOne, kMinSub), 0x3f800001u);
+  EXPECT_EQ(evalF32("add.rm.f32 %f4, %f1, %f2;", kOne, 0x80000001u), 0x3f7fffffu);
+  // Overflow: RN -> inf, RZ -> max finite.
+  EXPECT_EQ(evalF32("add.rn.f32 %f4, %f1, %f2;", 0x7f7fffffu, 0x7f7fffffu), 0x7f800000u);
+  EXPECT_EQ(evalF32("add.rz.f32 %f4, %f1, %f2;", 0x7f7fffffu, 0x7f7fffffu), 0x7f7fffffu);
+  // x + (-x) = +0 in RN, -0 in RM.
+  EXPECT_EQ(evalF32("add.rn.f32 %f4, %f1, %f2;", kOne, 0xbf800000u), 0u);
+  EXPECT_EQ(evalF32("add.rm.f32 %f4, %f1, %f2;", kOne, 0xbf800000u), 0x80000000u);
+}
+
+TEST(FloatOps, MulDivSqrtRounding) {
+  // 1/3: RN rounds up (0x3eaaaaab), RZ/RM truncate (0x3eaaaaaa).
+  EXPECT_EQ(evalF32("div.rn.f32 %f4, %f1, %f2;", kOne, 0x40400000u), 0x3eaaaaabu);
+  EXPECT_EQ(evalF32("div.rz.f32 %f4, %f1, %f2;", kOne, 0x40400000u), 0x3eaaaaaau);
+  EXPECT_EQ(evalF32("div.rp.f32 %f4, %f1, %f2;", kOne, 0x40400000u), 0x3eaaaaabu);
+  EXPECT_EQ(evalF32("rcp.rn.f32 %f4, %f1;", 0x40400000u), 0x3eaaaaabu);
+  // sqrt(2) = 1.41421356..; RN = 0x3fb504f3 lies below it.
+  EXPECT_EQ(evalF32("sqrt.rn.f32 %f4, %f1;", 0x40000000u), 0x3fb504f3u);
+  EXPECT_EQ(evalF32("sqrt.rp.f32 %f4, %f1;", 0x40000000u), 0x3fb504f4u);
+  EXPECT_EQ(evalF32("sqrt.rz.f32 %f4, %f1;", 0x40000000u), 0x3fb504f3u);
+  // (1+2^-23)^2 = 1 + 2^-22 + 2^-46: RN drops the tail, RP keeps it.
+  EXPECT_EQ(evalF32("mul.rn.f32 %f4, %f1, %f2;", 0x3f800001u, 0x3f800001u), 0x3f800002u);
+  EXPECT_EQ(evalF32("mul.rp.f32 %f4, %f1, %f2;", 0x3f800001u, 0x3f800001u), 0x3f800003u);
+  // Subnormal results are kept without .ftz and flushed with it.
+  EXPECT_EQ(evalF32("mul.rn.f32 %f4, %f1, %f2;", kMinNormal, 0x3f000000u), 0x00400000u);
+  EXPECT_EQ(evalF32("mul.rn.ftz.f32 %f4, %f1, %f2;", kMinNormal, 0x3f000000u), 0u);
+  EXPECT_EQ(evalF32("mul.rn.ftz.f32 %f4, %f1, %f2;", 0x80400000u, kOne), 0x80000000u);  // input flushed, sign kept
+}
+
+TEST(FloatOps, FusedVersusSeparateRounding) {
+  // a = 1+2^-12, a*a - (1+2^-11) = 2^-24 exactly with fma; 0 with mul then sub.
+  constexpr uint32_t a = 0x3f800800u, c = 0xbf801000u;
+  EXPECT_EQ(evalF32("fma.rn.f32 %f4, %f1, %f2, %f3;", a, a, c), 0x33800000u);
+  EXPECT_EQ(evalF32("mul.rn.f32 %f5, %f1, %f2; add.rn.f32 %f4, %f5, %f3;", a, a, c), 0u);
+  EXPECT_EQ(evalF32("mad.rn.f32 %f4, %f1, %f2, %f3;", a, a, c), 0x33800000u);
+  EXPECT_EQ(evalF32("fma.rz.f32 %f4, %f1, %f2, %f3;", kOne, kOne, 0xb3000000u), 0x3f7fffffu);  // 1 - 2^-25
+  EXPECT_EQ(evalF32("fma.rn.f32 %f4, %f1, %f2, %f3;", kOne, kOne, 0xb3000000u), kOne);
+}
+
+TEST(FloatOps, CanonicalNaNAndSaturate) {
+  EXPECT_EQ(evalF32("add.f32 %f4, %f1, %f2;", 0x7fc01234u, kOne), 0x7fffffffu);
+  EXPECT_EQ(evalF32("add.f32 %f4, %f1, %f2;", 0x7f800000u, 0xff800000u), 0x7fffffffu);  // inf - inf
+  EXPECT_EQ(evalF32("mul.f32 %f4, %f1, %f2;", 0, 0x7f800000u), 0x7fffffffu);            // 0 * inf
+  EXPECT_EQ(evalF32("sqrt.rn.f32 %f4, %f1;", 0xbf800000u), 0x7fffffffu);
+  EXPECT_EQ(evalF32("add.sat.f32 %f4, %f1, %f2;", 0x40000000u, kOne), kOne);
+  EXPECT_EQ(evalF32("add.sat.f32 %f4, %f1, %f2;", 0xc0000000u, kOne), 0u);
+  EXPECT_EQ(evalF32("add.sat.f32 %f4, %f1, %f2;", 0x7fc00000u, kOne), 0u);  // NaN -> +0
+  EXPECT_EQ(evalF32("abs.f32 %f4, %f1;", 0xbf800000u), kOne);
+  EXPECT_EQ(evalF32("neg.f32 %f4, %f1;", 0u), 0x80000000u);
+}
+
+TEST(FloatOps, MinMaxNaNAndSignedZero) {
+  EXPECT_EQ(evalF32("min.f32 %f4, %f1, %f2;", 0x7fc00000u, kOne), kOne);
+  EXPECT_EQ(evalF32("max.f32 %f4, %f1, %f2;", kOne, 0x7fc00000u), kOne);
+  EXPECT_EQ(evalF32("min.f32 %f4, %f1, %f2;", 0x7fc00000u, 0x7fc00001u), 0x7fffffffu);
+  EXPECT_EQ(evalF32("min.f32 %f4, %f1, %f2;", 0u, 0x80000000u), 0x80000000u);
+  EXPECT_EQ(evalF32("max.f32 %f4, %f1, %f2;", 0x80000000u, 0u), 0u);
+  EXPECT_EQ(evalF64("min.f64 %fd4, %fd1, %fd2;", 0x7ff8000000000000ull, 0x3ff0000000000000ull), 0x3ff0000000000000ull);
+}
+
+TEST(FloatOps, ComparisonsOrderedAndUnordered) {
+  constexpr uint32_t nan = 0x7fc00000u;
+  EXPECT_FALSE(evalPred("setp.ne.f32 %p1, %f1, %f2;", nan, kOne));
+  EXPECT_TRUE(evalPred("setp.neu.f32 %p1, %f1, %f2;", nan, kOne));
+  EXPECT_TRUE(evalPred("setp.nan.f32 %p1, %f1, %f2;", nan, kOne));
+  EXPECT_TRUE(evalPred("setp.num.f32 %p1, %f1, %f2;", kOne, kOne));
+  EXPECT_TRUE(evalPred("setp.eq.f32 %p1, %f1, %f2;", 0u, 0x80000000u));
+  EXPECT_TRUE(evalPred("setp.eq.ftz.f32 %p1, %f1, %f2;", 0x00000005u, 0u));
+  EXPECT_FALSE(evalPred("setp.eq.f32 %p1, %f1, %f2;", 0x00000005u, 0u));
+  EXPECT_TRUE(evalPred("testp.normal.f32 %p1, %f1;", 0u));  // zero counts as normal
+  EXPECT_TRUE(evalPred("testp.subnormal.f32 %p1, %f1;", 1u));
+  EXPECT_TRUE(evalPred("testp.notanumber.f32 %p1, %f1;", nan));
+  EXPECT_EQ(evalF32("copysign.f32 %f4, %f1, %f2;", 0x0BDA2A2Cu, 0xE31A8FD7u), 0x631A8FD7u);
+  EXPECT_EQ(evalU32("set.gt.f32.f32 %r4, %f1, %f2;", 0x40000000u, kOne), kOne);
+}
+
+TEST(FloatOps, DoublePrecision) {
+  constexpr uint64_t one = 0x3ff0000000000000ull, three = 0x4008000000000000ull;
+  EXPECT_EQ(evalF64("div.rn.f64 %fd4, %fd1, %fd2;", one, three), 0x3fd5555555555555ull);
+  EXPECT_EQ(evalF64("div.rp.f64 %fd4, %fd1, %fd2;", one, three), 0x3fd5555555555556ull);
+  EXPECT_EQ(evalF64("add.rp.f64 %fd4, %fd1, %fd2;", one, 0x3c90000000000000ull), 0x3ff0000000000001ull);  // 1+2^-54
+  EXPECT_EQ(evalF64("add.rn.f64 %fd4, %fd1, %fd2;", one, 0x3c90000000000000ull), one);
+  EXPECT_EQ(evalF64("fma.rn.f64 %fd4, %fd1, %fd2, %fd3;", one, one, one), 0x4000000000000000ull);
+  EXPECT_EQ(evalF64("sqrt.rn.f64 %fd4, %fd1;", 0x4000000000000000ull), 0x3ff6a09e667f3bcdull);
+  EXPECT_EQ(evalF64("neg.f64 %fd4, %fd1;", 0x7ff8000000000001ull), 0xfff8000000000001ull);  // bit op on NaN
+  EXPECT_EQ(evalF64("abs.f64 %fd4, %fd1;", 0xfff8000000000001ull), 0x7ff8000000000001ull);
+}
+
+TEST(FloatOps, ConversionsFloatInt) {
+  EXPECT_EQ(evalU32("cvt.rzi.s32.f32 %r4, %f1;", 0xc15ccccdu), static_cast<uint32_t>(-13));  // -13.8
+  EXPECT_EQ(evalU32("cvt.rni.s32.f32 %r4, %f1;", 0x41180000u), 10u);   // 9.5 -> 10
+  EXPECT_EQ(evalU32("cvt.rni.s32.f32 %r4, %f1;", 0x41280000u), 10u);   // 10.5 -> 10
+  EXPECT_EQ(evalU32("cvt.rmi.s32.f32 %r4, %f1;", 0xbfc00000u), static_cast<uint32_t>(-2));
+  EXPECT_EQ(evalU32("cvt.rpi.s32.f32 %r4, %f1;", 0x00000001u), 1u);     // +denormal rounds up
+  EXPECT_EQ(evalU32("cvt.rpi.ftz.s32.f32 %r4, %f1;", 0x00000001u), 0u); // flushed first
+  EXPECT_EQ(evalU32("cvt.rzi.s32.f32 %r4, %f1;", 0x7fc00000u), 0u);     // NaN -> 0
+  EXPECT_EQ(evalU32("cvt.rzi.s32.f32 %r4, %f1;", 0x7f800000u), 0x7fffffffu);
+  EXPECT_EQ(evalU32("cvt.rzi.s32.f32 %r4, %f1;", 0xff800000u), 0x80000000u);
+  EXPECT_EQ(evalU32("cvt.rzi.u32.f32 %r4, %f1;", 0xbf800000u), 0u);     // -1 clamps to 0
+  EXPECT_EQ(evalU32("cvt.rni.u16.f32 %r4, %f1;", 0x477fff80u), 65535u); // 65535.5 -> clamp
+  EXPECT_EQ(evalU64("cvt.rzi.s64.f32 %rd4, %f1;", 0x7fc00000u), 0x8000000000000000ull);
+  EXPECT_EQ(evalU32("cvt.rzi.s32.f64 %r4, %fd1;", 0x7ff8000000000000ull), 0x80000000u);
+  EXPECT_EQ(evalF32("cvt.rn.f32.s32 %f4, %r1;", 33554434u), 0x4c000000u);  // ties to even
+  EXPECT_EQ(evalF32("cvt.rz.f32.u32 %f4, %r1;", 0xffffffffu), 0x4f7fffffu);
+  EXPECT_EQ(evalF32("cvt.rn.f32.u64 %f4, %rd1;", 0xffffffffffffffffull), 0x5f800000u);
+  EXPECT_EQ(evalF32("cvt.rz.f32.s64 %f4, %rd1;", 0x7fffffffffffffffull), 0x5effffffu);
+}
+
+TEST(FloatOps, ConversionsFloatFloat) {
+  EXPECT_EQ(evalF32("cvt.rni.f32.f32 %f4, %f1;", 0x41180000u), 0x41200000u);  // 9.5 -> 10
+  EXPECT_EQ(evalF32("cvt.rzi.f32.f32 %f4, %f1;", 0xc15ccccdu), 0xc1500000u);  // -13.8 -> -13
+  EXPECT_EQ(evalF32("cvt.ftz.sat.f32.f32 %f4, %f1;", 0x7fc00000u), 0u);
+  EXPECT_EQ(evalF32("cvt.rn.f32.f64 %f4, %fd1;", 0x3fd5555555555555ull), 0x3eaaaaabu);
+  EXPECT_EQ(evalF32("cvt.rz.f32.f64 %f4, %fd1;", 0x3fd5555555555555ull), 0x3eaaaaaau);
+  EXPECT_EQ(evalF32("cvt.rz.f32.f64 %f4, %fd1;", 0x47efffffffffffffull), 0x7f7fffffu);  // above max -> max
+  EXPECT_EQ(evalF64("cvt.f64.f32 %fd4, %f1;", kOne), 0x3ff0000000000000ull);
+  // f16: 65520 rounds to inf in RN, to 65504 in RZ; 1.0 is 0x3c00.
+  EXPECT_EQ(evalU32("cvt.rn.f16.f32 %rs4, %f1; cvt.u32.u16 %r4, %rs4;", 0x477ff000u), 0x7c00u);
+  EXPECT_EQ(evalU32("cvt.rz.f16.f32 %rs4, %f1; cvt.u32.u16 %r4, %rs4;", 0x477ff000u), 0x7bffu);
+  EXPECT_EQ(evalU32("cvt.rn.f16.f32 %rs4, %f1; cvt.u32.u16 %r4, %rs4;", kOne), 0x3c00u);
+  EXPECT_EQ(evalU32("cvt.rn.f16.f32 %rs4, %f1; cvt.u32.u16 %r4, %rs4;", 0x33800000u), 0x0001u);  // 2^-24 subnormal
+  EXPECT_EQ(evalF32("cvt.f32.f16 %f4, %rs1;", 0x3555u), 0x3eaaa000u);
+  EXPECT_EQ(evalF32("cvt.f32.f16 %f4, %rs1;", 0xfc00u), 0xff800000u);
+}
+
+}  // namespace
+}  // namespace qgpu
