@@ -11,6 +11,7 @@
 # usage: tools/gen_ptx.sh [--out DIR] [name...]
 #   --out DIR  write DIR/<name>/kernel.*.ptx instead of into kernels/<name>/
 #   name...    only these kernels (default: every kernels/*/kernel.cu)
+# QGPU_PTX_JOBS (default 2): kernels compiled in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,14 @@ out=""
 if [[ ${1:-} == --out ]]; then out=$2; shift 2; fi
 if (($#)); then names=("$@"); else
   names=(); for f in kernels/*/kernel.cu; do d=${f%/kernel.cu}; names+=("${d#kernels/}"); done
+fi
+
+jobs=${QGPU_PTX_JOBS:-2}
+if ((jobs > 1 && ${#names[@]} > 1)); then
+  # One kernel per child; xargs reports any child's failure (exit 123).
+  printf '%s\n' "${names[@]}" |
+    QGPU_PTX_JOBS=1 xargs -P "$jobs" -n 1 "$0" ${out:+--out "$out"} || exit 1
+  exit 0
 fi
 
 have_ptxas=1; [[ -x $PTXAS ]] || { have_ptxas=0; echo "gen_ptx: ptxas not found, PTX not validated" >&2; }
