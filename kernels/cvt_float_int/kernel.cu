@@ -1,6 +1,7 @@
 // cvt_float_int: float -> integer conversions with NaN, +-inf, +-0, ties,
-// values just inside and outside the s32/u32/s64 ranges (cvt.r*i saturates,
-// NaN -> 0): __float2int_{rn,rz,rd,ru}, __float2uint_{rn,rz},
+// values just inside and outside the s32/u32/s64 ranges (cvt.r*i saturates;
+// NaN -> 0, or 1 << (bits - 1) from an f64 source or into a 64-bit integer as
+// docs/semantics.md models it): __float2int_{rn,rz,rd,ru}, __float2uint_{rn,rz},
 // __float2ll_{rn,rz}, __float2ull_rz, __double2int_rz of the widened value;
 // and integer -> float rounding: (float) of s32 / u32 / s64 (cvt.rn.f32.*).
 extern "C" __global__ void cvt_float_int(const float* F, const long long* L, int* i32,
