@@ -65,7 +65,7 @@ QGPU_HOST_REF(bit_tricks) {
     if (t == 0) a = 0;
     if (t == 1) a = 0xffffffffu;
     uint32_t s = b & 63u, pos = (b >> 8) & 63u, len = (b >> 16) & 63u;
-    uint32_t* o = &out[t * 13];
+    uint32_t* o = &out[t * 19];
     o[0] = popc(a);
     o[1] = clz(a);
     o[2] = brev(a);
@@ -79,5 +79,20 @@ QGPU_HOST_REF(bit_tricks) {
     o[10] = bfe(a, pos, len, true);
     o[11] = bfi(b, a, pos, len);
     o[12] = prmt(a, b, b >> 16);
+    // dp4a: c + sum of byte products (bytes sign- or zero-extended), 32-bit wrap.
+    uint32_t ds = t, du = t;
+    for (int i = 0; i < 4; ++i) {
+      int32_t sa = static_cast<int8_t>(a >> (8 * i)), sb = static_cast<int8_t>(b >> (8 * i));
+      ds += static_cast<uint32_t>(sa * sb);
+      du += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+    }
+    o[13] = ds;
+    o[14] = du;
+    int32_t sa = static_cast<int32_t>(a), sb = static_cast<int32_t>(b);
+    o[15] = (sa < sb ? b - a : a - b) + t;  // sad.s32: |a - b| in 32-bit wrap + c
+    o[16] = (a < b ? b - a : a - b) + t;
+    int64_t a24 = static_cast<int32_t>(a << 8) >> 8, b24 = static_cast<int32_t>(b << 8) >> 8;
+    o[17] = static_cast<uint32_t>(a24 * b24);  // low 32 bits of the 48-bit product
+    o[18] = static_cast<uint32_t>(static_cast<uint64_t>(a24 * b24) >> 16);  // bits 47..16
   }
 }

@@ -206,7 +206,29 @@ QGPU_DI unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
   asm("shf.r.clamp.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(s));
   return r;
 }
+QGPU_DI unsigned long long __brevll(unsigned long long x) {
+  unsigned long long r;
+  asm("brev.b64 %0, %1;" : "=l"(r) : "l"(x));
+  return r;
+}
 QGPU_DI int __ffs(int x) { return x == 0 ? 0 : __popc((unsigned)(x ^ (x - 1))); }
+QGPU_DI int __ffsll(long long x) {
+  return x == 0 ? 0 : __popcll((unsigned long long)(x ^ (x - 1)));
+}
+QGPU_DI int __dp4a(int a, int b, int c) {
+  int r;
+  asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+QGPU_DI unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  unsigned r;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+QGPU_DI int __mul24(int a, int b) {
+  return (int)((unsigned)((int)((unsigned)a << 8) >> 8) * (unsigned)((int)((unsigned)b << 8) >> 8));
+}
+QGPU_DI unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 QGPU_DI int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
 QGPU_DI unsigned __umulhi(unsigned a, unsigned b) {
   return (unsigned)(((unsigned long long)a * b) >> 32);
@@ -221,7 +243,16 @@ QGPU_DI unsigned long long __umul64hi(unsigned long long a, unsigned long long b
   asm("mul.hi.u64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
   return r;
 }
-QGPU_DI int __sad(int a, int b, unsigned c) { return (int)((a > b ? a - b : b - a) + c); }
+QGPU_DI unsigned __sad(int a, int b, unsigned c) {
+  unsigned r;
+  asm("sad.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+QGPU_DI unsigned __usad(unsigned a, unsigned b, unsigned c) {
+  unsigned r;
+  asm("sad.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
 QGPU_DI int min(int a, int b) { return a < b ? a : b; }
 QGPU_DI int max(int a, int b) { return a > b ? a : b; }
 QGPU_DI unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
