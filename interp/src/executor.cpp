@@ -53,16 +53,6 @@ struct Warp {
   uint32_t barrierPc = 0;
 };
 
-std::string laneList(uint32_t mask) {
-  std::string s;
-  while (mask) {
-    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
-    mask &= mask - 1;
-    if (!s.empty()) s += ',';
-    s += std::to_string(l);
-  }
-  return fmt::format("{{{}}}", s);
-}
 
 class LaunchRunner {
  public:
@@ -358,7 +348,7 @@ class LaunchRunner {
                                     "{} while lanes {} of the same warp are on another path or "
                                     "predicated off and can never arrive",
                                     ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
-                                    laneList(eff), program_.describePc(pc), laneList(live & ~eff)));
+                                    formatLanes(eff), program_.describePc(pc), formatLanes(live & ~eff)));
           w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)] ;
           w.barrierPc = pc;
           w.state = WarpState::AtBarrier;
@@ -423,7 +413,7 @@ class LaunchRunner {
         std::string detail;
         for (Warp* w : waiting)
           detail += fmt::format("\n  warp {} (lanes {}) waits at barrier {}: {}", w->index,
-                                laneList(w->validMask & ~w->exited), w->barrierId,
+                                formatLanes(w->validMask & ~w->exited), w->barrierId,
                                 program_.describePc(w->barrierPc));
         throw Error(ErrorKind::Deadlock,
                     fmt::format("barrier deadlock in block ({},{},{}): warps wait at different "

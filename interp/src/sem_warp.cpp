@@ -17,16 +17,6 @@
 namespace qgpu {
 namespace {
 
-std::string lanes(uint32_t mask) {
-  std::string s;
-  while (mask) {
-    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
-    mask &= mask - 1;
-    if (!s.empty()) s += ',';
-    s += std::to_string(l);
-  }
-  return fmt::format("{{{}}}", s);
-}
 
 // Checks the convergence rules for each executing lane (its own membermask
 // must contain it, and every live lane of that mask must execute the
@@ -46,7 +36,7 @@ void checkMembers(ExecContext& c, uint32_t m, const uint64_t* memberReg, const c
     if (missing)
       c.fail(ErrorKind::Undefined, l,
              fmt::format("{}: lanes {} of membermask {:#x} do not execute it together with lanes {} "
-                         "(divergent or predicated off)", what, lanes(missing), mine, lanes(m)));
+                         "(divergent or predicated off)", what, formatLanes(missing), mine, formatLanes(m)));
     members[l] = mine & c.liveMask;
   }
 }
