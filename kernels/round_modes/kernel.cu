@@ -1,7 +1,8 @@
 // round_modes: f32 rounding-mode intrinsics: __fadd_{rn,rz,rd,ru},
 // __fmul_{rz,rd,ru}, __fmaf_{rz,rd,ru}, __int2float_{rz,rd,ru} and
 // __float2int_{rn,rz,rd,ru} (cvt.r*i saturating) on random operands, with
-// lanes whose sums overflow (add.rz gives FLT_MAX, add.rn gives inf).
+// lanes whose sums overflow (add.rz gives FLT_MAX, add.rn gives inf), and a
+// lane where a*b+c is exactly 0 (fma.rm gives -0, the other modes +0).
 extern "C" __global__ void round_modes(const float* A, const float* B, const float* C,
                                        const int* I, float* fout, int* iout) {
   unsigned t = threadIdx.x;
