@@ -11,10 +11,10 @@ __device__ __noinline__ unsigned mix(unsigned a, unsigned b, int rounds) {
   }
   return a;
 }
-static __device__ __noinline__ float lerp(float a, float b, float w) {
+extern "C" __device__ __noinline__ float lerp(float a, float b, float w) {
   return fmaf(w, b - a, a);
 }
-static __device__ __noinline__ void put(unsigned* p, unsigned v, int k) { p[k] = v + (unsigned)k; }
+extern "C" __device__ __noinline__ void put(unsigned* p, unsigned v, int k) { p[k] = v + (unsigned)k; }
 __device__ __noinline__ unsigned fibx(unsigned n) {
   if (n < 2) return n + 1u;
   return fibx(n - 1) ^ (fibx(n - 2) * 3u + n);
