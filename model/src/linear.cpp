@@ -1,0 +1,229 @@
+#include "qgpu/model/linear.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "qgpu/model/error.h"
+
+namespace qgpu::model {
+namespace {
+
+// Below this many weights a product is too small to be worth waking threads.
+constexpr std::size_t kParallelMinWeights = 1u << 16;
+
+float dotBf16Scalar(const std::uint16_t* w, const float* x, int n) {
+    float acc[8] = {};
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; ++k) acc[k] += bf16ToFloat(w[c + k]) * x[c + k];
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+
+// AVX2: widen 8 bf16 at a time by shifting them into the high half of 32-bit
+// lanes. Four accumulators hide the FMA latency, so the loop keeps up with memory.
+__attribute__((target("avx2,fma"))) float dotBf16Avx2(const std::uint16_t* w, const float* x, int n) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int c = 0;
+    for (; c + 32 <= n; c += 32) {
+        for (int k = 0; k < 2; ++k) {
+            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + c + 16 * k));
+            const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(raw)), 16);
+            const __m256i hi = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(raw, 1)), 16);
+            acc[2 * k] = _mm256_fmadd_ps(_mm256_castsi256_ps(lo), _mm256_loadu_ps(x + c + 16 * k), acc[2 * k]);
+            acc[2 * k + 1] = _mm256_fmadd_ps(_mm256_castsi256_ps(hi), _mm256_loadu_ps(x + c + 16 * k + 8), acc[2 * k + 1]);
+        }
+    }
+    const __m256 sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    s4 = _mm_add_ss(s4, _mm_shuffle_ps(s4, s4, 1));
+    float s = _mm_cvtss_f32(s4);
+    for (; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+
+// AVX-512: the same with 16 lanes per vector. (GCC 12 warns falsely about the
+// intrinsics' internal _mm512_undefined operands; silenced for this function only.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f"))) float dotBf16Avx512(const std::uint16_t* w, const float* x, int n) {
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    int c = 0;
+    for (; c + 64 <= n; c += 64) {
+        for (int k = 0; k < 4; ++k) {
+            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + c + 16 * k));
+            const __m512i wide = _mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16);
+            acc[k] = _mm512_fmadd_ps(_mm512_castsi512_ps(wide), _mm512_loadu_ps(x + c + 16 * k), acc[k]);
+        }
+    }
+    float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+    for (; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+#pragma GCC diagnostic pop
+
+enum class Isa { Scalar, Avx2, Avx512 };
+
+Isa detectIsa() {
+    static const Isa isa = __builtin_cpu_supports("avx512f")                                    ? Isa::Avx512
+                           : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? Isa::Avx2
+                                                                                                : Isa::Scalar;
+    return isa;
+}
+
+// Widens rows [r0, r0+n) of a bf16 matrix into a dense f32 block.
+void widenRows(const std::uint16_t* w, int cols, int r0, int n, Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>& out) {
+    out.resize(n, cols);
+    const std::uint16_t* src = w + static_cast<std::size_t>(r0) * cols;
+    float* dst = out.data();
+    for (std::size_t i = 0, e = static_cast<std::size_t>(n) * cols; i < e; ++i) dst[i] = bf16ToFloat(src[i]);
+}
+
+}  // namespace
+
+void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y) {
+    const bool parallel = static_cast<std::size_t>(rows) * cols >= kParallelMinWeights;
+    auto run = [&](auto dot) {
+#pragma omp parallel for schedule(static) if (parallel)
+        for (int r = 0; r < rows; ++r) y[r] = dot(w + static_cast<std::size_t>(r) * cols, x, cols);
+    };
+    switch (detectIsa()) {
+        case Isa::Avx512: run(dotBf16Avx512); break;
+        case Isa::Avx2: run(dotBf16Avx2); break;
+        case Isa::Scalar: run(dotBf16Scalar); break;
+    }
+}
+
+Linear::Linear(const TensorView& view, const LinearOptions& options) {
+    if (view.shape.size() != 2) throw ModelError(view.origin + ": Linear needs a 2-D tensor, got " + shapeString(view.shape));
+    rows_ = static_cast<int>(view.shape[0]);
+    cols_ = static_cast<int>(view.shape[1]);
+    const std::size_t n = view.numel();
+
+    // Count non-zeros once to pick the storage; stop counting as soon as dense wins.
+    const std::size_t sparseLimit = static_cast<std::size_t>(options.sparseDensity * static_cast<double>(n));
+    std::size_t nnz = 0;
+    if (options.sparseDensity > 0) {
+        for (std::size_t i = 0; i < n && nnz <= sparseLimit; ++i) nnz += view.at(i) != 0.0f;
+    }
+    if (options.sparseDensity > 0 && nnz <= sparseLimit) {
+        storage_ = Storage::Sparse;
+        std::vector<Eigen::Triplet<float, int>> triplets;
+        triplets.reserve(nnz);
+        for (int r = 0; r < rows_; ++r)
+            for (int c = 0; c < cols_; ++c) {
+                const float v = view.at(static_cast<std::size_t>(r) * cols_ + c);
+                if (v != 0.0f) triplets.emplace_back(r, c, v);
+            }
+        sparse_.resize(rows_, cols_);
+        sparse_.setFromTriplets(triplets.begin(), triplets.end());
+        sparse_.makeCompressed();
+        nonZeros_ = nnz;
+        return;
+    }
+    nonZeros_ = n;  // not counted exactly for dense storage
+    const auto addr = reinterpret_cast<std::uintptr_t>(view.bytes.data());
+    switch (view.dtype) {
+        case DType::F32:
+            storage_ = Storage::DenseF32;
+            if (addr % alignof(float) == 0) {
+                f32_ = reinterpret_cast<const float*>(view.bytes.data());
+            } else {  // safetensors does not promise alignment; copy rather than read misaligned
+                ownedF32_.resize(n);
+                std::memcpy(ownedF32_.data(), view.bytes.data(), n * sizeof(float));
+                f32_ = ownedF32_.data();
+            }
+            break;
+        case DType::F16:
+            storage_ = Storage::DenseF32;
+            ownedF32_.resize(n);
+            for (std::size_t i = 0; i < n; ++i) ownedF32_[i] = view.at(i);
+            f32_ = ownedF32_.data();
+            break;
+        case DType::BF16:
+            storage_ = Storage::DenseBF16;
+            if (addr % alignof(std::uint16_t) == 0) {
+                bf16_ = reinterpret_cast<const std::uint16_t*>(view.bytes.data());
+            } else {
+                ownedBf16_.resize(n);
+                std::memcpy(ownedBf16_.data(), view.bytes.data(), n * 2);
+                bf16_ = ownedBf16_.data();
+            }
+            break;
+    }
+}
+
+std::string Linear::storageName() const {
+    switch (storage_) {
+        case Storage::DenseF32: return "dense-f32";
+        case Storage::DenseBF16: return "dense-bf16";
+        case Storage::Sparse: return "sparse";
+    }
+    return "?";
+}
+
+std::size_t Linear::bytesPerApply() const {
+    const std::size_t n = static_cast<std::size_t>(rows_) * cols_;
+    switch (storage_) {
+        case Storage::DenseF32: return n * 4;
+        case Storage::DenseBF16: return n * 2;
+        case Storage::Sparse: return nonZeros_ * (sizeof(float) + sizeof(int)) + (rows_ + 1) * sizeof(int);
+    }
+    return 0;
+}
+
+Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
+    Eigen::VectorXf y(rows_);
+    switch (storage_) {
+        case Storage::DenseF32: {
+            const auto w = denseF32();
+            if (static_cast<std::size_t>(rows_) * cols_ < kParallelMinWeights) {
+                y.noalias() = w * x;
+                break;
+            }
+            // Eigen's GEMV is single-threaded: split the rows over the OpenMP threads.
+            constexpr int kBlock = 64;
+            const int blocks = (rows_ + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+            for (int b = 0; b < blocks; ++b) {
+                const int r0 = b * kBlock;
+                const int nr = std::min(kBlock, rows_ - r0);
+                y.segment(r0, nr).noalias() = w.middleRows(r0, nr) * x;
+            }
+            break;
+        }
+        case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
+        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+    }
+    return y;
+}
+
+Eigen::MatrixXf Linear::applyBatch(const Eigen::MatrixXf& x) const {
+    Eigen::MatrixXf y(rows_, x.cols());
+    switch (storage_) {
+        case Storage::DenseF32: y.noalias() = denseF32() * x; break;
+        case Storage::DenseBF16: {
+            // Widen a block of rows at a time, then one f32 GEMM per block.
+            constexpr int kBlock = 128;
+            const int blocks = (rows_ + kBlock - 1) / kBlock;
+            const bool parallel = static_cast<std::size_t>(rows_) * cols_ >= kParallelMinWeights;
+#pragma omp parallel for schedule(static) if (parallel)
+            for (int b = 0; b < blocks; ++b) {
+                const int r0 = b * kBlock;
+                const int nr = std::min(kBlock, rows_ - r0);
+                RowMajorF32 block;
+                widenRows(bf16_, cols_, r0, nr, block);
+                y.middleRows(r0, nr).noalias() = block * x;
+            }
+            break;
+        }
+        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+    }
+    return y;
+}
+
+}  // namespace qgpu::model
