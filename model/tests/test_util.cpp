@@ -1,6 +1,10 @@
 #include "test_util.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <array>
+#include <cstdio>
 
 #include <fstream>
 #include <stdexcept>
@@ -55,6 +59,38 @@ nlohmann::json tinyConfigJson() {
          {{"rope_type", "default"}, {"rope_theta", 10000000}, {"partial_rotary_factor", 0.25}, {"mrope_section", {2, 1, 1}}}},
         {"dtype", "float32"},
     };
+}
+
+void writeCheckpoint(const std::filesystem::path& dir, const nlohmann::json& config, const std::vector<TensorToWrite>& tensors) {
+    std::filesystem::create_directories(dir);
+    writeJson(dir / "config.json", config);
+    writeSafetensors(dir / "model.safetensors", tensors);
+}
+
+std::vector<TensorToWrite> randomTensors(const nlohmann::json& config, std::uint64_t seed, double density, float scale) {
+    RandomWeights spec;
+    spec.seed = seed;
+    spec.dtype = DType::F32;
+    spec.density = density;
+    spec.scale = scale;
+    return tensorsOf(*makeRandomTensors(parseConfig(config, "test config"), spec));
+}
+
+TensorToWrite& tensorNamed(std::vector<TensorToWrite>& tensors, const std::string& name) {
+    for (auto& t : tensors)
+        if (t.name == name) return t;
+    throw std::runtime_error("no tensor " + name);
+}
+
+CommandResult runCommand(const std::string& command) {
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) throw std::runtime_error("popen failed");
+    std::string out;
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 }  // namespace qgpu::model::test
