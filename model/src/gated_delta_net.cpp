@@ -80,17 +80,27 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
 
     const int valuesPerKey = numValueHeads_ / numKeyHeads_;
     Eigen::VectorXf out(numValueHeads_ * dv);
+    // Heads are independent; at real size (16 heads of 128x128 state) they are worth splitting over threads.
+    const bool parallel = static_cast<std::size_t>(numValueHeads_) * dk * dv >= (1u << 16);
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
     for (int j = 0; j < numValueHeads_; ++j) {
         const int h = j / valuesPerKey;  // value heads are grouped by key head (repeat_interleave)
         const float beta = sigmoid(b[j]);
         const float decay = std::exp(negExpA_[j] * softplus(a[j] + dtBias_[j]));
         Eigen::MatrixXf& s = state.recurrent[j];
-        const auto v = conv.segment(2 * keyDim + j * dv, dv);
-        s *= decay;
-        const Eigen::VectorXf memory = s.transpose() * k.col(h);
-        const Eigen::VectorXf delta = (v - memory) * beta;
-        s.noalias() += k.col(h) * delta.transpose();
-        Eigen::VectorXf o = s.transpose() * q.col(h);
+        const auto kh = k.col(h);
+        const auto qh = q.col(h);
+        Eigen::VectorXf o(dv);
+        // One pass over the state, column by column (column c of S is the memory of value channel c):
+        // decay, read m = S^T k, delta-rule write, then read the output with q, in HF's order.
+        for (int c = 0; c < dv; ++c) {
+            auto col = s.col(c);
+            col *= decay;
+            const float memory = col.dot(kh);
+            const float delta = (conv[2 * keyDim + j * dv + c] - memory) * beta;
+            col += kh * delta;
+            o[c] = col.dot(qh);
+        }
         // Gated RMSNorm: plain-weight norm first, then the SiLU(z) gate.
         o *= inverseRms(o, eps_);
         o = normWeight_.cwiseProduct(o);

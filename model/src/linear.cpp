@@ -132,18 +132,19 @@ void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, floa
         case Isa::Avx512: {
             const std::vector<float> xPerm = permuteForUnpack(x, cols);
             const int blocks = rows / 4;
-#pragma omp parallel for schedule(static) if (parallel)
+            // Dynamic chunks: on a shared machine a descheduled thread must not hold up the whole product.
+#pragma omp parallel for schedule(dynamic, 16) if (parallel)
             for (int b = 0; b < blocks; ++b) dot4Bf16Avx512(w + 4 * b * stride, stride, xPerm.data(), x, cols, y + 4 * b);
             for (int r = 4 * blocks; r < rows; ++r) y[r] = dotBf16Avx512(w + r * stride, xPerm.data(), x, cols);
             break;
         }
         case Isa::Avx2: {
-#pragma omp parallel for schedule(static) if (parallel)
+#pragma omp parallel for schedule(dynamic, 64) if (parallel)
             for (int r = 0; r < rows; ++r) y[r] = dotBf16Avx2(w + r * stride, x, cols);
             break;
         }
         case Isa::Scalar: {
-#pragma omp parallel for schedule(static) if (parallel)
+#pragma omp parallel for schedule(dynamic, 64) if (parallel)
             for (int r = 0; r < rows; ++r) y[r] = dotBf16Scalar(w + r * stride, x, cols);
             break;
         }
@@ -240,7 +241,7 @@ Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
             // Eigen's GEMV is single-threaded: split the rows over the OpenMP threads.
             constexpr int kBlock = 64;
             const int blocks = (rows_ + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 4)
             for (int b = 0; b < blocks; ++b) {
                 const int r0 = b * kBlock;
                 const int nr = std::min(kBlock, rows_ - r0);
