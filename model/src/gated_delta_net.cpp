@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "qgpu/model/activations.h"
+#include "qgpu/model/parallel_for.h"
 #include "qgpu/model/rms_norm.h"
 
 namespace qgpu::model {
@@ -80,10 +81,7 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
 
     const int valuesPerKey = numValueHeads_ / numKeyHeads_;
     Eigen::VectorXf out(numValueHeads_ * dv);
-    // Heads are independent; at real size (16 heads of 128x128 state) they are worth splitting over threads.
-    const bool parallel = static_cast<std::size_t>(numValueHeads_) * dk * dv >= (1u << 16);
-#pragma omp parallel for schedule(dynamic, 1) if (parallel)
-    for (int j = 0; j < numValueHeads_; ++j) {
+    auto mixHead = [&](int j) {
         const int h = j / valuesPerKey;  // value heads are grouped by key head (repeat_interleave)
         const float beta = sigmoid(b[j]);
         const float decay = std::exp(negExpA_[j] * softplus(a[j] + dtBias_[j]));
@@ -106,7 +104,13 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
         o = normWeight_.cwiseProduct(o);
         for (int i = 0; i < dv; ++i) o[i] *= silu(z[j * dv + i]);
         out.segment(j * dv, dv) = o;
-    }
+    };
+    // Heads are independent; at real size (16 heads of 128x128 state) they are worth splitting over threads.
+    const auto heads = static_cast<std::size_t>(numValueHeads_);
+    const bool parallel = heads * dk * dv >= (1u << 16);
+    parallelFor(heads, parallel ? 1 : heads, [&](std::size_t j0, std::size_t j1) {
+        for (std::size_t j = j0; j < j1; ++j) mixHead(static_cast<int>(j));
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "qgpu/model/error.h"
+#include "qgpu/model/parallel_for.h"
 
 namespace qgpu::model {
 namespace {
@@ -126,28 +127,31 @@ std::vector<float> permuteForUnpack(const float* x, int n) {
 }  // namespace
 
 void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y) {
-    const bool parallel = static_cast<std::size_t>(rows) * cols >= kParallelMinWeights;
     const std::size_t stride = static_cast<std::size_t>(cols);
+    // Chunks of ~64K weights: small enough to balance two cores, large enough to amortise the hand-off.
+    const std::size_t parallelRows = static_cast<std::size_t>(rows) * cols >= kParallelMinWeights ? 1 : 0;
+    const std::size_t grainRows = parallelRows ? std::max<std::size_t>(4, (kParallelMinWeights / stride) & ~std::size_t{3})
+                                               : static_cast<std::size_t>(rows);
     switch (detectIsa()) {
         case Isa::Avx512: {
             const std::vector<float> xPerm = permuteForUnpack(x, cols);
-            const int blocks = rows / 4;
-            // Dynamic chunks: on a shared machine a descheduled thread must not hold up the whole product.
-#pragma omp parallel for schedule(dynamic, 16) if (parallel)
-            for (int b = 0; b < blocks; ++b) dot4Bf16Avx512(w + 4 * b * stride, stride, xPerm.data(), x, cols, y + 4 * b);
-            for (int r = 4 * blocks; r < rows; ++r) y[r] = dotBf16Avx512(w + r * stride, xPerm.data(), x, cols);
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                std::size_t r = r0;
+                for (; r + 4 <= r1; r += 4) dot4Bf16Avx512(w + r * stride, stride, xPerm.data(), x, cols, y + r);
+                for (; r < r1; ++r) y[r] = dotBf16Avx512(w + r * stride, xPerm.data(), x, cols);
+            });
             break;
         }
-        case Isa::Avx2: {
-#pragma omp parallel for schedule(dynamic, 64) if (parallel)
-            for (int r = 0; r < rows; ++r) y[r] = dotBf16Avx2(w + r * stride, x, cols);
+        case Isa::Avx2:
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Avx2(w + r * stride, x, cols);
+            });
             break;
-        }
-        case Isa::Scalar: {
-#pragma omp parallel for schedule(dynamic, 64) if (parallel)
-            for (int r = 0; r < rows; ++r) y[r] = dotBf16Scalar(w + r * stride, x, cols);
+        case Isa::Scalar:
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Scalar(w + r * stride, x, cols);
+            });
             break;
-        }
     }
 }
 
@@ -238,15 +242,12 @@ Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
                 y.noalias() = w * x;
                 break;
             }
-            // Eigen's GEMV is single-threaded: split the rows over the OpenMP threads.
-            constexpr int kBlock = 64;
-            const int blocks = (rows_ + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(dynamic, 4)
-            for (int b = 0; b < blocks; ++b) {
-                const int r0 = b * kBlock;
-                const int nr = std::min(kBlock, rows_ - r0);
-                y.segment(r0, nr).noalias() = w.middleRows(r0, nr) * x;
-            }
+            // Eigen's GEMV is single-threaded: split the rows over the pool.
+            const std::size_t grain = std::max<std::size_t>(16, kParallelMinWeights / static_cast<std::size_t>(cols_));
+            parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
+                const auto n = static_cast<Eigen::Index>(r1 - r0);
+                y.segment(static_cast<Eigen::Index>(r0), n).noalias() = w.middleRows(static_cast<Eigen::Index>(r0), n) * x;
+            });
             break;
         }
         case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
@@ -261,17 +262,12 @@ Eigen::MatrixXf Linear::applyBatch(const Eigen::MatrixXf& x) const {
         case Storage::DenseF32: y.noalias() = denseF32() * x; break;
         case Storage::DenseBF16: {
             // Widen a block of rows at a time, then one f32 GEMM per block.
-            constexpr int kBlock = 128;
-            const int blocks = (rows_ + kBlock - 1) / kBlock;
-            const bool parallel = static_cast<std::size_t>(rows_) * cols_ >= kParallelMinWeights;
-#pragma omp parallel for schedule(static) if (parallel)
-            for (int b = 0; b < blocks; ++b) {
-                const int r0 = b * kBlock;
-                const int nr = std::min(kBlock, rows_ - r0);
+            constexpr std::size_t kBlock = 128;
+            parallelFor(static_cast<std::size_t>(rows_), kBlock, [&](std::size_t r0, std::size_t r1) {
                 RowMajorF32 block;
-                widenRows(bf16_, cols_, r0, nr, block);
-                y.middleRows(r0, nr).noalias() = block * x;
-            }
+                widenRows(bf16_, cols_, static_cast<int>(r0), static_cast<int>(r1 - r0), block);
+                y.middleRows(static_cast<Eigen::Index>(r0), static_cast<Eigen::Index>(r1 - r0)).noalias() = block * x;
+            });
             break;
         }
         case Storage::Sparse: y.noalias() = sparse_ * x; break;
