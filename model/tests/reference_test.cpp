@@ -39,6 +39,7 @@ void expectClose(const Eigen::MatrixXf& ours, const Eigen::MatrixXf& ref, const 
     const float bound = 1e-4f * ref.cwiseAbs().maxCoeff();
     EXPECT_LE(diff, bound) << what << ": max abs diff " << diff;
     ::testing::Test::RecordProperty(what + "_max_abs_diff", std::to_string(diff));
+    ::testing::Test::RecordProperty(what + "_max_abs_logit", std::to_string(ref.cwiseAbs().maxCoeff()));
 }
 
 class ReferenceTest : public ::testing::TestWithParam<std::tuple<std::string, PromptMode>> {};
