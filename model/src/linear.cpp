@@ -94,13 +94,12 @@ __attribute__((target("avx512f,avx512bw"))) float dotBf16Avx512(const std::uint1
 }
 #pragma GCC diagnostic pop
 
-enum class Isa { Scalar, Avx2, Avx512 };
+bool cpuHasAvx512() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
+bool cpuHasAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
-Isa detectIsa() {
-    static const Isa isa = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) ? Isa::Avx512
-                           : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? Isa::Avx2
-                                                                                                : Isa::Scalar;
-    return isa;
+Bf16Kernel bestKernel() {
+    static const Bf16Kernel best = cpuHasAvx512() ? Bf16Kernel::Avx512 : cpuHasAvx2() ? Bf16Kernel::Avx2 : Bf16Kernel::Scalar;
+    return best;
 }
 
 // Widens rows [r0, r0+n) of a bf16 matrix into a dense f32 block.
@@ -126,14 +125,26 @@ std::vector<float> permuteForUnpack(const float* x, int n) {
 
 }  // namespace
 
-void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y) {
+bool bf16KernelSupported(Bf16Kernel kernel) {
+    switch (kernel) {
+        case Bf16Kernel::Avx512: return cpuHasAvx512();
+        case Bf16Kernel::Avx2: return cpuHasAvx2();
+        case Bf16Kernel::Auto:
+        case Bf16Kernel::Scalar: return true;
+    }
+    return false;
+}
+
+void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y, Bf16Kernel kernel) {
+    if (!bf16KernelSupported(kernel)) throw ModelError("bf16MatVec: this CPU cannot run the requested kernel");
     const std::size_t stride = static_cast<std::size_t>(cols);
     // Chunks of ~64K weights: small enough to balance two cores, large enough to amortise the hand-off.
     const std::size_t parallelRows = static_cast<std::size_t>(rows) * cols >= kParallelMinWeights ? 1 : 0;
     const std::size_t grainRows = parallelRows ? std::max<std::size_t>(4, (kParallelMinWeights / stride) & ~std::size_t{3})
                                                : static_cast<std::size_t>(rows);
-    switch (detectIsa()) {
-        case Isa::Avx512: {
+    switch (kernel == Bf16Kernel::Auto ? bestKernel() : kernel) {
+        case Bf16Kernel::Auto:  // resolved above
+        case Bf16Kernel::Avx512: {
             const std::vector<float> xPerm = permuteForUnpack(x, cols);
             parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
                 std::size_t r = r0;
@@ -142,12 +153,12 @@ void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, floa
             });
             break;
         }
-        case Isa::Avx2:
+        case Bf16Kernel::Avx2:
             parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
                 for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Avx2(w + r * stride, x, cols);
             });
             break;
-        case Isa::Scalar:
+        case Bf16Kernel::Scalar:
             parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
                 for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Scalar(w + r * stride, x, cols);
             });

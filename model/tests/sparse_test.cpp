@@ -112,5 +112,32 @@ TEST(LinearKernels, AllStoragesAgreeWithDoubleReference) {
     }
 }
 
+// Every bf16 kernel variant this CPU can run agrees with a double-precision reference.
+TEST(LinearKernels, EveryBf16KernelVariantIsAccurate) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (const int cols : {1, 31, 32, 33, 2048 + 45}) {
+        const int rows = 4 * 70 + 3;  // blocks of four rows plus leftovers, enough to go parallel
+        std::vector<std::uint16_t> w(static_cast<std::size_t>(rows) * cols);
+        for (auto& v : w) v = floatToBf16(u(rng));
+        std::vector<float> x(cols);
+        for (auto& v : x) v = u(rng);
+        for (const Bf16Kernel k : {Bf16Kernel::Auto, Bf16Kernel::Avx512, Bf16Kernel::Avx2, Bf16Kernel::Scalar}) {
+            if (!bf16KernelSupported(k)) continue;
+            std::vector<float> y(rows, -1.0f);
+            bf16MatVec(w.data(), rows, cols, x.data(), y.data(), k);
+            for (int r = 0; r < rows; ++r) {
+                double ref = 0, mag = 0;
+                for (int c = 0; c < cols; ++c) {
+                    const double p = static_cast<double>(bf16ToFloat(w[static_cast<std::size_t>(r) * cols + c])) * x[c];
+                    ref += p;
+                    mag += std::fabs(p);
+                }
+                ASSERT_NEAR(y[r], ref, 1e-6 * mag + 1e-30) << "kernel " << static_cast<int>(k) << " cols " << cols << " row " << r;
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace qgpu::model

@@ -64,8 +64,13 @@ private:
     Eigen::SparseMatrix<float, Eigen::RowMajor, int> sparse_;
 };
 
-// The dot-product kernel of the bf16 path, exposed for the bandwidth benchmark:
+// The instruction-set variants of the bf16 kernel; Auto picks the best the CPU has.
+enum class Bf16Kernel { Auto, Avx512, Avx2, Scalar };
+// Whether this CPU can run `kernel` (Auto and Scalar always can).
+bool bf16KernelSupported(Bf16Kernel kernel);
+
+// The dot-product kernel of the bf16 path, exposed for tests and benchmarks:
 // y[r] = sum_c bf16(w[r*cols + c]) * x[c] for r in [0, rows), in parallel over rows.
-void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y);
+void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y, Bf16Kernel kernel = Bf16Kernel::Auto);
 
 }  // namespace qgpu::model
