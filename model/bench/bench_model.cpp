@@ -3,7 +3,8 @@
 //   BM_Decode2B          ms/token decoding a Qwen3.5-2B-shaped model (random bf16
 //                        weights made here), next to the bandwidth floor
 //   BM_SparseMatVec      one 6144x2048 projection, dense bf16 vs sparse, by density
-//   BM_SparseModelDecode a smaller model decoding, dense vs sparse path, by density
+//   BM_SparseModelDecode an 8-layer, 2B-wide model (untied 32K head) decoding,
+//                        dense vs automatic sparse path, by density
 // Run: build/bin/bench_model --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
@@ -150,6 +151,7 @@ void BM_SparseModelDecode(benchmark::State& state) {
     c.numLayers = 8;
     c.layerTypes.resize(8);
     c.vocabSize = 32768;
+    c.tieWordEmbeddings = false;  // a separate (sparse) head, so the embedding is only ever row-read
     RandomWeights spec;
     spec.density = density;
     ModelOptions options;
