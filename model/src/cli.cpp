@@ -52,7 +52,7 @@ std::vector<int> parseIds(const std::string& text) {
     return ids;
 }
 
-nlohmann::json storageCounts(const Model& m) {
+std::map<std::string, int> storageCounts(const Model& m) {
     std::map<std::string, int> counts;
     for (const Linear* l : m.projections()) ++counts[l->storageName()];
     return counts;
@@ -109,6 +109,9 @@ void runInfo(const InfoArgs& a) {
     for (const auto& [d, n] : r.dtypeCounts) dtypes += fmt::format(" {}x{}", n, d);
     fmt::print("tensor check ok: {} text tensors under '{}' ({}), skipped {} vision and {} MTP tensors\n", r.textTensors,
                r.prefix, dtypes.empty() ? "" : dtypes.substr(1), r.skippedVision, r.skippedMtp);
+    std::string storage;
+    for (const auto& [kind, n] : storageCounts(m)) storage += fmt::format(" {}x{}", n, kind);
+    fmt::print("projections {}\n", storage);
 }
 
 void runGenerate(const GenerateArgs& a) {
