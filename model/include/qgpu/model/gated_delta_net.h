@@ -1,0 +1,49 @@
+#pragma once
+// Qwen3.5's Gated DeltaNet token mixer ("linear_attention" layers): projections,
+// causal depthwise conv1d with a rolling window, SiLU, L2-normalised q/k, the
+// gated delta-rule recurrence per value head, gated RMSNorm, out projection.
+// Prefill runs the same recurrence token by token (HF's chunked form is an
+// exact algebraic rewrite of it), so both paths share this code.
+#include <Eigen/Dense>
+#include <vector>
+
+#include "qgpu/model/config.h"
+#include "qgpu/model/linear.h"
+#include "qgpu/model/weight_source.h"
+
+namespace qgpu::model {
+
+struct GatedDeltaNetState {
+    Eigen::MatrixXf convWindow;              // conv_dim x (Kc-1) raw projections, oldest first
+    std::vector<Eigen::MatrixXf> recurrent;  // per value head, dk x dv
+};
+
+class GatedDeltaNet {
+public:
+    GatedDeltaNet(const ModelConfig& config, const WeightSource& weights, const std::string& layerPrefix);
+
+    GatedDeltaNetState initialState() const;
+    // u: hidden x T normalised inputs (one token per column), continuing from `state`.
+    Eigen::MatrixXf forward(GatedDeltaNetState& state, const Eigen::MatrixXf& u) const;
+
+    std::vector<const Linear*> projections() const;
+
+private:
+    // Conv, activation, normalisation, recurrence and gated norm for one token;
+    // returns the value_dim vector fed to out_proj.
+    Eigen::VectorXf mixToken(GatedDeltaNetState& state, const Eigen::VectorXf& qkv, const Eigen::VectorXf& z,
+                             const Eigen::VectorXf& b, const Eigen::VectorXf& a) const;
+
+    int numKeyHeads_, numValueHeads_, keyHeadDim_, valueHeadDim_, convKernel_;
+    float eps_;
+    Linear inProjQkv_, inProjZ_, inProjB_, inProjA_, outProj_;
+    Eigen::MatrixXf convWeight_;  // conv_dim x Kc; tap Kc-1 multiplies the current token
+    Eigen::VectorXf negExpA_;     // -exp(A_log)
+    Eigen::VectorXf dtBias_;
+    Eigen::VectorXf normWeight_;  // gated norm weight (plain, not zero-centred), dv
+};
+
+// y = W x for one token (GEMV, threaded) or W X for several (GEMM).
+Eigen::MatrixXf project(const Linear& w, const Eigen::MatrixXf& x);
+
+}  // namespace qgpu::model

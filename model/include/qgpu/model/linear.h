@@ -1,0 +1,76 @@
+#pragma once
+// One bias-free projection y = W x (W is [out, in], PyTorch nn.Linear layout).
+// The storage is chosen per matrix when the model is built:
+//   * dense f32  - Eigen GEMV/GEMM over the mapped (or copied) f32 data;
+//   * dense bf16 - stays bf16 in memory (half the bytes to stream per token),
+//                  widened to f32 inside the dot-product kernel;
+//   * sparse     - an Eigen row-major sparse matrix, used automatically when the
+//                  fraction of non-zeros is below LinearOptions::sparseDensity.
+// f16 weights are widened to f32 once at load. All arithmetic is f32.
+#include <Eigen/Dense>
+#include <Eigen/SparseCore>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qgpu/model/tensor_view.h"
+
+namespace qgpu::model {
+
+struct LinearOptions {
+    // Matrices with at most this fraction of non-zero entries are stored sparse.
+    // 0 disables the sparse path (every matrix dense).
+    double sparseDensity = 0.05;
+};
+
+class Linear {
+public:
+    enum class Storage { DenseF32, DenseBF16, Sparse };
+
+    Linear() = default;
+    // Move-only: the data pointers may point into the owned buffers.
+    Linear(Linear&&) = default;
+    Linear& operator=(Linear&&) = default;
+    Linear(const Linear&) = delete;
+    Linear& operator=(const Linear&) = delete;
+    // `view` must be 2-D; its bytes must outlive the Linear (the store keeps them mapped).
+    Linear(const TensorView& view, const LinearOptions& options);
+
+    int rows() const { return rows_; }
+    int cols() const { return cols_; }
+    Storage storage() const { return storage_; }
+    std::string storageName() const;
+    std::size_t nonZeros() const { return nonZeros_; }
+    // Bytes of weight data one product streams from memory.
+    std::size_t bytesPerApply() const;
+
+    // y = W x for one vector.
+    Eigen::VectorXf apply(const Eigen::VectorXf& x) const;
+    // Y = W X for a block of column vectors (one column per token).
+    Eigen::MatrixXf applyBatch(const Eigen::MatrixXf& x) const;
+
+private:
+    using RowMajorF32 = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    Eigen::Map<const RowMajorF32> denseF32() const { return {f32_, rows_, cols_}; }
+
+    int rows_ = 0;
+    int cols_ = 0;
+    Storage storage_ = Storage::DenseF32;
+    std::size_t nonZeros_ = 0;
+    const float* f32_ = nullptr;          // dense f32 data (mapped or ownedF32_)
+    const std::uint16_t* bf16_ = nullptr; // dense bf16 data (mapped or ownedBf16_)
+    std::vector<float> ownedF32_;         // when widened from f16 or the mapping is misaligned
+    std::vector<std::uint16_t> ownedBf16_;
+    Eigen::SparseMatrix<float, Eigen::RowMajor, int> sparse_;
+};
+
+// The instruction-set variants of the bf16 kernel; Auto picks the best the CPU has.
+enum class Bf16Kernel { Auto, Avx512, Avx2, Scalar };
+// Whether this CPU can run `kernel` (Auto and Scalar always can).
+bool bf16KernelSupported(Bf16Kernel kernel);
+
+// The dot-product kernel of the bf16 path, exposed for tests and benchmarks:
+// y[r] = sum_c bf16(w[r*cols + c]) * x[c] for r in [0, rows), in parallel over rows.
+void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y, Bf16Kernel kernel = Bf16Kernel::Auto);
+
+}  // namespace qgpu::model

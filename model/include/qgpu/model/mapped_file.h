@@ -1,0 +1,26 @@
+#pragma once
+// A whole file mapped read-only into memory, so checkpoint weights are paged in
+// on demand instead of copied.
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace qgpu::model {
+
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path);  // throws ModelError naming the path
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    std::span<const std::byte> bytes() const { return {data_, size_}; }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+}  // namespace qgpu::model

@@ -1,0 +1,289 @@
+#include "qgpu/model/linear.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "qgpu/model/error.h"
+#include "qgpu/model/parallel_for.h"
+
+namespace qgpu::model {
+namespace {
+
+// Below this many weights a product is too small to be worth waking threads.
+constexpr std::size_t kParallelMinWeights = 1u << 16;
+
+float dotBf16Scalar(const std::uint16_t* w, const float* x, int n) {
+    float acc[8] = {};
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; ++k) acc[k] += bf16ToFloat(w[c + k]) * x[c + k];
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+
+// AVX2: widen 8 bf16 at a time by shifting them into the high half of 32-bit
+// lanes. Four accumulators hide the FMA latency, so the loop keeps up with memory.
+__attribute__((target("avx2,fma"))) float dotBf16Avx2(const std::uint16_t* w, const float* x, int n) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int c = 0;
+    for (; c + 32 <= n; c += 32) {
+        for (int k = 0; k < 2; ++k) {
+            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + c + 16 * k));
+            const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(raw)), 16);
+            const __m256i hi = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(raw, 1)), 16);
+            acc[2 * k] = _mm256_fmadd_ps(_mm256_castsi256_ps(lo), _mm256_loadu_ps(x + c + 16 * k), acc[2 * k]);
+            acc[2 * k + 1] = _mm256_fmadd_ps(_mm256_castsi256_ps(hi), _mm256_loadu_ps(x + c + 16 * k + 8), acc[2 * k + 1]);
+        }
+    }
+    const __m256 sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    s4 = _mm_add_ss(s4, _mm_shuffle_ps(s4, s4, 1));
+    float s = _mm_cvtss_f32(s4);
+    for (; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+
+// AVX-512 (with BW): four rows at a time, 32 columns per step. Interleaving a
+// zero register below the bf16 words (unpacklo/hi) widens them in one shuffle,
+// but in lane order {0-3, 8-11, 16-19, 24-27} / {4-7, ...}; `xPerm` holds x
+// permuted the same way (see permuteForUnpack), so the products pair up.
+// Eight independent accumulators hide the FMA latency.
+// (GCC 12 warns falsely about the intrinsics' internal _mm512_undefined operands.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f,avx512bw"))) void dot4Bf16Avx512(const std::uint16_t* w, std::size_t stride,
+                                                                  const float* xPerm, const float* x, int n, float* y) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 lo[4], hi[4];
+    for (int k = 0; k < 4; ++k) lo[k] = hi[k] = _mm512_setzero_ps();
+    const int blocked = n & ~31;
+    for (int c = 0; c < blocked; c += 32) {
+        const __m512 xl = _mm512_loadu_ps(xPerm + c);
+        const __m512 xh = _mm512_loadu_ps(xPerm + c + 16);
+        for (int k = 0; k < 4; ++k) {
+            const __m512i raw = _mm512_loadu_si512(w + k * stride + c);
+            lo[k] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw)), xl, lo[k]);
+            hi[k] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw)), xh, hi[k]);
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        float s = _mm512_reduce_add_ps(_mm512_add_ps(lo[k], hi[k]));
+        for (int c = blocked; c < n; ++c) s += bf16ToFloat(w[k * stride + c]) * x[c];
+        y[k] = s;
+    }
+}
+
+// Single-row version of the above, for the rows left over after blocks of four.
+__attribute__((target("avx512f,avx512bw"))) float dotBf16Avx512(const std::uint16_t* w, const float* xPerm,
+                                                                 const float* x, int n) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
+    const int blocked = n & ~31;
+    for (int c = 0; c < blocked; c += 32) {
+        const __m512i raw = _mm512_loadu_si512(w + c);
+        lo = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw)), _mm512_loadu_ps(xPerm + c), lo);
+        hi = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw)), _mm512_loadu_ps(xPerm + c + 16), hi);
+    }
+    float s = _mm512_reduce_add_ps(_mm512_add_ps(lo, hi));
+    for (int c = blocked; c < n; ++c) s += bf16ToFloat(w[c]) * x[c];
+    return s;
+}
+#pragma GCC diagnostic pop
+
+bool cpuHasAvx512() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
+bool cpuHasAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+Bf16Kernel bestKernel() {
+    static const Bf16Kernel best = cpuHasAvx512() ? Bf16Kernel::Avx512 : cpuHasAvx2() ? Bf16Kernel::Avx2 : Bf16Kernel::Scalar;
+    return best;
+}
+
+// Widens rows [r0, r0+n) of a bf16 matrix into a dense f32 block.
+void widenRows(const std::uint16_t* w, int cols, int r0, int n, Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>& out) {
+    out.resize(n, cols);
+    const std::uint16_t* src = w + static_cast<std::size_t>(r0) * cols;
+    float* dst = out.data();
+    for (std::size_t i = 0, e = static_cast<std::size_t>(n) * cols; i < e; ++i) dst[i] = bf16ToFloat(src[i]);
+}
+
+// Reorders each full block of 32 entries of x to match the lane order that
+// unpacklo/unpackhi_epi16 give within each 128-bit lane (see dot4Bf16Avx512).
+std::vector<float> permuteForUnpack(const float* x, int n) {
+    std::vector<float> p(static_cast<std::size_t>(n & ~31));
+    for (std::size_t b = 0; b < p.size(); b += 32)
+        for (int lane = 0; lane < 4; ++lane)
+            for (int i = 0; i < 4; ++i) {
+                p[b + 4 * lane + i] = x[b + 8 * lane + i];           // unpacklo half
+                p[b + 16 + 4 * lane + i] = x[b + 8 * lane + 4 + i];  // unpackhi half
+            }
+    return p;
+}
+
+}  // namespace
+
+bool bf16KernelSupported(Bf16Kernel kernel) {
+    switch (kernel) {
+        case Bf16Kernel::Avx512: return cpuHasAvx512();
+        case Bf16Kernel::Avx2: return cpuHasAvx2();
+        case Bf16Kernel::Auto:
+        case Bf16Kernel::Scalar: return true;
+    }
+    return false;
+}
+
+void bf16MatVec(const std::uint16_t* w, int rows, int cols, const float* x, float* y, Bf16Kernel kernel) {
+    if (!bf16KernelSupported(kernel)) throw ModelError("bf16MatVec: this CPU cannot run the requested kernel");
+    const std::size_t stride = static_cast<std::size_t>(cols);
+    // Chunks of ~64K weights: small enough to balance two cores, large enough to amortise the hand-off.
+    const std::size_t parallelRows = static_cast<std::size_t>(rows) * cols >= kParallelMinWeights ? 1 : 0;
+    const std::size_t grainRows = parallelRows ? std::max<std::size_t>(4, (kParallelMinWeights / stride) & ~std::size_t{3})
+                                               : static_cast<std::size_t>(rows);
+    switch (kernel == Bf16Kernel::Auto ? bestKernel() : kernel) {
+        case Bf16Kernel::Auto:  // resolved above
+        case Bf16Kernel::Avx512: {
+            const std::vector<float> xPerm = permuteForUnpack(x, cols);
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                std::size_t r = r0;
+                for (; r + 4 <= r1; r += 4) dot4Bf16Avx512(w + r * stride, stride, xPerm.data(), x, cols, y + r);
+                for (; r < r1; ++r) y[r] = dotBf16Avx512(w + r * stride, xPerm.data(), x, cols);
+            });
+            break;
+        }
+        case Bf16Kernel::Avx2:
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Avx2(w + r * stride, x, cols);
+            });
+            break;
+        case Bf16Kernel::Scalar:
+            parallelFor(static_cast<std::size_t>(rows), grainRows, [&](std::size_t r0, std::size_t r1) {
+                for (std::size_t r = r0; r < r1; ++r) y[r] = dotBf16Scalar(w + r * stride, x, cols);
+            });
+            break;
+    }
+}
+
+Linear::Linear(const TensorView& view, const LinearOptions& options) {
+    if (view.shape.size() != 2) throw ModelError(view.origin + ": Linear needs a 2-D tensor, got " + shapeString(view.shape));
+    rows_ = static_cast<int>(view.shape[0]);
+    cols_ = static_cast<int>(view.shape[1]);
+    const std::size_t n = view.numel();
+
+    // Count non-zeros once to pick the storage; stop counting as soon as dense wins.
+    const std::size_t sparseLimit = static_cast<std::size_t>(options.sparseDensity * static_cast<double>(n));
+    std::size_t nnz = 0;
+    if (options.sparseDensity > 0) {
+        for (std::size_t i = 0; i < n && nnz <= sparseLimit; ++i) nnz += view.at(i) != 0.0f;
+    }
+    if (options.sparseDensity > 0 && nnz <= sparseLimit) {
+        storage_ = Storage::Sparse;
+        std::vector<Eigen::Triplet<float, int>> triplets;
+        triplets.reserve(nnz);
+        for (int r = 0; r < rows_; ++r)
+            for (int c = 0; c < cols_; ++c) {
+                const float v = view.at(static_cast<std::size_t>(r) * cols_ + c);
+                if (v != 0.0f) triplets.emplace_back(r, c, v);
+            }
+        sparse_.resize(rows_, cols_);
+        sparse_.setFromTriplets(triplets.begin(), triplets.end());
+        sparse_.makeCompressed();
+        nonZeros_ = nnz;
+        return;
+    }
+    nonZeros_ = n;  // not counted exactly for dense storage
+    const auto addr = reinterpret_cast<std::uintptr_t>(view.bytes.data());
+    switch (view.dtype) {
+        case DType::F32:
+            storage_ = Storage::DenseF32;
+            if (addr % alignof(float) == 0) {
+                f32_ = reinterpret_cast<const float*>(view.bytes.data());
+            } else {  // safetensors does not promise alignment; copy rather than read misaligned
+                ownedF32_.resize(n);
+                std::memcpy(ownedF32_.data(), view.bytes.data(), n * sizeof(float));
+                f32_ = ownedF32_.data();
+            }
+            break;
+        case DType::F16:
+            storage_ = Storage::DenseF32;
+            ownedF32_.resize(n);
+            for (std::size_t i = 0; i < n; ++i) ownedF32_[i] = view.at(i);
+            f32_ = ownedF32_.data();
+            break;
+        case DType::BF16:
+            storage_ = Storage::DenseBF16;
+            if (addr % alignof(std::uint16_t) == 0) {
+                bf16_ = reinterpret_cast<const std::uint16_t*>(view.bytes.data());
+            } else {
+                ownedBf16_.resize(n);
+                std::memcpy(ownedBf16_.data(), view.bytes.data(), n * 2);
+                bf16_ = ownedBf16_.data();
+            }
+            break;
+    }
+}
+
+std::string Linear::storageName() const {
+    switch (storage_) {
+        case Storage::DenseF32: return "dense-f32";
+        case Storage::DenseBF16: return "dense-bf16";
+        case Storage::Sparse: return "sparse";
+    }
+    return "?";
+}
+
+std::size_t Linear::bytesPerApply() const {
+    const std::size_t n = static_cast<std::size_t>(rows_) * cols_;
+    switch (storage_) {
+        case Storage::DenseF32: return n * 4;
+        case Storage::DenseBF16: return n * 2;
+        case Storage::Sparse: return nonZeros_ * (sizeof(float) + sizeof(int)) + (rows_ + 1) * sizeof(int);
+    }
+    return 0;
+}
+
+Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
+    Eigen::VectorXf y(rows_);
+    switch (storage_) {
+        case Storage::DenseF32: {
+            const auto w = denseF32();
+            if (static_cast<std::size_t>(rows_) * cols_ < kParallelMinWeights) {
+                y.noalias() = w * x;
+                break;
+            }
+            // Eigen's GEMV is single-threaded: split the rows over the pool.
+            const std::size_t grain = std::max<std::size_t>(16, kParallelMinWeights / static_cast<std::size_t>(cols_));
+            parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
+                const auto n = static_cast<Eigen::Index>(r1 - r0);
+                y.segment(static_cast<Eigen::Index>(r0), n).noalias() = w.middleRows(static_cast<Eigen::Index>(r0), n) * x;
+            });
+            break;
+        }
+        case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
+        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+    }
+    return y;
+}
+
+Eigen::MatrixXf Linear::applyBatch(const Eigen::MatrixXf& x) const {
+    Eigen::MatrixXf y(rows_, x.cols());
+    switch (storage_) {
+        case Storage::DenseF32: y.noalias() = denseF32() * x; break;
+        case Storage::DenseBF16: {
+            // Widen a block of rows at a time, then one f32 GEMM per block.
+            constexpr std::size_t kBlock = 128;
+            parallelFor(static_cast<std::size_t>(rows_), kBlock, [&](std::size_t r0, std::size_t r1) {
+                RowMajorF32 block;
+                widenRows(bf16_, cols_, static_cast<int>(r0), static_cast<int>(r1 - r0), block);
+                y.middleRows(static_cast<Eigen::Index>(r0), static_cast<Eigen::Index>(r1 - r0)).noalias() = block * x;
+            });
+            break;
+        }
+        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+    }
+    return y;
+}
+
+}  // namespace qgpu::model
