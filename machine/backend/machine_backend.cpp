@@ -1,0 +1,64 @@
+// The machine as a runner backend: lowering -> executor (token stream) -> host decoder
+// (replay onto the initial memory) -> outputs. The outputs therefore come from the token
+// stream, not from the executor's own memory.
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/lower.h"
+#include "qgpu/machine/prompt.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu {
+namespace {
+
+class MachineBackend : public Backend {
+ public:
+  std::string name() const override { return "machine"; }
+  RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
+    if (options.warpWidth != machine::kLanes)
+      throw Error(ErrorKind::Input, fmt::format("the machine is a {}-lane core; run it with --warp {} (got {})",
+                                                machine::kLanes, machine::kLanes, options.warpWidth));
+    const Program& program = loadProgram(spec.ptxPath(options.flavour));
+    machine::MachineProgram mp = machine::lowerKernel(program, spec.entry);
+    Launch launch = materializeLaunch(spec);
+    machine::MachineLaunch ml = machine::machineLaunch(mp, launch);
+    machine::PromptStats ps;
+    std::vector<uint32_t> prompt = machine::encodePrompt(mp, ml, &ps);
+    machine::MachineResult ex = machine::execute(mp, ml, options.maxSteps);
+    std::vector<std::vector<uint8_t>> replayed = machine::replay(mp, ml, ex.trace.tokens, options.maxSteps);
+    if (!options.tokensFile.empty()) writeTokens(options.tokensFile, ex.trace);
+    for (size_t i = 0; i < launch.buffers.size(); ++i) launch.buffers[i].data = replayed[i];
+    RunResult r;
+    r.kernel = spec.name;
+    r.backend = name();
+    r.flavour = options.flavour;
+    r.warpWidth = options.warpWidth;
+    r.outputs = collectOutputs(spec, launch);
+    r.warpInstructions = ex.trace.steps;
+    r.provenance = {{"prompt_tokens", prompt.size()},
+                    {"generated_tokens", ex.trace.tokens.size()},
+                    {"machine_steps", ex.trace.steps},
+                    {"machine_instructions", mp.code.size()},
+                    {"ptx_instructions", mp.ptxInstructions},
+                    {"rom_constants", mp.constants.size()}};
+    return r;
+  }
+
+ private:
+  static void writeTokens(const std::string& path, const machine::Trace& t) {
+    std::ofstream out(path);
+    if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the token stream", path));
+    for (size_t i = 0; i < t.tokens.size(); ++i) out << t.tokens[i] << '\t' << t.meanings[i] << '\n';
+    if (!out) throw Error(ErrorKind::Input, fmt::format("{}: write failed", path));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeMachineBackend() { return std::make_unique<MachineBackend>(); }
+
+}  // namespace qgpu

@@ -1,0 +1,20 @@
+// The prompt (docs/machine.md §3.2): the tokens that put the ROM (code words, constants),
+// the launch geometry and the initial memory in front of generation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::machine {
+
+struct PromptStats {
+  size_t code = 0, constants = 0, launch = 0, memory = 0, total = 0;
+};
+
+std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineLaunch& launch,
+                                   PromptStats* stats = nullptr);
+
+}  // namespace qgpu::machine

@@ -1,0 +1,243 @@
+#include "units.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+
+namespace qgpu::machine {
+
+__extension__ typedef __int128 s128;
+__extension__ typedef unsigned __int128 u128;
+
+uint64_t widthMask(uint32_t bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
+
+namespace {
+
+constexpr uint32_t kNaN32 = 0x7fffffffu;
+
+int64_t sext(uint64_t v, uint32_t bytes) {
+  if (bytes >= 8) return static_cast<int64_t>(v);
+  uint32_t bits = 8 * bytes;
+  v &= widthMask(bytes);
+  if ((v >> (bits - 1)) & 1) v |= ~0ull << bits;
+  return static_cast<int64_t>(v);
+}
+// Operand value in the instruction's type, widened to 128 bits.
+s128 val(const MInstr& in, uint64_t v, uint32_t bytes) {
+  if (in.isSigned()) return s128{sext(v, bytes)};
+  return static_cast<s128>(v & widthMask(bytes));
+}
+
+float f32(uint64_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits)); }
+uint64_t bits32(float f) { return std::bit_cast<uint32_t>(f); }
+bool isSub(float x) { return std::fpclassify(x) == FP_SUBNORMAL; }
+float flush(float x) { return isSub(x) ? std::copysign(0.0f, x) : x; }
+float in32(const MInstr& in, uint64_t v) { return (in.fl & kFlFtz) ? flush(f32(v)) : f32(v); }
+uint64_t out32(const MInstr& in, float r) {
+  if (std::isnan(r)) return (in.fl & kFlSat) ? 0 : kNaN32;  // .sat: NaN -> +0
+  if (in.fl & kFlFtz) r = flush(r);
+  if (in.fl & kFlSat) r = r <= 0.0f ? 0.0f : r >= 1.0f ? 1.0f : r;
+  return bits32(r);
+}
+
+// lo/ls/hi/hs compare the bit patterns as unsigned whatever the type.
+bool compareInt(uint8_t op, s128 a, s128 b, uint64_t ua, uint64_t ub) {
+  switch (static_cast<MCmp>(op)) {
+    case MCmp::Eq: return a == b;
+    case MCmp::Ne: return a != b;
+    case MCmp::Lt: return a < b;
+    case MCmp::Le: return a <= b;
+    case MCmp::Gt: return a > b;
+    case MCmp::Ge: return a >= b;
+    case MCmp::Lo: return ua < ub;
+    case MCmp::Ls: return ua <= ub;
+    case MCmp::Hi: return ua > ub;
+    case MCmp::Hs: return ua >= ub;
+    default: break;
+  }
+  throw Error(ErrorKind::Input, fmt::format("SETP: compare code {} is not an integer compare", op));
+}
+
+// FSETP codes: eq..ge 0-5, equ..geu 6-11, num 12, nan 13.
+bool compareFloat(uint8_t op, float a, float b) {
+  bool un = std::isnan(a) || std::isnan(b);
+  switch (op) {
+    case 0: return !un && a == b;
+    case 1: return !un && a != b;
+    case 2: return !un && a < b;
+    case 3: return !un && a <= b;
+    case 4: return !un && a > b;
+    case 5: return !un && a >= b;
+    case 6: return un || a == b;
+    case 7: return un || a != b;
+    case 8: return un || a < b;
+    case 9: return un || a <= b;
+    case 10: return un || a > b;
+    case 11: return un || a >= b;
+    case 12: return !un;
+    case 13: return un;
+  }
+  throw Error(ErrorKind::Input, fmt::format("FSETP: compare code {} does not exist", op));
+}
+
+uint64_t shift(const MInstr& in, uint64_t a, uint64_t b, bool left) {
+  const uint32_t bytes = in.bytes(), bits = 8 * bytes;
+  uint32_t n = static_cast<uint32_t>(b & 0xffffffffu);
+  if (left) return n >= bits ? 0 : (a << n) & widthMask(bytes);
+  if (in.isSigned()) {
+    int64_t v = sext(a, bytes);
+    return static_cast<uint64_t>(v >> std::min(n, 63u)) & widthMask(bytes);
+  }
+  return n >= bits ? 0 : (a & widthMask(bytes)) >> n;
+}
+
+uint64_t convertInt(const MInstr& in, uint64_t a) {
+  const uint32_t dbytes = in.bytes();
+  const uint8_t src = in.fl & 7;
+  const uint32_t sbytes = 1u << (src & 3);
+  s128 v = (src & 4) ? s128{sext(a, sbytes)} : static_cast<s128>(a & widthMask(sbytes));
+  if (in.fl & 8) {  // .sat: clamp to the destination range
+    s128 lo = in.isSigned() ? -(s128{1} << (8 * dbytes - 1)) : 0;
+    s128 hi = in.isSigned() ? (s128{1} << (8 * dbytes - 1)) - 1 : (s128{1} << (8 * dbytes)) - 1;
+    v = v < lo ? lo : v > hi ? hi : v;
+  }
+  uint64_t r = static_cast<uint64_t>(v) & widthMask(dbytes);
+  if (in.isSigned()) r = static_cast<uint64_t>(sext(r, dbytes));
+  return r & widthMask(1u << (in.c & 3));
+}
+
+uint64_t floatToInt(const MInstr& in, uint64_t a) {
+  const uint32_t dbytes = in.bytes(), dbits = 8 * dbytes;
+  float x = (in.fl & 4) ? flush(f32(a)) : f32(a);
+  s128 v;
+  if (std::isnan(x)) {
+    v = dbits == 64 ? (s128{1} << 63) : 0;
+  } else {
+    double d = x;
+    switch (in.fl & 3) {
+      case 0: d = std::nearbyint(d); break;  // ties to even (default rounding mode)
+      case 1: d = std::trunc(d); break;
+      case 2: d = std::floor(d); break;
+      default: d = std::ceil(d); break;
+    }
+    if (d >= 0x1p100) v = s128{1} << 100;
+    else if (d <= -0x1p100) v = -(s128{1} << 100);
+    else v = static_cast<s128>(d);
+    s128 lo = in.isSigned() ? -(s128{1} << (dbits - 1)) : 0;
+    s128 hi = in.isSigned() ? (s128{1} << (dbits - 1)) - 1 : (s128{1} << dbits) - 1;
+    v = v < lo ? lo : v > hi ? hi : v;
+  }
+  uint64_t r = static_cast<uint64_t>(v) & widthMask(dbytes);
+  if (in.isSigned()) r = static_cast<uint64_t>(sext(r, dbytes));
+  return r & widthMask(1u << (in.c & 3));
+}
+
+uint64_t intToFloat(const MInstr& in, uint64_t a) {
+  const uint32_t sbytes = in.bytes();
+  float r;
+  if (in.isSigned()) r = static_cast<float>(sext(a, sbytes));  // host conversion: round to nearest even
+  else r = static_cast<float>(a & widthMask(sbytes));
+  return bits32(r);
+}
+
+float fminmax(float a, float b, bool isMax) {
+  if (std::isnan(a) && std::isnan(b)) return std::bit_cast<float>(kNaN32);
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return (std::signbit(a) != isMax) ? a : b;
+  return (a < b) != isMax ? a : b;
+}
+
+}  // namespace
+
+uint32_t writeBytes(const MInstr& in) {
+  switch (in.op) {
+    case MOp::Setp: case MOp::FSetp: return 1;
+    case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
+    case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
+    case MOp::I2F: case MOp::Shfl: return 4;
+    case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
+    default: return in.bytes();
+  }
+}
+
+uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
+  const uint32_t w = in.bytes();
+  const uint64_t m = widthMask(w);
+  switch (in.op) {
+    case MOp::Mov: return a & m;
+    case MOp::Add: return (a + b) & m;
+    case MOp::Sub: return (a - b) & m;
+    case MOp::MulLo: return static_cast<uint64_t>(val(in, a, w) * val(in, b, w)) & m;
+    case MOp::MulHi: {
+      s128 p = val(in, a, w) * val(in, b, w);
+      if (w == 8 && !in.isSigned()) {
+        u128 up = static_cast<u128>(a) * static_cast<u128>(b);
+        return static_cast<uint64_t>(up >> 64);
+      }
+      return static_cast<uint64_t>(p >> (8 * w)) & m;
+    }
+    case MOp::MulWide: return static_cast<uint64_t>(val(in, a, w) * val(in, b, w)) & widthMask(2 * w);
+    case MOp::MadLo: return static_cast<uint64_t>(val(in, a, w) * val(in, b, w) + val(in, c, w)) & m;
+    case MOp::MadWide:
+      return (static_cast<uint64_t>(val(in, a, w) * val(in, b, w)) + c) & widthMask(2 * w);
+    case MOp::And: return a & b & m;
+    case MOp::Or: return (a | b) & m;
+    case MOp::Xor: return (a ^ b) & m;
+    case MOp::Not: return ~a & m;
+    case MOp::Shl: return shift(in, a, b, true);
+    case MOp::Shr: return shift(in, a, b, false);
+    case MOp::Min: return static_cast<uint64_t>(std::min(val(in, a, w), val(in, b, w))) & m;
+    case MOp::Max: return static_cast<uint64_t>(std::max(val(in, a, w), val(in, b, w))) & m;
+    case MOp::Neg: return (0 - a) & m;
+    case MOp::Abs: {
+      int64_t v = sext(a, w);
+      return static_cast<uint64_t>(v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v)) & m;
+    }
+    case MOp::Setp: return compareInt(in.fl, val(in, a, w), val(in, b, w), a & m, b & m) ? 1 : 0;
+    case MOp::Selp: return ((c & 1) ? a : b) & m;
+    case MOp::CvtI: return convertInt(in, a);
+    case MOp::I2F: return intToFloat(in, a);
+    case MOp::F2I: return floatToInt(in, a);
+    case MOp::FAdd: return out32(in, in32(in, a) + in32(in, b));
+    case MOp::FSub: return out32(in, in32(in, a) - in32(in, b));
+    case MOp::FMul: return out32(in, in32(in, a) * in32(in, b));
+    case MOp::FFma: return out32(in, std::fma(in32(in, a), in32(in, b), in32(in, c)));
+    case MOp::FMin: case MOp::FMax: {
+      float r = fminmax(in32(in, a), in32(in, b), in.op == MOp::FMax);
+      return std::isnan(r) ? kNaN32 : out32(in, r);
+    }
+    case MOp::FNeg: case MOp::FAbs: {
+      float x = f32(a);
+      if (std::isnan(x)) return kNaN32;
+      float r = in.op == MOp::FNeg ? -x : std::fabs(x);
+      return bits32((in.fl & kFlFtz) ? flush(r) : r);
+    }
+    case MOp::FSetp: {
+      float x = f32(a), y = f32(b);
+      if (in.ty & 4) { x = flush(x); y = flush(y); }
+      return compareFloat(in.fl, x, y) ? 1 : 0;
+    }
+    case MOp::Cvta: {
+      MSpace s = static_cast<MSpace>(in.fl & 7);
+      uint64_t win = windowOf(s), v = a & m;
+      if (in.fl & kFlCvtaTo) {
+        bool inside = win ? (v >= win && v < win + kWindowBytes)
+                          : !(v >= kSharedWindow && v < kParamWindow + kWindowBytes);
+        if (!inside)
+          throw Error(ErrorKind::Undefined,
+                      fmt::format("cvta.to.{}: generic address {:#x} is not in that state space", spaceName(s), v));
+        return (v - win) & m;
+      }
+      return (v + win) & m;
+    }
+    default: break;
+  }
+  throw Error(ErrorKind::Input, fmt::format("{} is not a lane-local operation", opName(in.op)));
+}
+
+}  // namespace qgpu::machine
