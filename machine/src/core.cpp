@@ -38,7 +38,7 @@ class Machine {
  public:
   Machine(const MachineProgram& p, const MachineLaunch& l, Mode mode, uint64_t maxSteps,
           const std::vector<uint32_t>* tokens)
-      : p_(p), l_(l), mode_(mode), maxSteps_(maxSteps), mem_(p, l.params, l.buffers),
+      : p_(p), l_(l), mode_(mode), maxSteps_(maxSteps), mem_(p, l.params, l.buffers, l.bufferAddr),
         reader_(tokens ? *tokens : empty_) {}
 
   void run() {
@@ -329,19 +329,23 @@ MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch)
   if (launch.args.size() != program.paramOffsets.size())
     throw Error(ErrorKind::Launch, fmt::format("machine: {} arguments given, the kernel has {} parameters",
                                                launch.args.size(), program.paramOffsets.size()));
+  uint64_t next = program.globalsEnd;
+  for (const LaunchBuffer& b : launch.buffers) {
+    next = (next + kGlobalAlign - 1) / kGlobalAlign * kGlobalAlign;
+    ml.bufferAddr.push_back(next);
+    next += b.data.size();
+    ml.buffers.push_back(b.data);
+  }
+  if (next > kGlobalLimit)
+    throw Error(ErrorKind::Launch, fmt::format("machine: {} bytes of global memory exceed its 16 MiB", next));
   ml.params.assign(program.paramBytes, 0);
   for (size_t i = 0; i < launch.args.size(); ++i) {
     const LaunchArg& a = launch.args[i];
-    uint64_t v = a.kind == LaunchArg::Kind::Buffer ? kBufferBase + uint64_t{a.buffer} * kRegionBytes : a.scalarBits;
+    uint64_t v = a.kind == LaunchArg::Kind::Buffer ? ml.bufferAddr.at(a.buffer) : a.scalarBits;
     uint32_t size = a.kind == LaunchArg::Kind::Buffer ? 8 : a.scalarBytes;
     if (size != program.paramSizes[i])
       throw Error(ErrorKind::Launch, fmt::format("machine: argument {} is {} bytes, the parameter {}", i, size, program.paramSizes[i]));
     std::memcpy(ml.params.data() + program.paramOffsets[i], &v, size);
-  }
-  for (const LaunchBuffer& b : launch.buffers) {
-    if (b.data.size() > kRegionBytes)
-      throw Error(ErrorKind::Launch, fmt::format("machine: buffer '{}' exceeds 16 MiB", b.name));
-    ml.buffers.push_back(b.data);
   }
   return ml;
 }

@@ -67,10 +67,23 @@ class Lowerer {
       static const std::set<std::string> kSideEffects = {"st", "atom", "red", "membar", "fence",
                                                         "prefetch", "nanosleep", "bar", "barrier"};
       pure[i] = in.flow == Flow::None && !kSideEffects.count(t.mnemonic);
-      copy[i] = t.mnemonic == "mov" && in.guard == kNoSlot && in.count == 0 && in.imm == 0 &&
-                in.d[0] != kNoSlot && copyWidthOk(in);
+      // cvta between generic and global is the identity in the machine's map (global
+      // addresses are generic addresses), so it is a copy like mov.
+      bool cvtaGlobal = t.mnemonic == "cvta" && std::find(t.mods.begin(), t.mods.end(), "global") != t.mods.end() &&
+                        in.typeBytes == 8;
+      copy[i] = (t.mnemonic == "mov" || cvtaGlobal) && in.guard == kNoSlot && in.count == 0 &&
+                in.imm == 0 && in.d[0] != kNoSlot && copyWidthOk(in);
     }
     df_ = analyzeFunction(p_, f_, pure, copy);
+    uint64_t next = kGlobalStart;
+    for (const GlobalVariable& g : p_.globals) {
+      if (g.space != ptx::StateSpace::Global) continue;
+      uint64_t align = std::max<uint64_t>(g.align, kGlobalAlign);
+      next = (next + align - 1) / align * align;
+      globalAddr_.push_back(next);
+      next += g.size;
+    }
+    globalsEnd_ = next;
 
     MachineProgram mp;
     mp.entry = f_.name;
@@ -117,6 +130,9 @@ class Lowerer {
       if (g.space == ptx::StateSpace::Global) mp.moduleGlobals.push_back(g.init);
       if (g.dynamicShared) failModule("dynamic shared memory (extern .shared) is not lowered yet");
     }
+    mp.moduleGlobalAddr = globalAddr_;
+    mp.globalsEnd = globalsEnd_;
+    if (globalsEnd_ > kGlobalLimit) failModule("module .global variables exceed the machine's 16 MiB");
     mp.ptxInstructions = n;
     return mp;
   }
@@ -215,9 +231,8 @@ class Lowerer {
     }
     if (v >= kGlobalBase) {
       uint64_t region = (v - kGlobalBase) >> 32, off = v & 0xffffffffu;
-      if (region >= kFirstLaunchBufferRegion || off >= kRegionBytes)
-        fail(pc, "absolute global address outside the module's variables");
-      return kModuleGlobalBase + region * kRegionBytes + off;
+      if (region >= globalAddr_.size()) fail(pc, "absolute global address outside the module's variables");
+      return globalAddr_[region] + off;
     }
     return v;
   }
@@ -541,6 +556,8 @@ class Lowerer {
   std::vector<std::string> regNames_;
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
+  std::vector<uint64_t> globalAddr_;
+  uint64_t globalsEnd_ = kGlobalStart;
 };
 
 }  // namespace

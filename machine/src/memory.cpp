@@ -1,5 +1,7 @@
 #include "memory.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "qgpu/interp/error.h"
@@ -7,9 +9,10 @@
 namespace qgpu::machine {
 
 MachineMemory::MachineMemory(const MachineProgram& program, const std::vector<uint8_t>& params,
-                             std::vector<std::vector<uint8_t>> buffers)
+                             std::vector<std::vector<uint8_t>> buffers, std::vector<uint64_t> bufferAddr)
     : params_(params), const_(program.constBank), globals_(program.moduleGlobals),
-      buffers_(std::move(buffers)), localBytes_(program.localBytes),
+      buffers_(std::move(buffers)), globalAddr_(program.moduleGlobalAddr),
+      bufferAddr_(std::move(bufferAddr)), localBytes_(program.localBytes),
       sharedBytes_(program.staticSharedBytes) {}
 
 void MachineMemory::startBlock(uint32_t threads) {
@@ -28,7 +31,7 @@ uint8_t* MachineMemory::at(MSpace space, uint64_t addr, uint32_t size, uint32_t 
   if (space != MSpace::Generic && space != MSpace::Global) {
     if (addr >= kWindowBytes) return fault("beyond the state space");
     flat = windowOf(space) + addr;
-  } else if (space == MSpace::Global && flat < kModuleGlobalBase) {
+  } else if (space == MSpace::Global && flat >= kGlobalLimit) {
     return fault("not a global address");
   }
   auto in = [&](std::vector<uint8_t>& seg, uint64_t base, bool readOnly) -> uint8_t* {
@@ -37,15 +40,14 @@ uint8_t* MachineMemory::at(MSpace space, uint64_t addr, uint32_t size, uint32_t 
     if (write && readOnly) return fault("read-only memory");
     return seg.data() + off;
   };
-  if (flat >= kBufferBase) {
-    uint64_t i = (flat - kBufferBase) / kRegionBytes;
-    if (i >= buffers_.size()) return fault("no such buffer");
-    return in(buffers_[i], kBufferBase + i * kRegionBytes, false);
-  }
-  if (flat >= kModuleGlobalBase) {
-    uint64_t i = (flat - kModuleGlobalBase) / kRegionBytes;
-    if (i >= globals_.size()) return fault("no such module variable");
-    return in(globals_[i], kModuleGlobalBase + i * kRegionBytes, false);
+  if (flat < kGlobalLimit) {
+    for (size_t i = 0; i < buffers_.size(); ++i)
+      if (flat >= bufferAddr_[i] && flat < bufferAddr_[i] + std::max<size_t>(buffers_[i].size(), 1))
+        return in(buffers_[i], bufferAddr_[i], false);
+    for (size_t i = 0; i < globals_.size(); ++i)
+      if (flat >= globalAddr_[i] && flat < globalAddr_[i] + std::max<size_t>(globals_[i].size(), 1))
+        return in(globals_[i], globalAddr_[i], false);
+    return fault("no global allocation there");
   }
   if (flat >= kParamWindow && flat < kParamWindow + kWindowBytes) return in(params_, kParamWindow, true);
   if (flat >= kConstWindow && flat < kConstWindow + kWindowBytes) return in(const_, kConstWindow, true);

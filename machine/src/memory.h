@@ -13,7 +13,7 @@ namespace qgpu::machine {
 class MachineMemory {
  public:
   MachineMemory(const MachineProgram& program, const std::vector<uint8_t>& params,
-                std::vector<std::vector<uint8_t>> buffers);
+                std::vector<std::vector<uint8_t>> buffers, std::vector<uint64_t> bufferAddr);
 
   /// Resets shared and local memory for a new block of `threads` threads.
   void startBlock(uint32_t threads);
@@ -27,6 +27,7 @@ class MachineMemory {
  private:
   std::vector<uint8_t> params_, const_, shared_;
   std::vector<std::vector<uint8_t>> local_, globals_, buffers_;
+  std::vector<uint64_t> globalAddr_, bufferAddr_;
   uint32_t localBytes_ = 0, sharedBytes_ = 0;
 };
 

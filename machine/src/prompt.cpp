@@ -62,9 +62,8 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   segment(out, kParamWindow, launch.params);
   if (!program.constBank.empty()) segment(out, kConstWindow, program.constBank);
   for (size_t i = 0; i < program.moduleGlobals.size(); ++i)
-    segment(out, kModuleGlobalBase + i * kRegionBytes, program.moduleGlobals[i]);
-  for (size_t i = 0; i < launch.buffers.size(); ++i)
-    segment(out, kBufferBase + i * kRegionBytes, launch.buffers[i]);
+    segment(out, program.moduleGlobalAddr[i], program.moduleGlobals[i]);
+  for (size_t i = 0; i < launch.buffers.size(); ++i) segment(out, launch.bufferAddr[i], launch.buffers[i]);
   s.memory = out.size() - mark;
   out.push_back(ctl(Ctl::Go));
   s.total = out.size();

@@ -37,7 +37,7 @@ std::string tokenName(uint32_t id) {
   if (c >= static_cast<uint32_t>(Ctl::Branch) && c < static_cast<uint32_t>(Ctl::Branch) + 16)
     return fmt::format("branch taken-mask {:#x}", c - static_cast<uint32_t>(Ctl::Branch));
   static const char* kNames[] = {"HALT", "DONE", "LANES", "AFFINE", "PROMPT", "CODE",
-                                 "CONSTS", "LAUNCH", "SEGMENT", "ZERO-SEGMENT", "GO"};
+                                 "CONSTS", "LAUNCH", "SEGMENT", "ZERO-SEGMENT", "GO", "LANES-HIGH"};
   if (c < std::size(kNames)) return kNames[c];
   return fmt::format("unknown machine id {}", id);
 }
@@ -47,6 +47,7 @@ const char* writeFormName(WriteForm f) {
     case WriteForm::Uniform: return "uniform";
     case WriteForm::Pack4: return "pack4";
     case WriteForm::Affine: return "affine";
+    case WriteForm::LanesHigh: return "per-lane-high";
     case WriteForm::Lanes: return "per-lane";
   }
   return "?";
@@ -109,6 +110,14 @@ std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_
       options.push_back({WriteForm::Affine, t});
     }
   }
+  bool lowZero = bytes >= 4;
+  for (uint32_t l : lanes) lowZero = lowZero && (values[l] & 0xffff) == 0;
+  if (lowZero) {
+    std::vector<uint32_t> t{ctl(Ctl::LanesHigh)};
+    for (uint32_t l : lanes)
+      for (uint32_t x : valueTokens((values[l] & wm) >> 16, bytes - 2)) t.push_back(x);
+    options.push_back({WriteForm::LanesHigh, t});
+  }
   std::vector<uint32_t> t{ctl(Ctl::Lanes)};
   for (uint32_t l : lanes)
     for (uint32_t x : valueTokens(values[l], bytes)) t.push_back(x);
@@ -161,6 +170,13 @@ std::array<uint64_t, 4> TokenReader::write(uint32_t mask, uint32_t bytes) {
     next();
     uint64_t base = value(bytes), stride = value(bytes);
     for (uint32_t l = 0; l < 4; ++l) out[l] = (base + stride * l) & wm;
+    return out;
+  }
+  if (id == ctl(Ctl::LanesHigh)) {
+    next();
+    if (bytes < 4) bad(pos_ - 1, "LANES-HIGH needs a value of at least 4 bytes");
+    for (uint32_t l = 0; l < 4; ++l)
+      if ((mask >> l) & 1) out[l] = (value(bytes - 2) << 16) & wm;
     return out;
   }
   if (id == ctl(Ctl::Lanes)) {

@@ -22,6 +22,7 @@ struct MachineLaunch {
   Dim3 grid, block;
   std::vector<uint8_t> params;
   std::vector<std::vector<uint8_t>> buffers;
+  std::vector<uint64_t> bufferAddr;  // machine address of buffer i (after the module globals)
 };
 
 /// Builds a MachineLaunch from the runner's Launch (buffer arguments -> machine addresses).

@@ -53,16 +53,17 @@ constexpr uint32_t kMaxCode = 1023;       // pcs 0..1022
 enum class MSpace : uint8_t { Generic, Global, Shared, Local, Const, Param };
 const char* spaceName(MSpace s);
 
-/// The machine's flat memory map (docs/machine.md §1.3): every address fits in 32 bits so
-/// pointers cost two 16-bit chunks.
+/// The machine's flat memory map (docs/machine.md §1.3). Global memory (module variables,
+/// then the launch buffers) is allocated upwards from kGlobalStart in 256-byte steps, so the
+/// pointers of small launches fit one 16-bit chunk; the other spaces are 16 MiB windows.
+constexpr uint64_t kGlobalStart = 0x100;
+constexpr uint64_t kGlobalAlign = 256;
 constexpr uint64_t kWindowBytes = 0x0100'0000;
 constexpr uint64_t kSharedWindow = 0x0100'0000;
 constexpr uint64_t kLocalWindow = 0x0200'0000;
 constexpr uint64_t kConstWindow = 0x0300'0000;
 constexpr uint64_t kParamWindow = 0x0400'0000;
-constexpr uint64_t kModuleGlobalBase = 0x1000'0000;  // module .global variable i
-constexpr uint64_t kBufferBase = 0x4000'0000;        // launch buffer i
-constexpr uint64_t kRegionBytes = 0x0100'0000;
+constexpr uint64_t kGlobalLimit = kSharedWindow;      // global memory is [kGlobalStart, 16 MiB)
 uint64_t windowOf(MSpace s);  // 0 for Generic/Global
 
 /// Compare ops of SETP/FSETP (fl field), PTX order.
@@ -109,6 +110,8 @@ struct MachineProgram {
   uint32_t localBytes = 0;
   std::vector<uint8_t> constBank;
   std::vector<std::vector<uint8_t>> moduleGlobals;
+  std::vector<uint64_t> moduleGlobalAddr;  // address of module .global variable i
+  uint64_t globalsEnd = kGlobalStart;      // first address after them (buffers follow)
   uint32_t ptxInstructions = 0;           // oracle instructions of the entry
 };
 

@@ -28,6 +28,7 @@ enum class Ctl : uint32_t {
   Segment = 8,   // prompt: address, byte count, then 16-bit data chunks
   ZeroSegment = 9,  // prompt: address, byte count (zero-filled)
   Go = 10,       // prompt: end; generation starts
+  LanesHigh = 11,  // per-lane values whose low 16 bits are zero: one run of v >> 16 per lane
   Branch = 16,   // + taken mask (16 ids)
 };
 constexpr uint32_t kNumMachineIds = 196608 + 32;
@@ -44,7 +45,7 @@ std::string tokenName(uint32_t id);
 std::vector<uint32_t> valueTokens(uint64_t v, uint32_t bytes);
 
 /// How a register write of one step is spelled (docs/machine.md §3.3).
-enum class WriteForm { Uniform, Pack4, Affine, Lanes };
+enum class WriteForm { Uniform, Pack4, Affine, LanesHigh, Lanes };
 const char* writeFormName(WriteForm f);
 
 /// Tokens for writing values[l] (lane l, for lanes in `mask`) into a register of `bytes`.
