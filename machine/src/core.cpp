@@ -115,7 +115,7 @@ class Machine {
   void runBlock(uint32_t bx, uint32_t by, uint32_t bz) {
     block_[0] = bx; block_[1] = by; block_[2] = bz;
     const uint32_t threads = static_cast<uint32_t>(l_.block.count());
-    mem_.startBlock(threads);
+    mem_.startBlock(threads, l_.dynamicSharedBytes);
     warps_.assign((threads + kLanes - 1) / kLanes, Warp{});
     for (uint32_t i = 0; i < warps_.size(); ++i) {
       Warp& w = warps_[i];
@@ -182,6 +182,7 @@ class Machine {
           return;
         }
         case MOp::St: store(w, in, eff); done(w, pc, "store"); break;
+        case MOp::Atom: case MOp::AtomS: atomic(w, in, pc, eff); break;
         default: compute(w, in, pc, eff); break;
       }
     }
@@ -233,6 +234,42 @@ class Machine {
       uint64_t v = read(in.c, w, l);
       std::memcpy(mem_.at(static_cast<MSpace>(in.fl & 7), addr, size, thread(w, l), true), &v, size);
     }
+  }
+
+  // Atomics apply lane by lane in lane order. Tokens: the old values (when the result is
+  // used), then the new memory values, so that the decoder needs no arithmetic unit.
+  void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
+    if (eff == 0) return done(w, pc, "no active lane");
+    const uint32_t bytes = in.bytes();
+    const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
+    std::array<uint64_t, 4> olds{}, news{};
+    if (mode_ == Mode::Execute) {
+      for (uint32_t l = 0; l < kLanes; ++l) {
+        if (!((eff >> l) & 1)) continue;
+        uint8_t* p = mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true);
+        std::memcpy(&olds[l], p, bytes);
+        news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
+        std::memcpy(p, &news[l], bytes);
+      }
+      auto put = [&](const std::array<uint64_t, 4>& v, const std::string& what) {
+        WriteForm form;
+        std::vector<uint32_t> ids = encodeWrite(v, eff, bytes, &form);
+        for (size_t i = 0; i < ids.size(); ++i)
+          emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, eff,
+                                   writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+      };
+      if (in.d != kNoOperand) put(olds, fmt::format("write {} (old values)", operandName(in.d)));
+      put(news, "new memory values");
+    } else {
+      if (in.d != kNoOperand) olds = reader_.write(eff, bytes);
+      news = reader_.write(eff, bytes);
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((eff >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
+    }
+    if (in.d == kNoOperand) return;
+    if (in.d >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
   }
 
   void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
@@ -324,8 +361,7 @@ MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch)
   MachineLaunch ml;
   ml.grid = launch.grid;
   ml.block = launch.block;
-  if (launch.dynamicSharedBytes)
-    throw Error(ErrorKind::Launch, "machine: dynamic shared memory is not supported yet");
+  ml.dynamicSharedBytes = launch.dynamicSharedBytes;
   if (launch.args.size() != program.paramOffsets.size())
     throw Error(ErrorKind::Launch, fmt::format("machine: {} arguments given, the kernel has {} parameters",
                                                launch.args.size(), program.paramOffsets.size()));

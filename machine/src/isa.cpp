@@ -12,7 +12,8 @@ const char* opName(MOp op) {
       "MOV", "ADD", "SUB", "MULLO", "MULHI", "MULWIDE", "MADLO", "MADWIDE", "AND", "OR",
       "XOR", "NOT", "SHL", "SHR", "MIN", "MAX", "NEG", "ABS", "SETP", "SELP", "CVTI",
       "I2F", "F2I", "FADD", "FSUB", "FMUL", "FFMA", "FMIN", "FMAX", "FNEG", "FABS", "FSETP",
-      "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT"};
+      "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT", "POPC", "CLZ", "BREV",
+      "BFIND", "BFE", "BFI", "SHF", "PRMT", "ATOM", "ATOMS"};
   static_assert(std::size(kNames) == static_cast<size_t>(MOp::Count));
   return static_cast<size_t>(op) < std::size(kNames) ? kNames[static_cast<size_t>(op)] : "?";
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -128,7 +129,6 @@ class Lowerer {
       if (g.space == ptx::StateSpace::Const)
         std::copy(g.init.begin(), g.init.end(), mp.constBank.begin() + static_cast<long>(g.offset));
       if (g.space == ptx::StateSpace::Global) mp.moduleGlobals.push_back(g.init);
-      if (g.dynamicShared) failModule("dynamic shared memory (extern .shared) is not lowered yet");
     }
     mp.moduleGlobalAddr = globalAddr_;
     mp.globalsEnd = globalsEnd_;
@@ -181,6 +181,12 @@ class Lowerer {
     regNames_.push_back(f_.slotNames[slot]);
     regOf_[slot] = r;
     return r;
+  }
+  /// A machine register the PTX does not have (micro-code intermediate).
+  uint16_t temporary(uint32_t pc, const std::string& name) {
+    if (regNames_.size() >= kNumRegs) fail(pc, fmt::format("more than {} live registers", kNumRegs));
+    regNames_.push_back(name);
+    return static_cast<uint16_t>(regNames_.size() - 1);
   }
   uint16_t constant(uint32_t pc, uint64_t v) {
     auto it = std::find(constants_.begin(), constants_.end(), v);
@@ -488,8 +494,8 @@ class Lowerer {
       m.a = operand(pc, in.s[0]);
       m.b = operand(pc, in.s[1]);
       m.c = operand(pc, in.s[2]);
-      uint16_t member = operand(pc, in.s[3]);
-      if (member < kConstBase) fail(pc, "shfl with a membermask in a register is not lowered");
+      // The membermask only decides whether the shuffle is defined (every member must take
+      // part); the machine takes the executing lanes as the members and does not read it.
       return emit(m);
     }
     if (mn == "vote") {
@@ -500,6 +506,69 @@ class Lowerer {
       m.d = operand(pc, in.d[0]);
       m.a = operand(pc, in.s[0]);
       m.b = operand(pc, in.s[1]);
+      return emit(m);
+    }
+    if (mn == "popc" || mn == "clz" || mn == "brev" || mn == "bfind") {
+      only(pc, t, {"shiftamt"});
+      MOp op = mn == "popc" ? MOp::Popc : mn == "clz" ? MOp::Clz : mn == "brev" ? MOp::Brev : MOp::Bfind;
+      return alu(pc, in, op, ty(oneType(pc, t)), t.has("shiftamt") ? 1 : 0, 1);
+    }
+    if (mn == "bfe") {
+      only(pc, t, {});
+      return alu(pc, in, MOp::Bfe, ty(oneType(pc, t)), 0, 3);
+    }
+    if (mn == "bfi") {
+      only(pc, t, {});
+      // Position and length travel as one ROM constant pos | len << 8.
+      auto value = [&](uint32_t slot) -> std::optional<uint64_t> {
+        slot = df_.resolve(slot);
+        for (const auto& [cs, v] : f_.constants)
+          if (cs == slot) return v;
+        return std::nullopt;
+      };
+      auto pos = value(in.s[2]), len = value(in.s[3]);
+      MInstr m = base(pc, MOp::Bfi, in);
+      m.ty = ty(oneType(pc, t));
+      m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = operand(pc, in.s[1]);
+      if (pos && len) {
+        m.c = constant(pc, (*pos & 0xff) | (*len & 0xff) << 8);
+      } else {
+        // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
+        MInstr pack = base(pc, MOp::Prmt, in);
+        pack.ty = typeCode(4, false);
+        pack.d = temporary(pc, "bfi.pos_len");
+        pack.a = operand(pc, in.s[2]);
+        pack.b = operand(pc, in.s[3]);
+        pack.c = constant(pc, 0x0040);  // byte 0 <- pos.b0, byte 1 <- len.b0
+        emit(pack);
+        m.c = pack.d;
+      }
+      return emit(m);
+    }
+    if (mn == "shf") {
+      only(pc, t, {"l", "r", "wrap", "clamp"});
+      return alu(pc, in, MOp::Shf, typeCode(4, false), in.mode, 3);
+    }
+    if (mn == "prmt") {
+      only(pc, t, {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"});
+      return alu(pc, in, MOp::Prmt, typeCode(4, false), in.mode, 3);
+    }
+    if (mn == "atom" || mn == "red") {
+      only(pc, t, {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"}, true);
+      ScalarType ty0 = oneType(pc, t);
+      if (isFloat(ty0)) fail(pc, "floating-point atomics are not lowered");
+      if (in.imm != 0) fail(pc, "atomics with an address offset are not lowered");
+      if (in.space != MemSpace::Generic && in.space != MemSpace::Global && in.space != MemSpace::Shared)
+        fail(pc, "atomics outside global/shared memory");
+      MInstr m = base(pc, in.space == MemSpace::Shared ? MOp::AtomS : MOp::Atom, in);
+      m.ty = ty(ty0);
+      m.fl = in.mode;
+      if (in.d[0] != kNoSlot && df_.live(in.d[0])) m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = operand(pc, in.s[1]);
+      if (in.s[2] != kNoSlot) m.c = operand(pc, in.s[2]);
       return emit(m);
     }
     if (mn == "membar" || mn == "fence") return;  // the machine is sequentially consistent

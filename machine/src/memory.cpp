@@ -15,8 +15,8 @@ MachineMemory::MachineMemory(const MachineProgram& program, const std::vector<ui
       bufferAddr_(std::move(bufferAddr)), localBytes_(program.localBytes),
       sharedBytes_(program.staticSharedBytes) {}
 
-void MachineMemory::startBlock(uint32_t threads) {
-  shared_.assign(sharedBytes_, 0);
+void MachineMemory::startBlock(uint32_t threads, uint32_t dynamicSharedBytes) {
+  shared_.assign(((sharedBytes_ + 15u) & ~15u) + dynamicSharedBytes, 0);
   local_.assign(threads, std::vector<uint8_t>(localBytes_, 0));
 }
 

@@ -16,7 +16,7 @@ class MachineMemory {
                 std::vector<std::vector<uint8_t>> buffers, std::vector<uint64_t> bufferAddr);
 
   /// Resets shared and local memory for a new block of `threads` threads.
-  void startBlock(uint32_t threads);
+  void startBlock(uint32_t threads, uint32_t dynamicSharedBytes);
 
   /// Bytes at `addr` of `space` for `thread`; throws qgpu::Error(Memory) when out of
   /// bounds, misaligned, or a write to read-only memory.

@@ -152,14 +152,84 @@ float fminmax(float a, float b, bool isMax) {
   return (a < b) != isMax ? a : b;
 }
 
+uint64_t bitField(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
+  const uint32_t bits = 8 * in.bytes(), msb = bits - 1;
+  uint64_t v = a & widthMask(in.bytes());
+  uint32_t pos = static_cast<uint32_t>(b & 0xff), len = static_cast<uint32_t>(c & 0xff);
+  bool sbit = in.isSigned() && len != 0 && ((v >> std::min(pos + len - 1, msb)) & 1);
+  uint64_t r = 0;
+  for (uint32_t i = 0; i <= msb; ++i) {
+    bool bit = (i < len && pos + i <= msb) ? ((v >> (pos + i)) & 1) : sbit;
+    if (bit) r |= 1ull << i;
+  }
+  return r;
+}
+
+uint64_t bitInsert(const MInstr& in, uint64_t a, uint64_t b, uint64_t packed) {
+  const uint32_t msb = 8 * in.bytes() - 1;
+  uint32_t pos = static_cast<uint32_t>(packed & 0xff), len = static_cast<uint32_t>((packed >> 8) & 0xff);
+  uint64_t r = b & widthMask(in.bytes());
+  for (uint32_t i = 0; i < len && pos + i <= msb; ++i) {
+    uint64_t bit = 1ull << (pos + i);
+    r = ((a >> i) & 1) ? (r | bit) : (r & ~bit);
+  }
+  return r;
+}
+
+uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
+  uint64_t src = (uint64_t{b} << 32) | a;
+  auto byte = [&](uint32_t i) { return static_cast<uint32_t>((src >> (8 * (i & 7))) & 0xff); };
+  uint32_t r = 0;
+  if (mode == 0) {
+    for (uint32_t k = 0; k < 4; ++k) {
+      uint32_t nib = (sel >> (4 * k)) & 0xf;
+      uint32_t v = byte(nib & 7);
+      if (nib & 8) v = (v & 0x80) ? 0xff : 0;  // replicate the sign bit
+      r |= v << (8 * k);
+    }
+    return r;
+  }
+  // Byte selections of the named modes, indexed [mode-1][sel & 3][result byte].
+  static const uint8_t kModes[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}},  // rc16
+  };
+  if (mode > 6) throw Error(ErrorKind::Input, fmt::format("PRMT: mode {} does not exist", mode));
+  for (uint32_t k = 0; k < 4; ++k) r |= byte(kModes[mode - 1][sel & 3][k]) << (8 * k);
+  return r;
+}
+
 }  // namespace
+
+uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {
+  const uint32_t w = in.bytes();
+  const uint64_t m = widthMask(w);
+  switch (static_cast<MAtom>(in.fl)) {
+    case MAtom::And: return old & b & m;
+    case MAtom::Or: return (old | b) & m;
+    case MAtom::Xor: return (old ^ b) & m;
+    case MAtom::Cas: return ((old & m) == (b & m) ? c : old) & m;
+    case MAtom::Exch: return b & m;
+    case MAtom::Add: return (old + b) & m;
+    case MAtom::Inc: return (old & m) >= (b & m) ? 0 : (old + 1) & m;
+    case MAtom::Dec: return ((old & m) == 0 || (old & m) > (b & m)) ? b & m : (old - 1) & m;
+    case MAtom::Min: return static_cast<uint64_t>(std::min(val(in, old, w), val(in, b, w))) & m;
+    case MAtom::Max: return static_cast<uint64_t>(std::max(val(in, old, w), val(in, b, w))) & m;
+  }
+  throw Error(ErrorKind::Input, fmt::format("ATOM: operation {} does not exist", in.fl));
+}
 
 uint32_t writeBytes(const MInstr& in) {
   switch (in.op) {
     case MOp::Setp: case MOp::FSetp: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::I2F: case MOp::Shfl: return 4;
+    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
+    case MOp::Prmt: return 4;
     case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
     default: return in.bytes();
   }
@@ -222,6 +292,30 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       if (in.ty & 4) { x = flush(x); y = flush(y); }
       return compareFloat(in.fl, x, y) ? 1 : 0;
     }
+    case MOp::Popc: return static_cast<uint64_t>(std::popcount(a & m));
+    case MOp::Clz: return static_cast<uint64_t>(std::countl_zero(a & m)) - (64 - 8 * w);
+    case MOp::Brev: {
+      uint64_t r = 0;
+      for (uint32_t i = 0; i < 8 * w; ++i) r |= ((a >> i) & 1) << (8 * w - 1 - i);
+      return r;
+    }
+    case MOp::Bfind: {
+      uint64_t u = a & m;
+      if (in.isSigned() && ((u >> (8 * w - 1)) & 1)) u = ~u & m;
+      if (u == 0) return 0xffffffffu;
+      uint32_t pos = 63 - static_cast<uint32_t>(std::countl_zero(u));
+      return (in.fl & 1) ? 8 * w - 1 - pos : pos;  // .shiftamt
+    }
+    case MOp::Bfe: return bitField(in, a, b, c);
+    case MOp::Bfi: return bitInsert(in, a, b, c);
+    case MOp::Shf: {
+      uint32_t n = static_cast<uint32_t>(c);
+      n = (in.fl & 2) ? std::min(n, 32u) : (n & 31);
+      uint64_t both = (b & 0xffffffffu) << 32 | (a & 0xffffffffu);
+      return (in.fl & 1) ? (both >> n) & 0xffffffffu : ((both << n) >> 32) & 0xffffffffu;
+    }
+    case MOp::Prmt:
+      return permute(static_cast<uint32_t>(a), static_cast<uint32_t>(b), static_cast<uint32_t>(c), in.fl);
     case MOp::Cvta: {
       MSpace s = static_cast<MSpace>(in.fl & 7);
       uint64_t win = windowOf(s), v = a & m;

@@ -18,4 +18,7 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c);
 
 uint64_t widthMask(uint32_t bytes);
 
+/// New memory value of an atomic (ATOM/ATOMS) given the old one and the operands.
+uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c);
+
 }  // namespace qgpu::machine

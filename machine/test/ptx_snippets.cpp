@@ -94,7 +94,22 @@ class Gen {
 
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
-    switch (pick(16)) {
+    switch (pick(20)) {
+      case 16: {
+        static const char* kOps[] = {"popc.b32", "clz.b32", "brev.b32", "bfind.u32", "bfind.s32", "bfind.shiftamt.u32"};
+        return fmt::format("{} \t{}, {};\n", kOps[pick(6)], r(), r());
+      }
+      case 17: return fmt::format("bfe.{} \t{}, {}, {}, {};\n", it, r(), r(), chance(50) ? std::to_string(pick(40)) : r(),
+                                  chance(50) ? std::to_string(pick(40)) : r());
+      case 18: return fmt::format("bfi.b32 \t{}, {}, {}, {}, {};\n", r(), r(), r(), chance(50) ? std::to_string(pick(40)) : r(),
+                                  chance(50) ? std::to_string(pick(40)) : r());
+      case 19: {
+        static const char* kModes[] = {"", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+        if (chance(50))
+          return fmt::format("shf.{}.{}.b32 \t{}, {}, {}, {};\n", chance(50) ? "l" : "r", chance(50) ? "wrap" : "clamp",
+                             r(), r(), r(), chance(50) ? std::to_string(pick(40)) : r());
+        return fmt::format("prmt.b32{} \t{}, {}, {}, {};\n", kModes[pick(7)], r(), r(), r(), rOrImm());
+      }
       case 0: return fmt::format("add.{} \t{}, {}, {};\n", it, r(), r(), rOrImm());
       case 1: return fmt::format("sub.{} \t{}, {}, {};\n", it, r(), rOrImm(), r());
       case 2: return fmt::format("mul.lo.{} \t{}, {}, {};\n", it, r(), r(), rOrImm());
@@ -162,7 +177,22 @@ class Gen {
 
   // Only where every lane of the warp is converged.
   std::string warpOp() {
-    switch (pick(5)) {
+    switch (pick(6)) {
+      case 5: {  // atomics on shared memory (all threads hit word tid & 1) and on the out buffer
+        static const char* kOps[] = {"add.u32", "and.b32", "or.b32", "xor.b32", "exch.b32", "inc.u32", "dec.u32",
+                                     "min.s32", "max.u32", "min.u32", "max.s32"};
+        std::string s = "\tmov.u32 \t%r12, sm;\n\tand.b32 \t%r13, %r22, 1;\n\tshl.b32 \t%r13, %r13, 2;\n"
+                        "\tadd.s32 \t%r14, %r12, %r13;\n";
+        if (chance(30))
+          s += fmt::format("\tatom.shared.cas.b32 \t{}, [%r14], {}, {};\n", r(), r(), r());
+        else if (chance(20))
+          s += fmt::format("\tred.shared.{} \t[%r14], {};\n", kOps[pick(11)], r());
+        else
+          s += fmt::format("\tatom.shared.{} \t{}, [%r14], {};\n", kOps[pick(11)], r(), rOrImm());
+        s += fmt::format("\tbar.sync \t0;\n\tld.shared.u32 \t{}, [%r14];\n\tbar.sync \t0;\n", r());
+        s += fmt::format("\tatom.global.add.u32 \t{}, [%rd6], {};\n", r(), r());
+        return s;
+      }
       case 0: {
         static const char* kModes[] = {"bfly", "down", "up", "idx"};
         int m = pick(4);

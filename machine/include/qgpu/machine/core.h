@@ -20,6 +20,7 @@ namespace qgpu::machine {
 /// the machine's address map) and the launch buffers.
 struct MachineLaunch {
   Dim3 grid, block;
+  uint32_t dynamicSharedBytes = 0;  // after the static shared memory, 16-byte aligned
   std::vector<uint8_t> params;
   std::vector<std::vector<uint8_t>> buffers;
   std::vector<uint64_t> bufferAddr;  // machine address of buffer i (after the module globals)

@@ -26,6 +26,7 @@ enum class MOp : uint8_t {
   Mov, Add, Sub, MulLo, MulHi, MulWide, MadLo, MadWide, And, Or, Xor, Not, Shl, Shr, Min, Max,
   Neg, Abs, Setp, Selp, CvtI, I2F, F2I, FAdd, FSub, FMul, FFma, FMin, FMax, FNeg, FAbs, FSetp,
   Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
+  Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
   Count
 };
 const char* opName(MOp op);
@@ -68,6 +69,9 @@ uint64_t windowOf(MSpace s);  // 0 for Generic/Global
 
 /// Compare ops of SETP/FSETP (fl field), PTX order.
 enum class MCmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+
+/// Atomic operations (fl of ATOM/ATOMS), PTX order.
+enum class MAtom : uint8_t { And, Or, Xor, Cas, Exch, Add, Inc, Dec, Min, Max };
 
 // fl bits of float ops.
 constexpr uint8_t kFlFtz = 1;
