@@ -44,7 +44,8 @@ class MachineBackend : public Backend {
                     {"machine_steps", ex.trace.steps},
                     {"machine_instructions", mp.code.size()},
                     {"ptx_instructions", mp.ptxInstructions},
-                    {"rom_constants", mp.constants.size()}};
+                    {"rom_constants", mp.constants.size()},
+                    {"machine_registers", mp.numRegs}};
     return r;
   }
 

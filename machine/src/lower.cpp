@@ -67,7 +67,9 @@ class Lowerer {
       if (in.flow == Flow::Call) fail(pc, "calls are not lowered (the machine has no call stack yet)");
       static const std::set<std::string> kSideEffects = {"st", "atom", "red", "membar", "fence",
                                                         "prefetch", "nanosleep", "bar", "barrier"};
-      pure[i] = in.flow == Flow::None && !kSideEffects.count(t.mnemonic);
+      // Carry arithmetic also writes CC.CF, which is not a destination slot.
+      bool carry = t.has("cc") || t.mnemonic == "addc" || t.mnemonic == "subc" || t.mnemonic == "madc";
+      pure[i] = in.flow == Flow::None && !kSideEffects.count(t.mnemonic) && !carry;
       // cvta between generic and global is the identity in the machine's map (global
       // addresses are generic addresses), so it is a copy like mov.
       bool cvtaGlobal = t.mnemonic == "cvta" && std::find(t.mods.begin(), t.mods.end(), "global") != t.mods.end() &&
