@@ -45,11 +45,20 @@ class MachineBackend : public Backend {
                     {"machine_instructions", mp.code.size()},
                     {"ptx_instructions", mp.ptxInstructions},
                     {"rom_constants", mp.constants.size()},
-                    {"machine_registers", mp.numRegs}};
+                    {"machine_registers", mp.numRegs},
+                    {"memory_bytes", memoryBytes(mp, ml)}};
     return r;
   }
 
  private:
+  // Bytes the memory layers must hold for this launch (docs/machine.md §5).
+  static uint64_t memoryBytes(const machine::MachineProgram& mp, const machine::MachineLaunch& ml) {
+    uint64_t n = ml.params.size() + mp.constBank.size() + ((mp.staticSharedBytes + 15u) & ~15u) +
+                 ml.dynamicSharedBytes + uint64_t{mp.localBytes} * ml.block.count();
+    for (const auto& g : mp.moduleGlobals) n += g.size();
+    for (const auto& b : ml.buffers) n += b.size();
+    return n;
+  }
   static void writeTokens(const std::string& path, const machine::Trace& t) {
     std::ofstream out(path);
     if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the token stream", path));
