@@ -184,6 +184,11 @@ class Lowerer {
     regOf_[slot] = r;
     return r;
   }
+  /// The division state register, shared by every division of the kernel (never live across one).
+  uint16_t divState(uint32_t pc) {
+    if (divState_ == kNoOperand) divState_ = temporary(pc, "div.state");
+    return divState_;
+  }
   /// A machine register the PTX does not have (micro-code intermediate).
   uint16_t temporary(uint32_t pc, const std::string& name) {
     if (regNames_.size() >= kNumRegs) fail(pc, fmt::format("more than {} live registers", kNumRegs));
@@ -510,6 +515,35 @@ class Lowerer {
       m.b = operand(pc, in.s[1]);
       return emit(m);
     }
+    if (mn == "div" || mn == "rem") {
+      ScalarType ty0 = oneType(pc, t);
+      if (isFloat(ty0)) fail(pc, fmt::format("'{}' is not lowered (f32 division needs Newton-Raphson micro-code)", p_.opcodeText[pc]));
+      only(pc, t, {});
+      if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32-bit types only (64-bit needs a 128-bit state)");
+      // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
+      uint16_t state = divState(pc);
+      MInstr init = base(pc, MOp::DivInit, in);
+      init.ty = ty(ty0);
+      init.d = state;
+      init.a = operand(pc, in.s[0]);
+      emit(init);
+      for (int i = 0; i < 8; ++i) {
+        MInstr step = base(pc, MOp::DivStep, in);
+        step.ty = ty(ty0);
+        step.d = state;
+        step.a = state;
+        step.b = operand(pc, in.s[1]);
+        emit(step);
+      }
+      MInstr fin = base(pc, MOp::DivFin, in);
+      fin.ty = ty(ty0);
+      fin.fl = mn == "rem" ? 1 : 0;
+      fin.d = operand(pc, in.d[0]);
+      fin.a = state;
+      fin.b = operand(pc, in.s[0]);
+      fin.c = operand(pc, in.s[1]);
+      return emit(fin);
+    }
     if (mn == "popc" || mn == "clz" || mn == "brev" || mn == "bfind") {
       only(pc, t, {"shiftamt"});
       MOp op = mn == "popc" ? MOp::Popc : mn == "clz" ? MOp::Clz : mn == "brev" ? MOp::Brev : MOp::Bfind;
@@ -628,6 +662,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
+  uint16_t divState_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };
 

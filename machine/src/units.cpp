@@ -203,6 +203,12 @@ uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
   return r;
 }
 
+uint64_t magnitude32(const MInstr& in, uint64_t v) {
+  v &= 0xffffffffu;
+  if (in.isSigned() && (v >> 31)) v = (0 - v) & 0xffffffffu;
+  return v;
+}
+
 }  // namespace
 
 uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {
@@ -228,7 +234,8 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
+    case MOp::DivInit: case MOp::DivStep: return 8;
+    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
     case MOp::Prmt: return 4;
     case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
     default: return in.bytes();
@@ -291,6 +298,29 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       float x = f32(a), y = f32(b);
       if (in.ty & 4) { x = flush(x); y = flush(y); }
       return compareFloat(in.fl, x, y) ? 1 : 0;
+    }
+    // 32-bit division micro-code (radix 16): state T = R << 32 | Q.
+    case MOp::DivInit: return magnitude32(in, a);  // R = 0, Q = |dividend|
+    case MOp::DivStep: {
+      uint64_t r = a >> 32, q = a & 0xffffffffu, dv = magnitude32(in, b);
+      for (int i = 0; i < 4; ++i) {  // four compare-subtract stages
+        r = (r << 1) | (q >> 31);
+        q = (q << 1) & 0xffffffffu;
+        if (dv != 0 && r >= dv) {
+          r -= dv;
+          q |= 1;
+        }
+      }
+      return r << 32 | q;
+    }
+    case MOp::DivFin: {  // a = state, b = dividend, c = divisor; fl bit 0: remainder
+      uint64_t bv = c & 0xffffffffu, av = b & 0xffffffffu;
+      if (bv == 0) return 0xffffffffu;  // division by zero: all ones
+      bool rem = in.fl & 1;
+      uint64_t v = rem ? a >> 32 : a & 0xffffffffu;
+      bool negA = in.isSigned() && (av >> 31), negB = in.isSigned() && (bv >> 31);
+      bool negate = rem ? negA : (negA != negB);
+      return (negate ? 0 - v : v) & 0xffffffffu;
     }
     case MOp::Popc: return static_cast<uint64_t>(std::popcount(a & m));
     case MOp::Clz: return static_cast<uint64_t>(std::countl_zero(a & m)) - (64 - 8 * w);

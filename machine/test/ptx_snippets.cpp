@@ -94,7 +94,8 @@ class Gen {
 
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
-    switch (pick(20)) {
+    switch (pick(21)) {
+      case 20: return fmt::format("{}.{} \t{}, {}, {};\n", chance(50) ? "div" : "rem", it, r(), rOrImm(), rOrImm());
       case 16: {
         static const char* kOps[] = {"popc.b32", "clz.b32", "brev.b32", "bfind.u32", "bfind.s32", "bfind.shiftamt.u32"};
         return fmt::format("{} \t{}, {};\n", kOps[pick(6)], r(), r());
