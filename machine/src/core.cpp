@@ -46,13 +46,20 @@ class Machine {
     for (uint32_t z = 0; z < l_.grid.z; ++z)
       for (uint32_t y = 0; y < l_.grid.y; ++y)
         for (uint32_t x = 0; x < l_.grid.x; ++x) runBlock(x, y, z);
+    // The step that ends the launch says HALT in place of its DONE (one token less).
     if (mode_ == Mode::Execute) {
-      emit(ctl(Ctl::Halt), "HALT: the launch is complete");
-    } else {
+      if (!trace.tokens.empty() && trace.tokens.back() == ctl(Ctl::Done)) {
+        trace.tokens.back() = ctl(Ctl::Halt);
+        trace.meanings.back() += "; HALT: the launch is complete";
+      } else {
+        emit(ctl(Ctl::Halt), "HALT: the launch is complete");
+      }
+    } else if (!halted_) {
       size_t at = reader_.pos();
       if (reader_.next() != ctl(Ctl::Halt)) throw Error(ErrorKind::Input, fmt::format("token {}: expected HALT", at));
-      if (!reader_.atEnd()) throw Error(ErrorKind::Input, fmt::format("token {}: tokens after HALT", reader_.pos()));
     }
+    if (mode_ == Mode::Replay && !reader_.atEnd())
+      throw Error(ErrorKind::Input, fmt::format("token {}: tokens after HALT", reader_.pos()));
   }
 
   Trace trace;
@@ -194,7 +201,12 @@ class Machine {
       emit(ctl(Ctl::Done), fmt::format("{}: DONE ({})", where(w, pc), what));
     } else {
       size_t at = reader_.pos();
+      if (halted_) throw Error(ErrorKind::Input, fmt::format("token {}: HALT came before the launch ended ({})", at - 1, where(w, pc)));
       uint32_t id = reader_.next();
+      if (id == ctl(Ctl::Halt) && reader_.atEnd()) {
+        halted_ = true;  // must be the launch's last step: checked when the next step asks for a token
+        return;
+      }
       if (id != ctl(Ctl::Done))
         throw Error(ErrorKind::Input, fmt::format("token {}: expected DONE for {}, got {}", at, where(w, pc), tokenName(id)));
     }
@@ -353,6 +365,7 @@ class Machine {
   TokenReader reader_;
   std::vector<Warp> warps_;
   uint32_t block_[3] = {0, 0, 0};
+  bool halted_ = false;  // replay: HALT was read in place of a DONE
 };
 
 }  // namespace

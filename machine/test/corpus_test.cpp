@@ -97,6 +97,15 @@ TEST(MachineReplay, OutputsComeFromTheTokens) {
       break;
     }
   EXPECT_THROW(machine::replay(mp, ml, badBranch), Error);
+  // HALT replaces the last step's DONE; an early HALT (the store's DONE) is an error.
+  std::vector<uint32_t> early = ex.trace.tokens;
+  early.pop_back();
+  ASSERT_EQ(early.back(), machine::ctl(machine::Ctl::Done));
+  early.back() = machine::ctl(machine::Ctl::Halt);
+  EXPECT_THROW(machine::replay(mp, ml, early), Error);
+  std::vector<uint32_t> trailing = ex.trace.tokens;
+  trailing.push_back(machine::ctl(machine::Ctl::Halt));
+  EXPECT_THROW(machine::replay(mp, ml, trailing), Error);
 }
 
 TEST(MachineBackend, RejectsOtherWarpWidths) {
