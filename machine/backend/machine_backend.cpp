@@ -29,9 +29,19 @@ class MachineBackend : public Backend {
     machine::PromptStats ps;
     std::vector<uint32_t> prompt = machine::encodePrompt(mp, ml, &ps);
     machine::MachineResult ex = machine::execute(mp, ml, options.maxSteps);
-    std::vector<std::vector<uint8_t>> replayed = machine::replay(mp, ml, ex.trace.tokens, options.maxSteps);
     if (!options.tokensFile.empty()) writeTokens(options.tokensFile, ex.trace);
-    for (size_t i = 0; i < launch.buffers.size(); ++i) launch.buffers[i].data = replayed[i];
+    // The host decoder sees only tokens: the prompt (ROM, launch, initial memory) and the
+    // generated stream. Launch buffer i is the replayed global segment at its address.
+    machine::DecodedPrompt dp = machine::decodePrompt(prompt);
+    std::vector<std::vector<uint8_t>> replayed =
+        machine::replay(dp.program, dp.launch, ex.trace.tokens, options.maxSteps);
+    for (size_t i = 0; i < launch.buffers.size(); ++i) {
+      size_t k = 0;
+      while (k < dp.launch.bufferAddr.size() && dp.launch.bufferAddr[k] != ml.bufferAddr[i]) ++k;
+      if (k == dp.launch.bufferAddr.size())
+        throw Error(ErrorKind::Backend, fmt::format("machine: buffer {} is missing from the prompt", i));
+      launch.buffers[i].data = replayed[k];
+    }
     RunResult r;
     r.kernel = spec.name;
     r.backend = name();

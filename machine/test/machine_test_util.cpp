@@ -2,6 +2,7 @@
 
 #include "qgpu/interp/ptx_parser.h"
 #include "qgpu/machine/lower.h"
+#include "qgpu/machine/prompt.h"
 
 namespace qgpu::machine::test {
 
@@ -22,7 +23,15 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
   MachineLaunch ml = machineLaunch(r.program, launch);
   MachineResult ex = execute(r.program, ml, 1'000'000);
   r.machine = ex.buffers;
-  r.replayed = replay(r.program, ml, ex.trace.tokens, 1'000'000);
+  // The decoder works from tokens only: the prompt, then the generated stream.
+  DecodedPrompt dp = decodePrompt(encodePrompt(r.program, ml));
+  std::vector<std::vector<uint8_t>> segments = replay(dp.program, dp.launch, ex.trace.tokens, 1'000'000);
+  for (uint64_t addr : ml.bufferAddr)
+    for (size_t k = 0; k < dp.launch.bufferAddr.size(); ++k)
+      if (dp.launch.bufferAddr[k] == addr) {
+        r.replayed.push_back(segments[k]);
+        break;
+      }
   r.trace = std::move(ex.trace);
   return r;
 }

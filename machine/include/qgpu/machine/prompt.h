@@ -17,4 +17,15 @@ struct PromptStats {
 std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineLaunch& launch,
                                    PromptStats* stats = nullptr);
 
+/// What the host decoder knows after reading a prompt: the ROM and the launch. All global
+/// segments (module variables and launch buffers) come back as launch buffers at their
+/// addresses; register names and PTX provenance are not part of the prompt.
+struct DecodedPrompt {
+  MachineProgram program;
+  MachineLaunch launch;
+};
+
+/// Reads a prompt produced by encodePrompt; throws qgpu::Error(Input) on malformed tokens.
+DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens);
+
 }  // namespace qgpu::machine
