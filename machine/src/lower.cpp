@@ -307,9 +307,10 @@ class Lowerer {
     if (t != ScalarType::F32) fail(pc, fmt::format(".{} floating point is not lowered", scalarTypeName(t)));
   }
   uint8_t floatFlags(uint32_t pc, const Text& t, bool allowSat) {
-    only(pc, t, {"rn", "ftz", "sat"});
+    only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
     if (t.has("sat") && !allowSat) fail(pc, ".sat is not lowered here");
-    return static_cast<uint8_t>((t.has("ftz") ? kFlFtz : 0) | (t.has("sat") ? kFlSat : 0));
+    uint8_t rounding = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
+    return static_cast<uint8_t>((t.has("ftz") ? kFlFtz : 0) | (t.has("sat") ? kFlSat : 0) | rounding << 2);
   }
 
   void alu(uint32_t pc, const Instr& in, MOp op, uint8_t tyCode, uint8_t fl, int nsrc) {
@@ -344,7 +345,7 @@ class Lowerer {
       int nsrc = mn == "mul" ? 2 : 3;
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
-        if (mn == "mad" && !t.has("rn")) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
+        if (mn == "mad" && !t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
         return alu(pc, in, mn == "mul" ? MOp::FMul : MOp::FFma, ty(ty0), floatFlags(pc, t, true), nsrc);
       }
       if (mn == "fma") fail(pc, "integer fma does not exist");
@@ -633,11 +634,10 @@ class Lowerer {
       return emit(m);
     }
     if (fd && !fs && dt == ScalarType::F32) {
-      only(pc, t, {"rn"});
-      if (!t.has("rn")) fail(pc, "integer-to-f32 conversion is only lowered with .rn");
-      if (scalarTypeBytes(st) == 8 && !isSigned(st)) fail(pc, "cvt.f32.u64 is not lowered");
+      only(pc, t, {"rn", "rz", "rm", "rp"});
       m.op = MOp::I2F;
       m.ty = ty(st);
+      m.fl = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
       return emit(m);
     }
     if (!fd && fs && st == ScalarType::F32) {
@@ -649,7 +649,7 @@ class Lowerer {
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
-    fail(pc, fmt::format("'{}' is not lowered (only integer<->integer, s32/u32/s64->f32 .rn and "
+    fail(pc, fmt::format("'{}' is not lowered (only integer<->integer, integer->f32 and "
                          "f32->integer conversions are)", p_.opcodeText[pc]));
   }
 

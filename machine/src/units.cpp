@@ -37,6 +37,47 @@ uint64_t bits32(float f) { return std::bit_cast<uint32_t>(f); }
 bool isSub(float x) { return std::fpclassify(x) == FP_SUBNORMAL; }
 float flush(float x) { return isSub(x) ? std::copysign(0.0f, x) : x; }
 float in32(const MInstr& in, uint64_t v) { return (in.fl & kFlFtz) ? flush(f32(v)) : f32(v); }
+// Directed rounding (fl bits 2-3 of FADD/FSUB/FMUL/FFMA: 0 rn, 1 rz, 2 rm, 3 rp). The exact
+// result is x + e with |e| < ulp(x)/2 (only e's sign matters); x is turned into its
+// round-to-odd double (53 >= 24 + 2 bits, so rounding that once more is exact) and then
+// rounded to f32 in the requested mode without touching the host's rounding mode.
+float roundToF32(double x, double e, uint32_t mode) {
+  if (e != 0 && !(std::bit_cast<uint64_t>(x) & 1))
+    x = std::nextafter(x, e > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
+  float f = static_cast<float>(x);
+  double fd = f;
+  switch (mode) {
+    case 1: if (std::fabs(fd) > std::fabs(x)) f = std::nextafter(f, 0.0f); break;
+    case 2: if (fd > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity()); break;
+    case 3: if (fd < x) f = std::nextafter(f, std::numeric_limits<float>::infinity()); break;
+    default: break;
+  }
+  return f;
+}
+
+// x + y of doubles as s + e exactly (TwoSum).
+double twoSum(double x, double y, double& e) {
+  double s = x + y, bb = s - x;
+  e = (x - (s - bb)) + (y - bb);
+  return s;
+}
+
+// Rounded sum of two exact addends (f32 add, or an exact f32 product plus c).
+float addRounded(double x, double y, uint32_t mode) {
+  if (std::isnan(x) || std::isnan(y) || std::isinf(x) || std::isinf(y)) return static_cast<float>(x + y);
+  double e;
+  double s = twoSum(x, y, e);
+  if (s == 0 && e == 0) {
+    // An exact zero: -0 only when both addends are -0, or (round down) when they cancel.
+    bool bothZero = x == 0 && y == 0;
+    if (bothZero && std::signbit(x) == std::signbit(y)) return std::signbit(x) ? -0.0f : 0.0f;
+    return mode == 2 ? -0.0f : 0.0f;
+  }
+  return roundToF32(s, e, mode);
+}
+
+uint32_t roundingOf(const MInstr& in) { return (in.fl >> 2) & 3; }
+
 uint64_t out32(const MInstr& in, float r) {
   if (std::isnan(r)) return (in.fl & kFlSat) ? 0 : kNaN32;  // .sat: NaN -> +0
   if (in.fl & kFlFtz) r = flush(r);
@@ -138,10 +179,11 @@ uint64_t floatToInt(const MInstr& in, uint64_t a) {
 
 uint64_t intToFloat(const MInstr& in, uint64_t a) {
   const uint32_t sbytes = in.bytes();
-  float r;
-  if (in.isSigned()) r = static_cast<float>(sext(a, sbytes));  // host conversion: round to nearest even
-  else r = static_cast<float>(a & widthMask(sbytes));
-  return bits32(r);
+  s128 v = in.isSigned() ? s128{sext(a, sbytes)} : static_cast<s128>(a & widthMask(sbytes));
+  double x = static_cast<double>(v);  // exact below 2^53; else e's sign comes from the integers
+  s128 back = static_cast<s128>(x);
+  double e = v > back ? 1.0 : v < back ? -1.0 : 0.0;
+  return bits32(roundToF32(x, e, in.fl & 3));
 }
 
 float fminmax(float a, float b, bool isMax) {
@@ -280,10 +322,16 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::CvtI: return convertInt(in, a);
     case MOp::I2F: return intToFloat(in, a);
     case MOp::F2I: return floatToInt(in, a);
-    case MOp::FAdd: return out32(in, in32(in, a) + in32(in, b));
-    case MOp::FSub: return out32(in, in32(in, a) - in32(in, b));
-    case MOp::FMul: return out32(in, in32(in, a) * in32(in, b));
-    case MOp::FFma: return out32(in, std::fma(in32(in, a), in32(in, b), in32(in, c)));
+    case MOp::FAdd: return out32(in, addRounded(in32(in, a), in32(in, b), roundingOf(in)));
+    case MOp::FSub: return out32(in, addRounded(in32(in, a), -static_cast<double>(in32(in, b)), roundingOf(in)));
+    case MOp::FMul: {
+      double p = static_cast<double>(in32(in, a)) * static_cast<double>(in32(in, b));  // exact
+      return out32(in, std::isnan(p) || std::isinf(p) ? static_cast<float>(p) : roundToF32(p, 0, roundingOf(in)));
+    }
+    case MOp::FFma: {
+      double p = static_cast<double>(in32(in, a)) * static_cast<double>(in32(in, b));  // exact
+      return out32(in, addRounded(p, in32(in, c), roundingOf(in)));
+    }
     case MOp::FMin: case MOp::FMax: {
       float r = fminmax(in32(in, a), in32(in, b), in.op == MOp::FMax);
       return std::isnan(r) ? kNaN32 : out32(in, r);

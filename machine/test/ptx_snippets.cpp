@@ -85,8 +85,9 @@ class Gen {
     return fmt::format("\t@{}{} ", chance(50) ? "!" : "", p());
   }
   std::string fmods(bool rounding, bool sat) {
+    static const char* kRounding[] = {".rn", ".rn", ".rz", ".rm", ".rp"};
     std::string m;
-    if (rounding) m += ".rn";
+    if (rounding) m += kRounding[pick(5)];
     if (chance(25)) m += ".ftz";
     if (sat && chance(15)) m += ".sat";
     return m;
@@ -153,7 +154,13 @@ class Gen {
         static const char* kCmp[] = {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
         return fmt::format("setp.{}{}.f32 \t{}, {}, {};\n", kCmp[pick(14)], chance(20) ? ".ftz" : "", p(), f(), fOrImm());
       }
-      case 6: return fmt::format("cvt.rn.f32.{} \t{}, {};\n", chance(50) ? "s32" : "u32", f(), r());
+      case 6: {
+        static const char* kR[] = {"rn", "rz", "rm", "rp"};
+        if (chance(25))
+          return fmt::format("mul.wide.s32 \t%rd14, {}, {};\n\tcvt.{}.f32.{} \t{}, %rd14;\n", r(), r(), kR[pick(4)],
+                             chance(50) ? "s64" : "u64", f());
+        return fmt::format("cvt.{}.f32.{} \t{}, {};\n", kR[pick(4)], chance(50) ? "s32" : "u32", f(), r());
+      }
       case 7: {
         static const char* kR[] = {"rni", "rzi", "rmi", "rpi"};
         return fmt::format("cvt.{}{}.{}.f32 \t{}, {};\n", kR[pick(4)], chance(20) ? ".ftz" : "",
