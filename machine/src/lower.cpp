@@ -545,6 +545,19 @@ class Lowerer {
       fin.c = operand(pc, in.s[1]);
       return emit(fin);
     }
+    if (mn == "mul24" || mn == "mad24") {
+      only(pc, t, {"lo", "hi"});
+      return alu(pc, in, MOp::Mul24, ty(oneType(pc, t)), t.has("hi") ? 1 : 0, mn == "mad24" ? 3 : 2);
+    }
+    if (mn == "sad") {
+      only(pc, t, {});
+      return alu(pc, in, MOp::Sad, ty(oneType(pc, t)), 0, 3);
+    }
+    if (mn == "dp4a" || mn == "dp2a") {
+      only(pc, t, {"lo", "hi"});
+      uint8_t fl = static_cast<uint8_t>(in.mode | (mn == "dp2a" ? 8 : 0));  // signedness, hi
+      return alu(pc, in, MOp::Dp, typeCode(4, false), fl, 3);
+    }
     if (mn == "popc" || mn == "clz" || mn == "brev" || mn == "bfind") {
       only(pc, t, {"shiftamt"});
       MOp op = mn == "popc" ? MOp::Popc : mn == "clz" ? MOp::Clz : mn == "brev" ? MOp::Brev : MOp::Bfind;

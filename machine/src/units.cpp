@@ -277,7 +277,7 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
     case MOp::DivInit: case MOp::DivStep: return 8;
-    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
+    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
     case MOp::Prmt: return 4;
     case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
     default: return in.bytes();
@@ -369,6 +369,33 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       bool negA = in.isSigned() && (av >> 31), negB = in.isSigned() && (bv >> 31);
       bool negate = rem ? negA : (negA != negB);
       return (negate ? 0 - v : v) & 0xffffffffu;
+    }
+    case MOp::Dp: {  // dp4a / dp2a: fl bit 0 a signed, bit 1 b signed, bit 2 hi half (dp2a), bit 3 dp2a
+      auto part = [](uint64_t v, uint32_t shift, uint32_t bits, bool sgn) -> int64_t {
+        int64_t x = static_cast<int64_t>((v >> shift) & ((1ull << bits) - 1));
+        return sgn && (x >> (bits - 1)) ? x - (int64_t{1} << bits) : x;
+      };
+      bool sa = in.fl & 1, sb = in.fl & 2;
+      int64_t acc = static_cast<int32_t>(static_cast<uint32_t>(c));
+      if (in.fl & 8) {
+        uint32_t k = (in.fl & 4) ? 2 : 0;
+        for (uint32_t i = 0; i < 2; ++i) acc += part(a, 16 * i, 16, sa) * part(b, 8 * (k + i), 8, sb);
+      } else {
+        for (uint32_t i = 0; i < 4; ++i) acc += part(a, 8 * i, 8, sa) * part(b, 8 * i, 8, sb);
+      }
+      return static_cast<uint64_t>(acc) & 0xffffffffu;
+    }
+    case MOp::Mul24: {  // 24 x 24 -> 48-bit product; fl bit 0: bits 47..16 (.hi); + c (mad24)
+      auto low24 = [&](uint64_t v) -> int64_t {
+        int64_t x = static_cast<int64_t>(v & 0xffffff);
+        return in.isSigned() && (x >> 23) ? x - (int64_t{1} << 24) : x;
+      };
+      uint64_t p = static_cast<uint64_t>(low24(a) * low24(b));
+      return (((in.fl & 1) ? p >> 16 : p) + c) & 0xffffffffu;
+    }
+    case MOp::Sad: {  // c + |a - b|
+      s128 x = val(in, a, w), y = val(in, b, w);
+      return (c + static_cast<uint64_t>(x < y ? y - x : x - y)) & m;
     }
     case MOp::Popc: return static_cast<uint64_t>(std::popcount(a & m));
     case MOp::Clz: return static_cast<uint64_t>(std::countl_zero(a & m)) - (64 - 8 * w);

@@ -95,7 +95,19 @@ class Gen {
 
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
-    switch (pick(21)) {
+    switch (pick(23)) {
+      case 22: {
+        if (chance(35)) return fmt::format("sad.{} \t{}, {}, {}, {};\n", it, r(), r(), rOrImm(), r());
+        if (chance(50)) return fmt::format("mul24.{}.{} \t{}, {}, {};\n", chance(50) ? "lo" : "hi", it, r(), r(), rOrImm());
+        return fmt::format("mad24.{}.{} \t{}, {}, {}, {};\n", chance(50) ? "lo" : "hi", it, r(), r(), rOrImm(), r());
+      }
+      case 21: {
+        static const char* kT[] = {"u32", "s32"};
+        if (chance(50))
+          return fmt::format("dp4a.{}.{} \t{}, {}, {}, {};\n", kT[pick(2)], kT[pick(2)], r(), r(), r(), rOrImm());
+        return fmt::format("dp2a.{}.{}.{} \t{}, {}, {}, {};\n", chance(50) ? "lo" : "hi", kT[pick(2)], kT[pick(2)], r(),
+                           r(), r(), rOrImm());
+      }
       case 20: return fmt::format("{}.{} \t{}, {}, {};\n", chance(50) ? "div" : "rem", it, r(), rOrImm(), rOrImm());
       case 16: {
         static const char* kOps[] = {"popc.b32", "clz.b32", "brev.b32", "bfind.u32", "bfind.s32", "bfind.shiftamt.u32"};
