@@ -331,6 +331,8 @@ class Lowerer {
     for (uint32_t d : in.d)
       if (d != kNoSlot && df_.resolve(d) != d) fail(pc, "internal: write to a substituted register");
 
+    if (mn == "addc" || mn == "subc" || mn == "madc" || (t.has("cc") && (mn == "add" || mn == "sub" || mn == "mad")))
+      return lowerCarry(pc, in, t);
     if (mn == "add" || mn == "sub") {
       ScalarType ty0 = oneType(pc, t);
       if (isFloat(ty0)) {
@@ -631,6 +633,57 @@ class Lowerer {
     if (in.flow == Flow::Branch) return emit(base(pc, MOp::Bra, in));
     if (in.flow == Flow::Return || in.flow == Flow::Exit) return emit(base(pc, MOp::Exit, in));
     fail(pc, fmt::format("'{}' is not lowered", p_.opcodeText[pc]));
+  }
+
+  // Extended precision: CC.CF is a machine register. The new carry is computed into a
+  // temporary before d is written, then copied to CC.CF, so no step reads a half-updated
+  // pair; mad forms first put the product half into a temporary.
+  void lowerCarry(uint32_t pc, const Instr& in, const Text& t) {
+    only(pc, t, {"cc", "lo", "hi"});
+    ScalarType ty0 = oneType(pc, t);
+    const bool mad = t.mnemonic == "mad" || t.mnemonic == "madc";
+    const bool sub = t.mnemonic == "sub" || t.mnemonic == "subc";
+    const bool readCf = t.mnemonic == "addc" || t.mnemonic == "subc" || t.mnemonic == "madc";
+    const bool writeCf = t.has("cc");
+    uint16_t cf = operand(pc, in.s[3]);
+    uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    if (mad) {
+      MInstr prod = base(pc, t.has("hi") ? MOp::MulHi : MOp::MulLo, in);
+      prod.ty = ty(ty0);
+      prod.d = temporary(pc, "carry.product");
+      prod.a = a;
+      prod.b = b;
+      emit(prod);
+      a = prod.d;
+      b = operand(pc, in.s[2]);
+    }
+    uint8_t fl = static_cast<uint8_t>((readCf ? 1 : 0) | (sub ? 4 : 0));
+    MInstr next;
+    if (writeCf) {
+      next = base(pc, MOp::Carry, in);
+      next.ty = ty(ty0);
+      next.fl = fl;
+      next.d = temporary(pc, "carry.next");
+      next.a = a;
+      next.b = b;
+      next.c = cf;
+      emit(next);
+    }
+    MInstr sum = base(pc, MOp::CAdd, in);
+    sum.ty = ty(ty0);
+    sum.fl = fl;
+    sum.d = operand(pc, in.d[0]);
+    sum.a = a;
+    sum.b = b;
+    sum.c = cf;
+    emit(sum);
+    if (writeCf) {
+      MInstr copyCf = base(pc, MOp::Mov, in);
+      copyCf.ty = typeCode(1, false);
+      copyCf.d = cf;
+      copyCf.a = next.d;
+      emit(copyCf);
+    }
   }
 
   void lowerCvt(uint32_t pc, const Instr& in, const Text& t) {

@@ -273,7 +273,7 @@ uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {
 
 uint32_t writeBytes(const MInstr& in) {
   switch (in.op) {
-    case MOp::Setp: case MOp::FSetp: return 1;
+    case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
     case MOp::DivInit: case MOp::DivStep: return 8;
@@ -396,6 +396,14 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::Sad: {  // c + |a - b|
       s128 x = val(in, a, w), y = val(in, b, w);
       return (c + static_cast<uint64_t>(x < y ? y - x : x - y)) & m;
+    }
+    case MOp::CAdd: case MOp::Carry: {  // a + b + carry-in (sub: a + ~b + carry-in); fl bit 0: c is CC.CF
+      bool sub = in.fl & 4;
+      u128 bv = (sub ? ~b : b) & m;
+      u128 carryIn = (in.fl & 1) ? (c & 1) : (sub ? 1 : 0);
+      u128 full = u128{a & m} + bv + carryIn;
+      if (in.op == MOp::Carry) return static_cast<uint64_t>(full >> (8 * w)) & 1;
+      return static_cast<uint64_t>(full) & m;
     }
     case MOp::Popc: return static_cast<uint64_t>(std::popcount(a & m));
     case MOp::Clz: return static_cast<uint64_t>(std::countl_zero(a & m)) - (64 - 8 * w);

@@ -95,7 +95,21 @@ class Gen {
 
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
-    switch (pick(23)) {
+    switch (pick(24)) {
+      case 23: {  // a carry chain of two to four links
+        std::string s = fmt::format("{}.cc.u32 \t{}, {}, {};\n", chance(50) ? "add" : "sub", r(), r(), rOrImm());
+        int links = 1 + pick(3);
+        for (int i = 0; i < links; ++i) {
+          bool last = i + 1 == links;
+          switch (pick(3)) {
+            case 0: s += fmt::format("\taddc{}.u32 \t{}, {}, {};\n", last ? "" : ".cc", r(), r(), rOrImm()); break;
+            case 1: s += fmt::format("\tsubc{}.u32 \t{}, {}, {};\n", last ? "" : ".cc", r(), r(), rOrImm()); break;
+            default: s += fmt::format("\tmadc.{}{}.u32 \t{}, {}, {}, {};\n", chance(50) ? "lo" : "hi", last ? "" : ".cc",
+                                      r(), r(), r(), r());
+          }
+        }
+        return s;
+      }
       case 22: {
         if (chance(35)) return fmt::format("sad.{} \t{}, {}, {}, {};\n", it, r(), r(), rOrImm(), r());
         if (chance(50)) return fmt::format("mul24.{}.{} \t{}, {}, {};\n", chance(50) ? "lo" : "hi", it, r(), r(), rOrImm());

@@ -27,7 +27,7 @@ enum class MOp : uint8_t {
   Neg, Abs, Setp, Selp, CvtI, I2F, F2I, FAdd, FSub, FMul, FFma, FMin, FMax, FNeg, FAbs, FSetp,
   Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
   Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
-  DivInit, DivStep, DivFin, Dp, Mul24, Sad,
+  DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
   Count
 };
 const char* opName(MOp op);
