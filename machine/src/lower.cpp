@@ -184,11 +184,13 @@ class Lowerer {
     regOf_[slot] = r;
     return r;
   }
-  /// The division state register, shared by every division of the kernel (never live across one).
-  uint16_t divState(uint32_t pc) {
-    if (divState_ == kNoOperand) divState_ = temporary(pc, "div.state");
-    return divState_;
+  /// Micro-code temporaries are shared by every use in the kernel: none is live across the
+  /// PTX instruction that wrote it.
+  uint16_t sharedTemporary(uint32_t pc, uint16_t& slot, const char* name) {
+    if (slot == kNoOperand) slot = temporary(pc, name);
+    return slot;
   }
+  uint16_t divState(uint32_t pc) { return sharedTemporary(pc, divState_, "div.state"); }
   /// A machine register the PTX does not have (micro-code intermediate).
   uint16_t temporary(uint32_t pc, const std::string& name) {
     if (regNames_.size() >= kNumRegs) fail(pc, fmt::format("more than {} live registers", kNumRegs));
@@ -590,7 +592,7 @@ class Lowerer {
         // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
         MInstr pack = base(pc, MOp::Prmt, in);
         pack.ty = typeCode(4, false);
-        pack.d = temporary(pc, "bfi.pos_len");
+        pack.d = sharedTemporary(pc, bfiPack_, "bfi.pos_len");
         pack.a = operand(pc, in.s[2]);
         pack.b = operand(pc, in.s[3]);
         pack.c = constant(pc, 0x0040);  // byte 0 <- pos.b0, byte 1 <- len.b0
@@ -650,7 +652,7 @@ class Lowerer {
     if (mad) {
       MInstr prod = base(pc, t.has("hi") ? MOp::MulHi : MOp::MulLo, in);
       prod.ty = ty(ty0);
-      prod.d = temporary(pc, "carry.product");
+      prod.d = sharedTemporary(pc, carryProduct_, "carry.product");
       prod.a = a;
       prod.b = b;
       emit(prod);
@@ -663,7 +665,7 @@ class Lowerer {
       next = base(pc, MOp::Carry, in);
       next.ty = ty(ty0);
       next.fl = fl;
-      next.d = temporary(pc, "carry.next");
+      next.d = sharedTemporary(pc, carryNext_, "carry.next");
       next.a = a;
       next.b = b;
       next.c = cf;
@@ -728,7 +730,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
-  uint16_t divState_ = kNoOperand;
+  uint16_t divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };
 
