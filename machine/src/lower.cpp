@@ -522,7 +522,7 @@ class Lowerer {
     }
     if (mn == "div" || mn == "rem") {
       ScalarType ty0 = oneType(pc, t);
-      if (isFloat(ty0)) fail(pc, fmt::format("'{}' is not lowered (f32 division needs Newton-Raphson micro-code)", p_.opcodeText[pc]));
+      if (isFloat(ty0)) return lowerFDivSqrt(pc, in, t);
       only(pc, t, {});
       if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32-bit types only (64-bit needs a 128-bit state)");
       // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
@@ -549,6 +549,7 @@ class Lowerer {
       fin.c = operand(pc, in.s[1]);
       return emit(fin);
     }
+    if (mn == "rcp" || mn == "sqrt") return lowerFDivSqrt(pc, in, t);
     if (mn == "mul24" || mn == "mad24") {
       only(pc, t, {"lo", "hi"});
       return alu(pc, in, MOp::Mul24, ty(oneType(pc, t)), t.has("hi") ? 1 : 0, mn == "mad24" ? 3 : 2);
@@ -688,6 +689,47 @@ class Lowerer {
     }
   }
 
+  // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
+  // the significands (4 result bits per step): INIT, 7 STEPs (28 bits: 24 + guard bits),
+  // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
+  void lowerFDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
+    ScalarType ty0 = oneType(pc, t);
+    requireF32(pc, ty0);
+    if (t.has("approx") || t.has("full"))
+      fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
+                           p_.opcodeText[pc]));
+    if (!t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "needs a rounding modifier");
+    uint8_t fl = floatFlags(pc, t, false);
+    const bool sqrt = t.mnemonic == "sqrt";
+    uint16_t state = sharedTemporary(pc, fstate_, "fdiv.state");
+    uint16_t num = t.mnemonic == "rcp" ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
+    uint16_t den = t.mnemonic == "div" ? operand(pc, in.s[1]) : t.mnemonic == "rcp" ? operand(pc, in.s[0]) : num;
+    MInstr init = base(pc, sqrt ? MOp::Mov : MOp::FDivInit, in);
+    init.ty = typeCode(8, false);
+    init.fl = sqrt ? 0 : fl;
+    init.d = state;
+    init.a = sqrt ? constant(pc, 0) : num;
+    init.b = sqrt ? kNoOperand : den;
+    emit(init);
+    for (int i = 0; i < 7; ++i) {
+      MInstr step = base(pc, sqrt ? MOp::FSqrtStep : MOp::FDivStep, in);
+      step.ty = typeCode(8, false);
+      step.fl = fl;
+      step.d = state;
+      step.a = state;
+      step.b = den;
+      emit(step);
+    }
+    MInstr fin = base(pc, sqrt ? MOp::FSqrtFin : MOp::FDivFin, in);
+    fin.ty = typeCode(4, false);
+    fin.fl = fl;
+    fin.d = operand(pc, in.d[0]);
+    fin.a = state;
+    fin.b = num;
+    fin.c = sqrt ? kNoOperand : den;
+    emit(fin);
+  }
+
   void lowerCvt(uint32_t pc, const Instr& in, const Text& t) {
     ScalarType dt = static_cast<ScalarType>(in.mode), st = static_cast<ScalarType>(in.count);
     bool fd = isFloat(dt), fs = isFloat(st);
@@ -730,7 +772,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
-  uint16_t divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
+  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };
 

@@ -85,6 +85,153 @@ uint64_t out32(const MInstr& in, float r) {
   return bits32(r);
 }
 
+// ---- f32 division and square root micro-code (significand digit recurrences) ----
+struct Unpacked {
+  bool sign = false, nan = false, inf = false, zero = false;
+  uint64_t m = 0;  // finite non-zero: significand in [2^23, 2^24), value = m * 2^(e - 23)
+  int e = 0;
+};
+
+Unpacked unpack(float x) {
+  Unpacked u;
+  uint32_t bits = std::bit_cast<uint32_t>(x);
+  u.sign = bits >> 31;
+  uint32_t ex = (bits >> 23) & 0xff, frac = bits & 0x7fffff;
+  if (ex == 255) {
+    (frac ? u.nan : u.inf) = true;
+    return u;
+  }
+  if (ex == 0 && frac == 0) {
+    u.zero = true;
+    return u;
+  }
+  if (ex == 0) {  // subnormal: normalise
+    u.m = frac;
+    u.e = -126;
+    while (u.m < (1u << 23)) {
+      u.m <<= 1;
+      --u.e;
+    }
+  } else {
+    u.m = frac | (1u << 23);
+    u.e = static_cast<int>(ex) - 127;
+  }
+  return u;
+}
+
+// f32 bits of (-1)^sign * (s + sticky) * 2^x, s > 0 with at least 25 bits, rounded in mode
+// (0 rn, 1 rz, 2 rm, 3 rp).
+uint32_t roundSignificand(bool sign, uint64_t s, bool sticky, int x, uint32_t mode) {
+  int top = 63 - std::countl_zero(s);
+  int e = top + x;
+  uint32_t signBit = sign ? 0x80000000u : 0;
+  if (e > 127) {
+    bool toInf = mode == 0 || (mode == 3 && !sign) || (mode == 2 && sign);
+    return signBit | (toInf ? 0x7f800000u : 0x7f7fffffu);
+  }
+  int dropped = top - 23 + (e < -126 ? -126 - e : 0);
+  uint64_t keep, rem, half;
+  if (dropped >= 64) {
+    keep = 0;
+    rem = s;
+    half = 0;  // far below the smallest subnormal: only the sticky part remains
+  } else {
+    keep = s >> dropped;
+    rem = s & ((1ull << dropped) - 1);
+    half = 1ull << (dropped - 1);
+  }
+  bool inexact = rem != 0 || sticky;
+  bool guard = half && (rem & half);
+  bool rest = (rem & (half - 1)) != 0 || sticky || (!half && rem != 0);
+  uint32_t inc = 0;
+  switch (mode) {
+    case 0: inc = guard && (rest || (keep & 1)); break;
+    case 2: inc = sign && inexact; break;
+    case 3: inc = !sign && inexact; break;
+    default: break;
+  }
+  uint64_t bits = e >= -126 ? (static_cast<uint64_t>(e + 127) << 23) + (keep - (1u << 23)) : keep;
+  return signBit | static_cast<uint32_t>(bits + inc);
+}
+
+float finishFloat(const MInstr& in, uint32_t bits) {
+  float r = std::bit_cast<float>(bits);
+  if (std::isnan(r)) return std::bit_cast<float>(kNaN32);
+  if (in.fl & kFlFtz) r = flush(r);
+  return r;
+}
+
+// FDIV state: R << 28 | Q. FDIVINIT puts the (doubled if smaller) dividend significand in R.
+uint64_t fdivInit(const MInstr& in, uint64_t a, uint64_t b) {
+  Unpacked ua = unpack(in32(in, a)), ub = unpack(in32(in, b));
+  uint64_t ma = ua.m, mb = ub.m;
+  if (ma < mb) ma <<= 1;
+  return ma << 28;
+}
+uint64_t fdivStep(const MInstr& in, uint64_t t, uint64_t b) {
+  uint64_t r = t >> 28, q = t & ((1ull << 28) - 1), mb = unpack(in32(in, b)).m;
+  for (int i = 0; i < 4; ++i) {  // four restoring steps: one quotient bit each
+    uint64_t bit = mb != 0 && r >= mb;
+    if (bit) r -= mb;
+    q = (q << 1 | bit) & ((1ull << 28) - 1);
+    r <<= 1;
+  }
+  return r << 28 | q;
+}
+uint64_t fdivFin(const MInstr& in, uint64_t t, uint64_t a, uint64_t b) {
+  Unpacked ua = unpack(in32(in, a)), ub = unpack(in32(in, b));
+  bool sign = ua.sign != ub.sign;
+  uint32_t s = sign ? 0x80000000u : 0;
+  if (ua.nan || ub.nan || (ua.inf && ub.inf) || (ua.zero && ub.zero)) return kNaN32;
+  if (ua.inf || ub.zero) return s | 0x7f800000u;
+  if (ua.zero || ub.inf) return s;
+  int shift = ua.m < ub.m ? 1 : 0;
+  uint64_t q = t & ((1ull << 28) - 1);  // floor(ma' / mb * 2^27)
+  bool sticky = (t >> 28) != 0;
+  return bits32(finishFloat(in, roundSignificand(sign, q, sticky, ua.e - ub.e - shift - 27, roundingOf(in))));
+}
+
+// FSQRT state: counter << 61 | R << 28 | Q; N = M << 30 with M = m or 2m so the exponent is even.
+uint64_t sqrtRadicand(const Unpacked& u, int& k) {
+  int x = u.e - 23;  // value = m * 2^x
+  uint64_t m = u.m;
+  if (x & 1) {
+    m <<= 1;
+    --x;
+  }
+  k = x / 2;
+  return m << 30;
+}
+uint64_t fsqrtStep(const MInstr& in, uint64_t t, uint64_t a) {
+  int k;
+  uint64_t n = sqrtRadicand(unpack(in32(in, a)), k);
+  uint64_t count = t >> 61, r = (t >> 28) & ((1ull << 33) - 1), q = t & ((1ull << 28) - 1);
+  for (int j = 0; j < 4; ++j) {  // four digit-recurrence steps: one root bit each
+    int i = 27 - static_cast<int>(count * 4) - j;
+    r = (r << 2) | ((n >> (2 * i)) & 3);
+    uint64_t trial = (q << 2) | 1;
+    if (r >= trial) {
+      r -= trial;
+      q = (q << 1) | 1;
+    } else {
+      q <<= 1;
+    }
+  }
+  return (count + 1) << 61 | r << 28 | q;
+}
+uint64_t fsqrtFin(const MInstr& in, uint64_t t, uint64_t a) {
+  Unpacked u = unpack(in32(in, a));
+  if (u.nan || (u.sign && !u.zero)) return kNaN32;
+  if (u.zero) return u.sign ? 0x80000000u : 0;
+  if (u.inf) return 0x7f800000u;
+  int k;
+  sqrtRadicand(u, k);
+  uint64_t q = t & ((1ull << 28) - 1);  // floor(sqrt(M * 2^30)) = floor(sqrt(M) * 2^15)
+  bool sticky = ((t >> 28) & ((1ull << 33) - 1)) != 0;
+  return bits32(finishFloat(in, roundSignificand(false, q, sticky, k - 15, roundingOf(in))));
+}
+
+
 // lo/ls/hi/hs compare the bit patterns as unsigned whatever the type.
 bool compareInt(uint8_t op, s128 a, s128 b, uint64_t ua, uint64_t ub) {
   switch (static_cast<MCmp>(op)) {
@@ -276,7 +423,8 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::DivInit: case MOp::DivStep: return 8;
+    case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
+    case MOp::FDivFin: case MOp::FSqrtFin: return 4;
     case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
     case MOp::Prmt: return 4;
     case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
@@ -405,6 +553,11 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       if (in.op == MOp::Carry) return static_cast<uint64_t>(full >> (8 * w)) & 1;
       return static_cast<uint64_t>(full) & m;
     }
+    case MOp::FDivInit: return fdivInit(in, a, b);
+    case MOp::FDivStep: return fdivStep(in, a, b);
+    case MOp::FDivFin: return fdivFin(in, a, b, c);
+    case MOp::FSqrtStep: return fsqrtStep(in, a, b);
+    case MOp::FSqrtFin: return fsqrtFin(in, a, b);
     case MOp::Popc: return static_cast<uint64_t>(std::popcount(a & m));
     case MOp::Clz: return static_cast<uint64_t>(std::countl_zero(a & m)) - (64 - 8 * w);
     case MOp::Brev: {

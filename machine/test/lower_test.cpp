@@ -44,12 +44,12 @@ std::string lowerError(const std::string& ptx) {
 }
 
 TEST(MachineLower, UnsupportedInstructionsNameTheInstructionAndReason) {
-  std::string e = lowerError(kernel("\tdiv.rn.f32 %f1, %f2, %f3;\n\tst.global.f32 [%rd4], %f1;\n"));
+  std::string e = lowerError(kernel("\tdiv.full.f32 %f1, %f2, %f3;\n\tst.global.f32 [%rd4], %f1;\n"));
   EXPECT_NE(e.find("not lowerable to the machine"), std::string::npos) << e;
   EXPECT_NE(e.find("snippet.ptx:"), std::string::npos) << e;
-  EXPECT_NE(e.find("div.rn.f32 %f1, %f2, %f3;"), std::string::npos) << e;
-  e = lowerError(kernel("\tsqrt.rn.f32 %f1, %f2;\n\tst.global.f32 [%rd4], %f1;\n"));
-  EXPECT_NE(e.find("sqrt.rn.f32"), std::string::npos) << e;
+  EXPECT_NE(e.find("div.full.f32 %f1, %f2, %f3;"), std::string::npos) << e;
+  e = lowerError(kernel("\tsqrt.approx.f32 %f1, %f2;\n\tst.global.f32 [%rd4], %f1;\n"));
+  EXPECT_NE(e.find("sqrt.approx.f32"), std::string::npos) << e;
   e = lowerError(kernel("\tex2.approx.f32 %f1, %f2;\n\tst.global.f32 [%rd4], %f1;\n"));
   EXPECT_NE(e.find("ex2.approx.f32"), std::string::npos) << e;
   e = lowerError(kernel("\tsetp.lt.and.s32 %p1, %r1, 2, %p2;\n\tselp.u32 %r2, 1, 0, %p1;\n\tst.global.u32 [%rd4], %r2;\n"));

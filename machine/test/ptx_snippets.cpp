@@ -170,7 +170,16 @@ class Gen {
   }
 
   std::string floatOp() {
-    switch (pick(11)) {
+    switch (pick(12)) {
+      case 11: {
+        static const char* kR[] = {"rn", "rz", "rm", "rp"};
+        std::string m = fmt::format(".{}{}", kR[pick(4)], chance(25) ? ".ftz" : "");
+        switch (pick(3)) {
+          case 0: return fmt::format("div{}.f32 \t{}, {}, {};\n", m, f(), fOrImm(), f());
+          case 1: return fmt::format("rcp{}.f32 \t{}, {};\n", m, f(), f());
+          default: return fmt::format("sqrt{}.f32 \t{}, {};\n", m, f(), f());
+        }
+      }
       case 0: return fmt::format("{}{}.f32 \t{}, {}, {};\n", chance(50) ? "add" : "sub", fmods(chance(50), true), f(), f(), fOrImm());
       case 1: return fmt::format("mul{}.f32 \t{}, {}, {};\n", fmods(chance(50), true), f(), f(), fOrImm());
       case 2: return fmt::format("fma{}.f32 \t{}, {}, {}, {};\n", fmods(true, true), f(), f(), fOrImm(), f());
