@@ -77,7 +77,7 @@ class Gen {
   std::string fOrImm() {
     if (!chance(25)) return f();
     static const char* kImm[] = {"0f00000000", "0f80000000", "0f3F800000", "0fBF000000", "0f7F800000",
-                                 "0f00000001", "0f7FC00000", "0f4B000000", "0f3EAAAAAB"};
+                                 "0f00000001", "0f7FC00000", "0f4B000000", "0f3EAAAAAB", "0f40000000", "0f40400000", "0f00000003"};
     return kImm[pick(static_cast<int>(std::size(kImm)))];
   }
   std::string guard() {
@@ -175,7 +175,7 @@ class Gen {
         static const char* kR[] = {"rn", "rz", "rm", "rp"};
         std::string m = fmt::format(".{}{}", kR[pick(4)], chance(25) ? ".ftz" : "");
         switch (pick(3)) {
-          case 0: return fmt::format("div{}.f32 \t{}, {}, {};\n", m, f(), fOrImm(), f());
+          case 0: return fmt::format("div{}.f32 \t{}, {}, {};\n", m, f(), f(), fOrImm());
           case 1: return fmt::format("rcp{}.f32 \t{}, {};\n", m, f(), f());
           default: return fmt::format("sqrt{}.f32 \t{}, {};\n", m, f(), f());
         }
