@@ -10,6 +10,7 @@
 #include "qgpu/backend.h"
 #include "qgpu/compare.h"
 #include "qgpu/gate.h"
+#include "qgpu/golden.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
@@ -53,6 +54,12 @@ TEST_P(MachineCorpus, MatchesTheInterpreterBitForBit) {
   RunResult onMachine = makeBackend("machine")->run(spec, ro);
   Comparison cmp = compareResults(oracle, onMachine);
   EXPECT_TRUE(cmp.equal) << describeComparison(cmp, "interp", "machine");
+  // And against every usable golden, with the gate's comparison.
+  for (const Golden& g : loadGoldens(kSource / "goldens", spec)) {
+    if (g.stale) continue;
+    Comparison vs = compareResults(g.result, onMachine);
+    EXPECT_TRUE(vs.equal) << describeComparison(vs, "golden " + g.path.string(), "machine");
+  }
   ASSERT_TRUE(onMachine.provenance.contains("generated_tokens"));
   std::cout << "[ tokens   ] " << c.kernel << " [" << c.flavour << "]: prompt "
             << onMachine.provenance["prompt_tokens"] << ", generated "
