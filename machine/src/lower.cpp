@@ -524,7 +524,8 @@ class Lowerer {
       ScalarType ty0 = oneType(pc, t);
       if (isFloat(ty0)) return lowerFDivSqrt(pc, in, t);
       only(pc, t, {});
-      if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32-bit types only (64-bit needs a 128-bit state)");
+      if (scalarTypeBytes(ty0) == 8) return lowerDiv64(pc, in, ty0, mn == "rem");
+      if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32- and 64-bit types only");
       // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
       uint16_t state = divState(pc);
       MInstr init = base(pc, MOp::DivInit, in);
@@ -730,6 +731,46 @@ class Lowerer {
     emit(fin);
   }
 
+  // 64-bit div/rem: quotient Q and remainder R need a register each, and a step writes one
+  // register, so each group of four quotient bits takes two steps (DIV64R into the other
+  // remainder register, then DIV64Q in place, both from the old R and Q): 2 + 32 + 1 steps.
+  void lowerDiv64(uint32_t pc, const Instr& in, ScalarType ty0, bool rem) {
+    uint16_t q = sharedTemporary(pc, div64Q_, "div64.q");
+    uint16_t r[2] = {sharedTemporary(pc, div64R0_, "div64.r0"), sharedTemporary(pc, div64R1_, "div64.r1")};
+    uint16_t dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
+    MInstr init = base(pc, MOp::DivInit, in);
+    init.ty = ty(ty0);
+    init.d = q;
+    init.a = dividend;
+    emit(init);
+    MInstr zero = base(pc, MOp::Mov, in);
+    zero.ty = typeCode(8, false);
+    zero.d = r[0];
+    zero.a = constant(pc, 0);
+    emit(zero);
+    for (int i = 0; i < 16; ++i) {
+      MInstr nr = base(pc, MOp::Div64R, in);
+      nr.ty = ty(ty0);
+      nr.d = r[(i + 1) % 2];
+      nr.a = r[i % 2];
+      nr.b = q;
+      nr.c = divisor;
+      emit(nr);
+      MInstr nq = nr;
+      nq.op = MOp::Div64Q;
+      nq.d = q;
+      emit(nq);
+    }
+    MInstr fin = base(pc, MOp::Div64Fin, in);
+    fin.ty = ty(ty0);
+    fin.fl = rem ? 1 : 0;
+    fin.d = operand(pc, in.d[0]);
+    fin.a = rem ? r[0] : q;
+    fin.b = dividend;
+    fin.c = divisor;
+    emit(fin);
+  }
+
   void lowerCvt(uint32_t pc, const Instr& in, const Text& t) {
     ScalarType dt = static_cast<ScalarType>(in.mode), st = static_cast<ScalarType>(in.count);
     bool fd = isFloat(dt), fs = isFloat(st);
@@ -772,6 +813,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
+  uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
   uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };

@@ -392,6 +392,10 @@ uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
   return r;
 }
 
+uint64_t magnitude64(const MInstr& in, uint64_t v) {
+  return in.isSigned() && (v >> 63) ? 0 - v : v;
+}
+
 uint64_t magnitude32(const MInstr& in, uint64_t v) {
   v &= 0xffffffffu;
   if (in.isSigned() && (v >> 31)) v = (0 - v) & 0xffffffffu;
@@ -423,6 +427,7 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
+    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: return 8;
     case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
     case MOp::FDivFin: case MOp::FSqrtFin: return 4;
     case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
@@ -496,7 +501,7 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       return compareFloat(in.fl, x, y) ? 1 : 0;
     }
     // 32-bit division micro-code (radix 16): state T = R << 32 | Q.
-    case MOp::DivInit: return magnitude32(in, a);  // R = 0, Q = |dividend|
+    case MOp::DivInit: return w == 8 ? magnitude64(in, a) : magnitude32(in, a);  // R = 0, Q = |dividend|
     case MOp::DivStep: {
       uint64_t r = a >> 32, q = a & 0xffffffffu, dv = magnitude32(in, b);
       for (int i = 0; i < 4; ++i) {  // four compare-subtract stages
@@ -552,6 +557,28 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       u128 full = u128{a & m} + bv + carryIn;
       if (in.op == MOp::Carry) return static_cast<uint64_t>(full >> (8 * w)) & 1;
       return static_cast<uint64_t>(full) & m;
+    }
+    // 64-bit division micro-code: Q starts as |dividend| (DIVINIT with ty 8), R as 0; each
+    // pair DIV64R / DIV64Q runs the same four restoring steps on (R, Q) and keeps R or Q.
+    case MOp::Div64R: case MOp::Div64Q: {
+      uint64_t r = a, q = b, dv = magnitude64(in, c);
+      for (int i = 0; i < 4; ++i) {
+        u128 wide = (u128{r} << 1) | (q >> 63);
+        q <<= 1;
+        if (dv != 0 && wide >= dv) {
+          wide -= dv;
+          q |= 1;
+        }
+        r = static_cast<uint64_t>(wide);
+      }
+      return in.op == MOp::Div64R ? r : q;
+    }
+    case MOp::Div64Fin: {  // a = R (fl bit 0) or Q, b = dividend, c = divisor
+      if (c == 0) return ~0ull;
+      bool rem = in.fl & 1;
+      bool negA = in.isSigned() && (b >> 63), negB = in.isSigned() && (c >> 63);
+      bool negate = rem ? negA : (negA != negB);
+      return negate ? 0 - a : a;
     }
     case MOp::FDivInit: return fdivInit(in, a, b);
     case MOp::FDivStep: return fdivStep(in, a, b);

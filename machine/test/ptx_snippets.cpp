@@ -122,7 +122,13 @@ class Gen {
         return fmt::format("dp2a.{}.{}.{} \t{}, {}, {}, {};\n", chance(50) ? "lo" : "hi", kT[pick(2)], kT[pick(2)], r(),
                            r(), r(), rOrImm());
       }
-      case 20: return fmt::format("{}.{} \t{}, {}, {};\n", chance(50) ? "div" : "rem", it, r(), rOrImm(), rOrImm());
+      case 20:
+        if (chance(30))
+          return fmt::format("mul.wide.{} \t%rd12, {}, {};\n\tcvt.{}64.{} \t%rd13, {};\n\t{}.{}64 \t%rd14, %rd12, %rd13;\n"
+                             "\tcvt.u32.u64 \t{}, %rd14;\n\tshr.u64 \t%rd14, %rd14, 32;\n\tcvt.u32.u64 \t{}, %rd14;\n",
+                             it, r(), r(), it[0] == 's' ? "s" : "u", it, r(), chance(50) ? "div" : "rem",
+                             it[0] == 's' ? "s" : "u", r(), r());
+        return fmt::format("{}.{} \t{}, {}, {};\n", chance(50) ? "div" : "rem", it, r(), rOrImm(), rOrImm());
       case 16: {
         static const char* kOps[] = {"popc.b32", "clz.b32", "brev.b32", "bfind.u32", "bfind.s32", "bfind.shiftamt.u32"};
         return fmt::format("{} \t{}, {};\n", kOps[pick(6)], r(), r());

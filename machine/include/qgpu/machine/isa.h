@@ -28,7 +28,7 @@ enum class MOp : uint8_t {
   Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
   Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
-  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin,
+  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin,
   Count
 };
 const char* opName(MOp op);
