@@ -5,6 +5,7 @@
 
 #include "../cli_commands.h"
 #include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
 
 namespace qgpu::cli {
@@ -12,7 +13,7 @@ namespace qgpu::cli {
 void addRunCommand(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("run", "Run one kernel launch and print its outputs");
   struct Opts {
-    std::string spec, backend = "interp", flavour = "nvcc";
+    std::string spec, backend = "interp", flavour = "nvcc", tokens;
     uint32_t warp = 4;
     uint64_t maxSteps = 200'000'000;
     bool json = false;
@@ -20,7 +21,7 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("spec", o->spec, "Kernel folder or launch JSON file")->required();
-  cmd->add_option("--backend", o->backend, "interp, host-ref or cuda")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "interp, host-ref, cuda or machine")->capture_default_str();
   cmd->add_option("--flavour", o->flavour, "PTX flavour: nvcc or clang")->capture_default_str();
   cmd->add_option("--warp", o->warp, "Warp width: 4 (qwenGPU) or 32 (T4)")
       ->check(CLI::IsMember({4u, 32u}))->capture_default_str();
@@ -28,12 +29,16 @@ void addRunCommand(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON");
+  cmd->add_option("--tokens", o->tokens, "machine: write the generated token stream (one line per token: id, meaning)");
   cmd->callback([o, &ctx] {
     LaunchSpec spec = loadLaunchSpec(o->spec);
     RunOptions ro;
     ro.flavour = o->flavour;
     ro.warpWidth = o->warp;
     ro.maxSteps = o->maxSteps;
+    ro.tokensFile = o->tokens;
+    if (!o->tokens.empty() && o->backend != "machine")
+      throw Error(ErrorKind::Input, "--tokens needs --backend machine");
     RunResult r = makeBackend(o->backend)->run(spec, ro);
     if (o->json) {
       std::cout << resultToJson(r).dump(2) << "\n";
@@ -46,6 +51,10 @@ void addRunCommand(CLI::App& app, Context& ctx) {
       std::cout << fmt::format(": {} warp instructions, {} thread instructions", r.warpInstructions,
                                r.threadInstructions);
     std::cout << "\n";
+    if (r.provenance.contains("generated_tokens"))
+      std::cout << fmt::format("machine: {} prompt tokens, {} generated tokens\n",
+                               r.provenance["prompt_tokens"].get<uint64_t>(),
+                               r.provenance["generated_tokens"].get<uint64_t>());
     for (const OutputBuffer& b : r.outputs) {
       std::cout << fmt::format("{} (.{} x {}):\n", b.name, scalarTypeName(b.type), b.count);
       for (uint64_t i = 0; i < b.count && i < o->limit; ++i)

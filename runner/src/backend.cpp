@@ -13,14 +13,16 @@ namespace qgpu {
 std::unique_ptr<Backend> makeInterpBackend();
 std::unique_ptr<Backend> makeHostRefBackend();
 std::unique_ptr<Backend> makeCudaBackend();
+std::unique_ptr<Backend> makeMachineBackend();
 
-std::vector<std::string> backendNames() { return {"interp", "host-ref", "cuda"}; }
+std::vector<std::string> backendNames() { return {"interp", "host-ref", "cuda", "machine"}; }
 
 std::unique_ptr<Backend> makeBackend(const std::string& name) {
   if (name == "interp") return makeInterpBackend();
   if (name == "host-ref") return makeHostRefBackend();
   if (name == "cuda") return makeCudaBackend();
-  throw Error(ErrorKind::Input, fmt::format("unknown backend '{}' (interp, host-ref, cuda)", name));
+  if (name == "machine") return makeMachineBackend();
+  throw Error(ErrorKind::Input, fmt::format("unknown backend '{}' (interp, host-ref, cuda, machine)", name));
 }
 
 std::vector<OutputBuffer> collectOutputs(const LaunchSpec& spec, const Launch& launch) {

@@ -18,6 +18,7 @@ struct RunOptions {
   uint32_t warpWidth = 4;
   uint64_t maxSteps = 200'000'000;
   ExecObserver* observer = nullptr;  // interp only
+  std::string tokensFile;            // machine only: write the generated token stream here
 };
 
 class Backend {
@@ -29,7 +30,7 @@ class Backend {
   virtual RunResult run(const LaunchSpec& spec, const RunOptions& options) = 0;
 };
 
-/// "interp", "host-ref" or "cuda"; ErrorKind::Input for anything else.
+/// "interp", "host-ref", "cuda" or "machine"; ErrorKind::Input for anything else.
 std::unique_ptr<Backend> makeBackend(const std::string& name);
 std::vector<std::string> backendNames();
 

@@ -1,0 +1,53 @@
+// The machine itself (docs/machine.md §1, §4): state, sequencer (SIMT stack, warp and block
+// scheduling, barriers) and the step. One class, two modes:
+//   Execute: functional units compute every result; each step appends its tokens.
+//   Replay:  the host decoder. Results come from the token stream, never from the units; the
+//            only arithmetic left is address = base + offset for loads/stores and the lane
+//            selection of AFFINE/PACK4 forms. Stores write the replayed register values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qgpu/interp/launch.h"
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::machine {
+
+/// The launch as the machine sees it: geometry, kernel parameter bytes (pointers already in
+/// the machine's address map) and the launch buffers.
+struct MachineLaunch {
+  Dim3 grid, block;
+  uint32_t dynamicSharedBytes = 0;  // after the static shared memory, 16-byte aligned
+  std::vector<uint8_t> params;
+  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<uint64_t> bufferAddr;  // machine address of buffer i (after the module globals)
+};
+
+/// Builds a MachineLaunch from the runner's Launch (buffer arguments -> machine addresses).
+MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch);
+
+struct Trace {
+  std::vector<uint32_t> tokens;
+  std::vector<std::string> meanings;  // one per token (Execute mode)
+  uint64_t steps = 0;
+};
+
+struct MachineResult {
+  std::vector<std::vector<uint8_t>> buffers;  // final launch buffers
+  Trace trace;
+};
+
+/// Execute mode: runs the program, returns final memory and the generated token stream.
+MachineResult execute(const MachineProgram& program, const MachineLaunch& launch,
+                      uint64_t maxSteps = 200'000'000);
+
+/// Replay mode (the host decoder): applies `tokens` onto the initial memory of `launch` and
+/// returns the final buffers. Throws qgpu::Error(Input) on a malformed or inconsistent stream.
+std::vector<std::vector<uint8_t>> replay(const MachineProgram& program, const MachineLaunch& launch,
+                                         const std::vector<uint32_t>& tokens,
+                                         uint64_t maxSteps = 200'000'000);
+
+}  // namespace qgpu::machine

@@ -1,0 +1,124 @@
+// The weight-embedded machine's micro-instruction set (docs/machine.md §1).
+//
+// A 4-lane SIMT core. Every instruction is one fixed 64-bit ROM word:
+//
+//   bits  0..6   op      (MOp)
+//   bits  7..9   ty      operand type: width code (0:1 1:2 2:4 3:8 bytes) | 4 if signed
+//   bits 10..13  fl      op-specific flags (compare op, space, shuffle mode, ftz/sat)
+//   bits 14..23  d       destination operand
+//   bits 24..33  a       source operand a
+//   bits 34..43  b       source operand b (BRA: target pc)
+//   bits 44..53  c       source operand c (BRA: reconvergence pc, LD: dst register width code)
+//   bits 54..63  g       guard: kNoGuard, or a predicate register, bit 9 = negated
+//
+// A 10-bit operand names one per-lane 64-bit register r0..r510, a ROM
+// constant k0..k447 (512 + index) or a special register (960 + MSpecial).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qgpu::machine {
+
+enum class MOp : uint8_t {
+  Mov, Add, Sub, MulLo, MulHi, MulWide, MadLo, MadWide, And, Or, Xor, Not, Shl, Shr, Min, Max,
+  Neg, Abs, Setp, Selp, CvtI, I2F, F2I, FAdd, FSub, FMul, FFma, FMin, FMax, FNeg, FAbs, FSetp,
+  Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
+  Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
+  DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
+  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin,
+  Count
+};
+const char* opName(MOp op);
+
+/// Special registers: values implied by the launch and the warp, never written.
+enum class MSpecial : uint8_t {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NWarpId, LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe, WarpSize,
+  Zero, Count
+};
+const char* specialName(MSpecial s);
+
+constexpr uint32_t kLanes = 4;
+constexpr uint32_t kNumRegs = 511;        // r511 is reserved (guard field "none")
+constexpr uint32_t kConstBase = 512;
+constexpr uint32_t kNumConsts = 448;
+constexpr uint32_t kSpecialBase = 960;
+constexpr uint32_t kNoOperand = 0x3ff;
+constexpr uint32_t kNoGuard = 0x3ff;
+constexpr uint32_t kGuardNegated = 0x200;
+constexpr uint32_t kExitTarget = 0x3ff;   // BRA reconvergence "at exit"
+constexpr uint32_t kMaxCode = 1023;       // pcs 0..1022
+
+/// Memory spaces of LD/ST/CVTA (fl field).
+enum class MSpace : uint8_t { Generic, Global, Shared, Local, Const, Param };
+const char* spaceName(MSpace s);
+
+/// The machine's flat memory map (docs/machine.md §1.3). Global memory (module variables,
+/// then the launch buffers) is allocated upwards from kGlobalStart in 256-byte steps, so the
+/// pointers of small launches fit one 16-bit chunk; the other spaces are 16 MiB windows.
+constexpr uint64_t kGlobalStart = 0x100;
+constexpr uint64_t kGlobalAlign = 256;
+constexpr uint64_t kWindowBytes = 0x0100'0000;
+constexpr uint64_t kSharedWindow = 0x0100'0000;
+constexpr uint64_t kLocalWindow = 0x0200'0000;
+constexpr uint64_t kConstWindow = 0x0300'0000;
+constexpr uint64_t kParamWindow = 0x0400'0000;
+constexpr uint64_t kGlobalLimit = kSharedWindow;      // global memory is [kGlobalStart, 16 MiB)
+uint64_t windowOf(MSpace s);  // 0 for Generic/Global
+
+/// Compare ops of SETP/FSETP (fl field), PTX order.
+enum class MCmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+
+/// Atomic operations (fl of ATOM/ATOMS), PTX order.
+enum class MAtom : uint8_t { And, Or, Xor, Cas, Exch, Add, Inc, Dec, Min, Max };
+
+// fl bits of float ops.
+constexpr uint8_t kFlFtz = 1;
+constexpr uint8_t kFlSat = 2;
+// fl of CVTA: bit 3 set = to.space (generic -> space); low bits the space.
+constexpr uint8_t kFlCvtaTo = 8;
+
+struct MInstr {
+  MOp op = MOp::Mov;
+  uint8_t ty = 0;
+  uint8_t fl = 0;
+  uint16_t d = kNoOperand, a = kNoOperand, b = kNoOperand, c = kNoOperand;
+  uint16_t g = kNoGuard;
+
+  uint32_t bytes() const { return 1u << (ty & 3); }
+  bool isSigned() const { return (ty & 4) != 0; }
+  friend bool operator==(const MInstr&, const MInstr&) = default;
+};
+
+uint8_t typeCode(uint32_t bytes, bool isSigned);
+uint64_t encode(const MInstr& in);
+/// Throws qgpu::Error(Input) on a word that is not a valid instruction.
+MInstr decode(uint64_t word);
+std::string operandName(uint32_t operand);
+std::string disassemble(const MInstr& in);
+
+/// A lowered kernel: the ROM (code + constants) and what the launch needs.
+struct MachineProgram {
+  std::string entry;
+  std::vector<MInstr> code;
+  std::vector<uint64_t> constants;       // ROM constant k<i>
+  uint32_t numRegs = 0;                   // registers used (r0..numRegs-1)
+  std::vector<std::string> regNames;      // PTX names, for token meanings
+  std::vector<uint32_t> ptxPc;            // per machine pc: the oracle pc it came from
+  std::vector<std::string> ptxText;       // per machine pc: PTX instruction text
+  // Launch layout taken over from the oracle's decoded module.
+  std::vector<uint32_t> paramOffsets, paramSizes;
+  uint32_t paramBytes = 0;
+  uint32_t staticSharedBytes = 0;
+  uint32_t localBytes = 0;
+  std::vector<uint8_t> constBank;
+  std::vector<std::vector<uint8_t>> moduleGlobals;
+  std::vector<uint64_t> moduleGlobalAddr;  // address of module .global variable i
+  uint64_t globalsEnd = kGlobalStart;      // first address after them (buffers follow)
+  uint32_t ptxInstructions = 0;           // oracle instructions of the entry
+};
+
+}  // namespace qgpu::machine

@@ -1,0 +1,418 @@
+// The machine's sequencer and step, shared by the executor and the host decoder.
+//
+// SIMT stack discipline (docs/machine.md §1.2): an entry {pc, rpc, mask} runs its lanes from
+// pc until pc reaches rpc (the reconvergence pc the lowering put into BRA), then pops. A
+// divergent branch turns the current entry into the join entry (pc = rpc) and pushes the
+// not-taken side, then the taken side (which runs first). Warps of a block run one at a time
+// until they finish or reach BAR; when every warp waits, the barrier releases them all.
+#include "qgpu/machine/core.h"
+
+#include <bit>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "memory.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/machine/tokens.h"
+#include "units.h"
+
+namespace qgpu::machine {
+namespace {
+
+struct Entry {
+  uint32_t pc, rpc, mask;
+};
+enum class WarpState { Running, AtBarrier, Done };
+struct Warp {
+  uint32_t index = 0, valid = 0, exited = 0;
+  std::vector<Entry> stack;
+  std::vector<uint64_t> regs;  // regs[r * 4 + lane]
+  WarpState state = WarpState::Running;
+  uint64_t barrier = 0;
+};
+
+enum class Mode { Execute, Replay };
+
+class Machine {
+ public:
+  Machine(const MachineProgram& p, const MachineLaunch& l, Mode mode, uint64_t maxSteps,
+          const std::vector<uint32_t>* tokens)
+      : p_(p), l_(l), mode_(mode), maxSteps_(maxSteps), mem_(p, l.params, l.buffers, l.bufferAddr),
+        reader_(tokens ? *tokens : empty_) {}
+
+  void run() {
+    if (l_.block.count() == 0 || l_.grid.count() == 0) throw Error(ErrorKind::Launch, "machine: empty launch");
+    for (uint32_t z = 0; z < l_.grid.z; ++z)
+      for (uint32_t y = 0; y < l_.grid.y; ++y)
+        for (uint32_t x = 0; x < l_.grid.x; ++x) runBlock(x, y, z);
+    // The step that ends the launch says HALT in place of its DONE (one token less).
+    if (mode_ == Mode::Execute) {
+      if (!trace.tokens.empty() && trace.tokens.back() == ctl(Ctl::Done)) {
+        trace.tokens.back() = ctl(Ctl::Halt);
+        trace.meanings.back() += "; HALT: the launch is complete";
+      } else {
+        emit(ctl(Ctl::Halt), "HALT: the launch is complete");
+      }
+    } else if (!halted_) {
+      size_t at = reader_.pos();
+      if (reader_.next() != ctl(Ctl::Halt)) throw Error(ErrorKind::Input, fmt::format("token {}: expected HALT", at));
+    }
+    if (mode_ == Mode::Replay && !reader_.atEnd())
+      throw Error(ErrorKind::Input, fmt::format("token {}: tokens after HALT", reader_.pos()));
+  }
+
+  Trace trace;
+  MachineMemory& memory() { return mem_; }
+
+ private:
+  void emit(uint32_t id, std::string meaning) {
+    trace.tokens.push_back(id);
+    trace.meanings.push_back(std::move(meaning));
+  }
+  std::string where(const Warp& w, uint32_t pc) const {
+    return fmt::format("step {} block ({},{},{}) warp {} pc {} {}", trace.steps, block_[0], block_[1],
+                       block_[2], w.index, pc, disassemble(p_.code[pc]));
+  }
+
+  uint64_t special(MSpecial s, const Warp& w, uint32_t lane) const {
+    const Dim3& b = l_.block;
+    uint32_t linear = w.index * kLanes + lane;
+    uint32_t eq = 1u << lane;
+    switch (s) {
+      case MSpecial::TidX: return linear % b.x;
+      case MSpecial::TidY: return (linear / b.x) % b.y;
+      case MSpecial::TidZ: return linear / (b.x * b.y);
+      case MSpecial::NtidX: return b.x;
+      case MSpecial::NtidY: return b.y;
+      case MSpecial::NtidZ: return b.z;
+      case MSpecial::CtaidX: return block_[0];
+      case MSpecial::CtaidY: return block_[1];
+      case MSpecial::CtaidZ: return block_[2];
+      case MSpecial::NctaidX: return l_.grid.x;
+      case MSpecial::NctaidY: return l_.grid.y;
+      case MSpecial::NctaidZ: return l_.grid.z;
+      case MSpecial::LaneId: return lane;
+      case MSpecial::WarpId: return w.index;
+      case MSpecial::NWarpId: return warps_.size();
+      case MSpecial::LanemaskEq: return eq;
+      case MSpecial::LanemaskLt: return eq - 1;
+      case MSpecial::LanemaskLe: return (eq - 1) | eq;
+      case MSpecial::LanemaskGt: return ~((eq - 1) | eq) & 0xffffffffu;
+      case MSpecial::LanemaskGe: return ~(eq - 1) & 0xffffffffu;
+      case MSpecial::WarpSize: return kLanes;
+      default: return 0;
+    }
+  }
+  uint64_t read(uint32_t o, const Warp& w, uint32_t lane) const {
+    if (o == kNoOperand) return 0;
+    if (o < kConstBase) {
+      if (o >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: register r{} does not exist", o));
+      return w.regs[size_t{o} * kLanes + lane];
+    }
+    if (o < kSpecialBase) {
+      if (o - kConstBase >= p_.constants.size())
+        throw Error(ErrorKind::Input, fmt::format("machine: constant k{} does not exist", o - kConstBase));
+      return p_.constants[o - kConstBase];
+    }
+    return special(static_cast<MSpecial>(o - kSpecialBase), w, lane);
+  }
+  uint32_t thread(const Warp& w, uint32_t lane) const { return w.index * kLanes + lane; }
+
+  void runBlock(uint32_t bx, uint32_t by, uint32_t bz) {
+    block_[0] = bx; block_[1] = by; block_[2] = bz;
+    const uint32_t threads = static_cast<uint32_t>(l_.block.count());
+    mem_.startBlock(threads, l_.dynamicSharedBytes);
+    warps_.assign((threads + kLanes - 1) / kLanes, Warp{});
+    for (uint32_t i = 0; i < warps_.size(); ++i) {
+      Warp& w = warps_[i];
+      w.index = i;
+      uint32_t lanes = std::min(kLanes, threads - i * kLanes);
+      w.valid = (1u << lanes) - 1;
+      w.regs.assign(size_t{p_.numRegs} * kLanes, 0);
+      w.stack.push_back({0, kExitTarget, w.valid});
+    }
+    while (true) {
+      bool any = false;
+      for (Warp& w : warps_)
+        if (w.state == WarpState::Running) {
+          any = true;
+          runWarp(w);
+        }
+      if (any) continue;
+      std::vector<Warp*> waiting;
+      for (Warp& w : warps_)
+        if (w.state == WarpState::AtBarrier) waiting.push_back(&w);
+      if (waiting.empty()) break;
+      for (Warp* w : waiting)
+        if (w->barrier != waiting[0]->barrier)
+          throw Error(ErrorKind::Deadlock, fmt::format("machine: block ({},{},{}): warps wait at different barriers", bx, by, bz));
+      for (Warp* w : waiting) w->state = WarpState::Running;
+    }
+  }
+
+  void runWarp(Warp& w) {
+    while (!w.stack.empty()) {
+      Entry& top = w.stack.back();
+      if (top.mask == 0 || top.pc == top.rpc) {
+        w.stack.pop_back();
+        continue;
+      }
+      const uint32_t pc = top.pc, mask = top.mask;
+      if (pc >= p_.code.size()) throw Error(ErrorKind::Input, fmt::format("machine: pc {} is past the code", pc));
+      const MInstr& in = p_.code[pc];
+      if (++trace.steps > maxSteps_)
+        throw Error(ErrorKind::StepLimit, fmt::format("machine: step limit of {} exceeded at {}", maxSteps_, where(w, pc)));
+      uint32_t eff = mask;
+      if (in.g != kNoGuard) {
+        uint32_t on = 0;
+        for (uint32_t l = 0; l < kLanes; ++l)
+          on |= static_cast<uint32_t>(read(in.g & ~kGuardNegated, w, l) & 1) << l;
+        eff = mask & ((in.g & kGuardNegated) ? ~on : on);
+      }
+      top.pc = pc + 1;
+      switch (in.op) {
+        case MOp::Bra: branch(w, in, pc, mask, eff); break;
+        case MOp::Exit:
+          done(w, pc, "exit");
+          w.exited |= eff;
+          for (Entry& e : w.stack) e.mask &= ~eff;
+          break;
+        case MOp::Bar: {
+          done(w, pc, "barrier");
+          if (eff == 0) break;
+          uint32_t live = w.valid & ~w.exited;
+          if (eff != live)
+            throw Error(ErrorKind::Deadlock, fmt::format("machine: barrier deadlock at {}: lanes {:#x} arrive, {:#x} live", where(w, pc), eff, live));
+          w.barrier = read(in.a, w, static_cast<uint32_t>(std::countr_zero(eff)));
+          w.state = WarpState::AtBarrier;
+          return;
+        }
+        case MOp::St: store(w, in, eff); done(w, pc, "store"); break;
+        case MOp::Atom: case MOp::AtomS: atomic(w, in, pc, eff); break;
+        default: compute(w, in, pc, eff); break;
+      }
+    }
+    w.state = WarpState::Done;
+  }
+
+  void done(const Warp& w, uint32_t pc, const char* what) {
+    if (mode_ == Mode::Execute) {
+      emit(ctl(Ctl::Done), fmt::format("{}: DONE ({})", where(w, pc), what));
+    } else {
+      size_t at = reader_.pos();
+      if (halted_) throw Error(ErrorKind::Input, fmt::format("token {}: HALT came before the launch ended ({})", at - 1, where(w, pc)));
+      uint32_t id = reader_.next();
+      if (id == ctl(Ctl::Halt) && reader_.atEnd()) {
+        halted_ = true;  // must be the launch's last step: checked when the next step asks for a token
+        return;
+      }
+      if (id != ctl(Ctl::Done))
+        throw Error(ErrorKind::Input, fmt::format("token {}: expected DONE for {}, got {}", at, where(w, pc), tokenName(id)));
+    }
+  }
+
+  void branch(Warp& w, const MInstr& in, uint32_t pc, uint32_t mask, uint32_t eff) {
+    if (mode_ == Mode::Execute) {
+      emit(ctl(Ctl::Branch, eff), fmt::format("{}: branch taken by lanes {:#x}", where(w, pc), eff));
+    } else {
+      size_t at = reader_.pos();
+      uint32_t id = reader_.next();
+      if (id < ctl(Ctl::Branch) || id >= ctl(Ctl::Branch, 16))
+        throw Error(ErrorKind::Input, fmt::format("token {}: expected a branch token for {}, got {}", at, where(w, pc), tokenName(id)));
+      uint32_t taken = id - ctl(Ctl::Branch);
+      if (taken != eff)
+        throw Error(ErrorKind::Input, fmt::format("token {}: branch mask {:#x} disagrees with the replayed predicate ({:#x}) at {}", at, taken, eff, where(w, pc)));
+    }
+    Entry& top = w.stack.back();
+    uint32_t notTaken = mask & ~eff;
+    if (eff == 0) return;
+    if (notTaken == 0) {
+      top.pc = in.b;
+      return;
+    }
+    uint32_t rpc = in.c;
+    if (top.rpc == rpc) w.stack.pop_back();
+    else top.pc = rpc;
+    if (pc + 1 != rpc) w.stack.push_back({pc + 1, rpc, notTaken});
+    if (in.b != rpc) w.stack.push_back({in.b, rpc, eff});
+  }
+
+  void store(Warp& w, const MInstr& in, uint32_t eff) {
+    const uint32_t size = in.bytes();
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      if (!((eff >> l) & 1)) continue;
+      uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
+      uint64_t v = read(in.c, w, l);
+      std::memcpy(mem_.at(static_cast<MSpace>(in.fl & 7), addr, size, thread(w, l), true), &v, size);
+    }
+  }
+
+  // Atomics apply lane by lane in lane order. Tokens: the old values (when the result is
+  // used), then the new memory values, so that the decoder needs no arithmetic unit.
+  void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
+    if (eff == 0) return done(w, pc, "no active lane");
+    const uint32_t bytes = in.bytes();
+    const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
+    std::array<uint64_t, 4> olds{}, news{};
+    if (mode_ == Mode::Execute) {
+      for (uint32_t l = 0; l < kLanes; ++l) {
+        if (!((eff >> l) & 1)) continue;
+        uint8_t* p = mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true);
+        std::memcpy(&olds[l], p, bytes);
+        news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
+        std::memcpy(p, &news[l], bytes);
+      }
+      auto put = [&](const std::array<uint64_t, 4>& v, const std::string& what) {
+        WriteForm form;
+        std::vector<uint32_t> ids = encodeWrite(v, eff, bytes, &form);
+        for (size_t i = 0; i < ids.size(); ++i)
+          emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, eff,
+                                   writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+      };
+      if (in.d != kNoOperand) put(olds, fmt::format("write {} (old values)", operandName(in.d)));
+      put(news, "new memory values");
+    } else {
+      if (in.d != kNoOperand) olds = reader_.write(eff, bytes);
+      news = reader_.write(eff, bytes);
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((eff >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
+    }
+    if (in.d == kNoOperand) return;
+    if (in.d >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
+  }
+
+  void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
+    if (eff == 0) return done(w, pc, "no active lane");
+    const uint32_t bytes = writeBytes(in);
+    std::array<uint64_t, 4> vals{};
+    if (mode_ == Mode::Execute) {
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((eff >> l) & 1) vals[l] = laneValue(w, in, l, eff);
+      WriteForm form;
+      std::vector<uint32_t> ids = encodeWrite(vals, eff, bytes, &form);
+      std::string target = fmt::format("{} ({})", operandName(in.d), in.d < p_.regNames.size() ? p_.regNames[in.d] : "?");
+      for (size_t i = 0; i < ids.size(); ++i)
+        emit(ids[i], fmt::format("{}: write {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), target,
+                                 eff, writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+    } else {
+      vals = reader_.write(eff, bytes);
+    }
+    if (in.d >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = vals[l] & widthMask(bytes);
+  }
+
+  uint64_t laneValue(Warp& w, const MInstr& in, uint32_t l, uint32_t eff) {
+    switch (in.op) {
+      case MOp::Ld: {
+        uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
+        uint32_t size = in.bytes();
+        uint64_t raw = 0;
+        std::memcpy(&raw, mem_.at(static_cast<MSpace>(in.fl & 7), addr, size, thread(w, l), false), size);
+        if (in.isSigned() && size < 8 && ((raw >> (8 * size - 1)) & 1)) raw |= ~0ull << (8 * size);
+        return raw & widthMask(writeBytes(in));
+      }
+      case MOp::Shfl: return shuffle(w, in, l, eff);
+      case MOp::Vote: return vote(w, in, l, eff);
+      default: return computeLane(in, read(in.a, w, l), read(in.b, w, l), read(in.c, w, l));
+    }
+  }
+
+  // Lane exchange. The membermask is a ROM constant the lowering checked; the machine takes
+  // the executing lanes as the members (docs/machine.md §1.5).
+  uint64_t shuffle(const Warp& w, const MInstr& in, uint32_t lane, uint32_t eff) const {
+    uint32_t b = static_cast<uint32_t>(read(in.b, w, lane)) & 31;
+    uint32_t c = static_cast<uint32_t>(read(in.c, w, lane));
+    uint32_t cval = c & 31, seg = (c >> 8) & 31;
+    uint32_t maxLane = (lane & seg) | (cval & ~seg), minLane = lane & seg;
+    int64_t j;
+    bool ok;
+    switch (in.fl & 3) {
+      case 0: j = int64_t{lane} - b; ok = j >= maxLane; break;
+      case 1: j = int64_t{lane} + b; ok = j <= maxLane; break;
+      case 2: j = lane ^ b; ok = j <= maxLane; break;
+      default: j = minLane | (b & ~seg); ok = j <= maxLane; break;
+    }
+    uint32_t src = ok ? static_cast<uint32_t>(j) : lane;
+    if (src >= kLanes || !((eff >> src) & 1))
+      throw Error(ErrorKind::Undefined, fmt::format("machine: SHFL in lane {} reads lane {}, which does not take part", lane, src));
+    return read(in.a, w, src) & 0xffffffffu;
+  }
+
+  uint64_t vote(const Warp& w, const MInstr& in, uint32_t lane, uint32_t eff) const {
+    uint32_t members = static_cast<uint32_t>(read(in.b, w, lane)) & 0xf & (w.valid & ~w.exited);
+    uint32_t votes = 0;
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1 && ((read(in.a, w, l) & 1) != 0) != ((in.fl & 4) != 0)) votes |= 1u << l;
+    uint32_t ballot = votes & members;
+    switch (in.fl & 3) {
+      case 0: return ballot == members;
+      case 1: return ballot != 0;
+      case 2: return ballot == 0 || ballot == members;
+      default: return ballot;
+    }
+  }
+
+  const MachineProgram& p_;
+  const MachineLaunch& l_;
+  Mode mode_;
+  uint64_t maxSteps_;
+  MachineMemory mem_;
+  std::vector<uint32_t> empty_;
+  TokenReader reader_;
+  std::vector<Warp> warps_;
+  uint32_t block_[3] = {0, 0, 0};
+  bool halted_ = false;  // replay: HALT was read in place of a DONE
+};
+
+}  // namespace
+
+MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch) {
+  MachineLaunch ml;
+  ml.grid = launch.grid;
+  ml.block = launch.block;
+  ml.dynamicSharedBytes = launch.dynamicSharedBytes;
+  if (launch.args.size() != program.paramOffsets.size())
+    throw Error(ErrorKind::Launch, fmt::format("machine: {} arguments given, the kernel has {} parameters",
+                                               launch.args.size(), program.paramOffsets.size()));
+  uint64_t next = program.globalsEnd;
+  for (const LaunchBuffer& b : launch.buffers) {
+    next = (next + kGlobalAlign - 1) / kGlobalAlign * kGlobalAlign;
+    ml.bufferAddr.push_back(next);
+    next += b.data.size();
+    ml.buffers.push_back(b.data);
+  }
+  if (next > kGlobalLimit)
+    throw Error(ErrorKind::Launch, fmt::format("machine: {} bytes of global memory exceed its 16 MiB", next));
+  ml.params.assign(program.paramBytes, 0);
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const LaunchArg& a = launch.args[i];
+    uint64_t v = a.kind == LaunchArg::Kind::Buffer ? ml.bufferAddr.at(a.buffer) : a.scalarBits;
+    uint32_t size = a.kind == LaunchArg::Kind::Buffer ? 8 : a.scalarBytes;
+    if (size != program.paramSizes[i])
+      throw Error(ErrorKind::Launch, fmt::format("machine: argument {} is {} bytes, the parameter {}", i, size, program.paramSizes[i]));
+    std::memcpy(ml.params.data() + program.paramOffsets[i], &v, size);
+  }
+  return ml;
+}
+
+MachineResult execute(const MachineProgram& program, const MachineLaunch& launch, uint64_t maxSteps) {
+  Machine m(program, launch, Mode::Execute, maxSteps, nullptr);
+  m.run();
+  MachineResult r;
+  r.buffers = m.memory().buffers();
+  r.trace = std::move(m.trace);
+  return r;
+}
+
+std::vector<std::vector<uint8_t>> replay(const MachineProgram& program, const MachineLaunch& launch,
+                                         const std::vector<uint32_t>& tokens, uint64_t maxSteps) {
+  Machine m(program, launch, Mode::Replay, maxSteps, &tokens);
+  m.run();
+  return m.memory().buffers();
+}
+
+}  // namespace qgpu::machine

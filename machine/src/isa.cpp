@@ -1,0 +1,102 @@
+// Fixed-width encoding and text form of machine instructions.
+#include "qgpu/machine/isa.h"
+
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+
+namespace qgpu::machine {
+
+const char* opName(MOp op) {
+  static const char* kNames[] = {
+      "MOV", "ADD", "SUB", "MULLO", "MULHI", "MULWIDE", "MADLO", "MADWIDE", "AND", "OR",
+      "XOR", "NOT", "SHL", "SHR", "MIN", "MAX", "NEG", "ABS", "SETP", "SELP", "CVTI",
+      "I2F", "F2I", "FADD", "FSUB", "FMUL", "FFMA", "FMIN", "FMAX", "FNEG", "FABS", "FSETP",
+      "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT", "POPC", "CLZ", "BREV",
+      "BFIND", "BFE", "BFI", "SHF", "PRMT", "ATOM", "ATOMS", "DIVINIT", "DIVSTEP", "DIVFIN", "DP", "MUL24", "SAD", "CADD", "CARRY", "FDIVINIT", "FDIVSTEP", "FDIVFIN", "FSQRTSTEP", "FSQRTFIN", "DIV64R", "DIV64Q", "DIV64FIN"};
+  static_assert(std::size(kNames) == static_cast<size_t>(MOp::Count));
+  return static_cast<size_t>(op) < std::size(kNames) ? kNames[static_cast<size_t>(op)] : "?";
+}
+
+const char* specialName(MSpecial s) {
+  static const char* kNames[] = {
+      "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y",
+      "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid",
+      "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "WARP_SZ",
+      "%zero"};
+  static_assert(std::size(kNames) == static_cast<size_t>(MSpecial::Count));
+  return static_cast<size_t>(s) < std::size(kNames) ? kNames[static_cast<size_t>(s)] : "?";
+}
+
+const char* spaceName(MSpace s) {
+  switch (s) {
+    case MSpace::Generic: return "generic";
+    case MSpace::Global: return "global";
+    case MSpace::Shared: return "shared";
+    case MSpace::Local: return "local";
+    case MSpace::Const: return "const";
+    case MSpace::Param: return "param";
+  }
+  return "?";
+}
+
+uint64_t windowOf(MSpace s) {
+  switch (s) {
+    case MSpace::Shared: return kSharedWindow;
+    case MSpace::Local: return kLocalWindow;
+    case MSpace::Const: return kConstWindow;
+    case MSpace::Param: return kParamWindow;
+    default: return 0;
+  }
+}
+
+uint8_t typeCode(uint32_t bytes, bool isSigned) {
+  uint8_t w = bytes >= 8 ? 3 : bytes >= 4 ? 2 : bytes >= 2 ? 1 : 0;
+  return static_cast<uint8_t>(w | (isSigned ? 4 : 0));
+}
+
+uint64_t encode(const MInstr& in) {
+  return uint64_t{static_cast<uint8_t>(in.op) & 0x7fu} | uint64_t{in.ty & 7u} << 7 |
+         uint64_t{in.fl & 15u} << 10 | uint64_t{in.d & 0x3ffu} << 14 |
+         uint64_t{in.a & 0x3ffu} << 24 | uint64_t{in.b & 0x3ffu} << 34 |
+         uint64_t{in.c & 0x3ffu} << 44 | uint64_t{in.g & 0x3ffu} << 54;
+}
+
+MInstr decode(uint64_t word) {
+  MInstr in;
+  uint32_t op = word & 0x7f;
+  if (op >= static_cast<uint32_t>(MOp::Count))
+    throw Error(ErrorKind::Input, fmt::format("machine word {:#018x}: opcode {} does not exist", word, op));
+  in.op = static_cast<MOp>(op);
+  in.ty = static_cast<uint8_t>((word >> 7) & 7);
+  in.fl = static_cast<uint8_t>((word >> 10) & 15);
+  in.d = static_cast<uint16_t>((word >> 14) & 0x3ff);
+  in.a = static_cast<uint16_t>((word >> 24) & 0x3ff);
+  in.b = static_cast<uint16_t>((word >> 34) & 0x3ff);
+  in.c = static_cast<uint16_t>((word >> 44) & 0x3ff);
+  in.g = static_cast<uint16_t>((word >> 54) & 0x3ff);
+  return in;
+}
+
+std::string operandName(uint32_t o) {
+  if (o == kNoOperand) return "_";
+  if (o < kConstBase) return fmt::format("r{}", o);
+  if (o < kSpecialBase) return fmt::format("k{}", o - kConstBase);
+  return specialName(static_cast<MSpecial>(o - kSpecialBase));
+}
+
+std::string disassemble(const MInstr& in) {
+  std::string s;
+  if (in.g != kNoGuard)
+    s = fmt::format("@{}r{} ", (in.g & kGuardNegated) ? "!" : "", in.g & ~kGuardNegated);
+  s += fmt::format("{}.{}{}", opName(in.op), in.isSigned() ? "s" : "u", in.bytes() * 8);
+  if (in.fl) s += fmt::format(".f{}", in.fl);
+  if (in.op == MOp::Bra)
+    return s + fmt::format(" -> {} (join {})", in.b, in.c == kExitTarget ? std::string("exit") : std::to_string(in.c));
+  s += " " + operandName(in.d);
+  for (uint32_t o : {in.a, in.b, in.c})
+    if (o != kNoOperand) s += ", " + operandName(o);
+  return s;
+}
+
+}  // namespace qgpu::machine

@@ -1,0 +1,187 @@
+// Prompt layout:
+//   PROMPT
+//   CODE  <n>  { 4 chunks per 64-bit word, low first; the 4th is a last-chunk id }
+//   CONSTS <n> { one value each (8-byte width) }
+//   LAUNCH grid.x grid.y grid.z block.x block.y block.z static-shared dynamic-shared local-per-thread
+//   per initialised segment:  SEGMENT <address> <bytes> { 16-bit little-endian chunks }
+//   per zero-filled segment:  ZERO-SEGMENT <address> <bytes>
+//   GO
+// Numbers are values in the chunk form of tokens.h (8-byte width). Shared and local memory
+// start zeroed and take no tokens.
+#include "qgpu/machine/prompt.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::machine {
+namespace {
+
+void number(std::vector<uint32_t>& out, uint64_t v) {
+  for (uint32_t t : valueTokens(v, 8)) out.push_back(t);
+}
+
+void segment(std::vector<uint32_t>& out, uint64_t address, const std::vector<uint8_t>& bytes) {
+  bool zero = std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
+  out.push_back(ctl(zero ? Ctl::ZeroSegment : Ctl::Segment));
+  number(out, address);
+  number(out, bytes.size());
+  if (zero) return;
+  for (size_t i = 0; i < bytes.size(); i += 2) {
+    uint32_t lo = bytes[i], hi = i + 1 < bytes.size() ? bytes[i + 1] : 0;
+    out.push_back(kChunkMore + (lo | hi << 8));
+  }
+}
+
+}  // namespace
+
+std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineLaunch& launch,
+                                   PromptStats* stats) {
+  std::vector<uint32_t> out{ctl(Ctl::Prompt)};
+  PromptStats s;
+  size_t mark = out.size();
+  out.push_back(ctl(Ctl::Code));
+  number(out, program.code.size());
+  for (const MInstr& in : program.code) {
+    uint64_t w = encode(in);
+    for (int i = 0; i < 4; ++i)
+      out.push_back((i == 3 ? kChunkEnd : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+  }
+  s.code = out.size() - mark;
+  mark = out.size();
+  out.push_back(ctl(Ctl::Consts));
+  number(out, program.constants.size());
+  for (uint64_t c : program.constants) number(out, c);
+  s.constants = out.size() - mark;
+  mark = out.size();
+  out.push_back(ctl(Ctl::Launch));
+  for (uint32_t v : {launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x, launch.block.y, launch.block.z,
+                     program.staticSharedBytes, launch.dynamicSharedBytes, program.localBytes})
+    number(out, v);
+  s.launch = out.size() - mark;
+  mark = out.size();
+  segment(out, kParamWindow, launch.params);
+  if (!program.constBank.empty()) segment(out, kConstWindow, program.constBank);
+  for (size_t i = 0; i < program.moduleGlobals.size(); ++i)
+    segment(out, program.moduleGlobalAddr[i], program.moduleGlobals[i]);
+  for (size_t i = 0; i < launch.buffers.size(); ++i) segment(out, launch.bufferAddr[i], launch.buffers[i]);
+  s.memory = out.size() - mark;
+  out.push_back(ctl(Ctl::Go));
+  s.total = out.size();
+  if (stats) *stats = s;
+  return out;
+}
+
+}  // namespace qgpu::machine
+
+namespace qgpu::machine {
+namespace {
+
+class PromptReader {
+ public:
+  explicit PromptReader(const std::vector<uint32_t>& t) : t_(t), r_(t) {}
+  void expect(Ctl c, const char* what) {
+    size_t at = r_.pos();
+    if (r_.atEnd() || r_.next() != ctl(c))
+      throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected {}", at, what));
+  }
+  bool next(Ctl c) {
+    if (!r_.atEnd() && r_.peek() == ctl(c)) {
+      r_.next();
+      return true;
+    }
+    return false;
+  }
+  uint64_t number() { return r_.value(8); }
+  uint32_t small(const char* what, uint64_t limit) {
+    uint64_t v = number();
+    if (v > limit) throw Error(ErrorKind::Input, fmt::format("prompt: {} {} exceeds {}", what, v, limit));
+    return static_cast<uint32_t>(v);
+  }
+  uint64_t word() {
+    uint64_t w = 0;
+    for (int i = 0; i < 4; ++i) {
+      size_t at = r_.pos();
+      uint32_t id = r_.next();
+      bool last = i == 3;
+      uint32_t base = last ? kChunkEnd : kChunkMore;
+      if (id < base || id >= base + 65536)
+        throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected an instruction chunk", at));
+      w |= uint64_t{id - base} << (16 * i);
+    }
+    return w;
+  }
+  std::vector<uint8_t> data(uint64_t bytes) {
+    std::vector<uint8_t> out(bytes);
+    for (uint64_t i = 0; i < bytes; i += 2) {
+      size_t at = r_.pos();
+      uint32_t id = r_.next();
+      if (id < kChunkMore || id >= kChunkEnd)
+        throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected a data chunk", at));
+      out[i] = static_cast<uint8_t>(id - kChunkMore);
+      if (i + 1 < bytes) out[i + 1] = static_cast<uint8_t>((id - kChunkMore) >> 8);
+    }
+    return out;
+  }
+  bool atEnd() const { return r_.atEnd(); }
+
+ private:
+  const std::vector<uint32_t>& t_;
+  TokenReader r_;
+};
+
+}  // namespace
+
+DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
+  DecodedPrompt d;
+  PromptReader r(tokens);
+  r.expect(Ctl::Prompt, "PROMPT");
+  r.expect(Ctl::Code, "CODE");
+  uint32_t n = r.small("code size", kMaxCode);
+  uint32_t maxReg = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    MInstr in = decode(r.word());
+    for (uint32_t o : {in.d, in.a, in.b, in.c, static_cast<uint16_t>(in.g & ~kGuardNegated)})
+      if (o < kNumRegs) maxReg = std::max(maxReg, o + 1);
+    d.program.code.push_back(in);
+  }
+  d.program.numRegs = maxReg;  // may over-count (pc and width fields): harmless
+  r.expect(Ctl::Consts, "CONSTS");
+  uint32_t k = r.small("constant count", kNumConsts);
+  for (uint32_t i = 0; i < k; ++i) d.program.constants.push_back(r.number());
+  r.expect(Ctl::Launch, "LAUNCH");
+  d.launch.grid.x = r.small("grid.x", 0x7fffffff);
+  d.launch.grid.y = r.small("grid.y", 65535);
+  d.launch.grid.z = r.small("grid.z", 65535);
+  d.launch.block.x = r.small("block.x", 1024);
+  d.launch.block.y = r.small("block.y", 1024);
+  d.launch.block.z = r.small("block.z", 64);
+  d.program.staticSharedBytes = r.small("static shared bytes", kWindowBytes);
+  d.launch.dynamicSharedBytes = r.small("dynamic shared bytes", kWindowBytes);
+  d.program.localBytes = r.small("local bytes", kWindowBytes);
+  while (true) {
+    bool zero = r.next(Ctl::ZeroSegment);
+    if (!zero && !r.next(Ctl::Segment)) break;
+    uint64_t address = r.number(), bytes = r.number();
+    if (bytes > kWindowBytes) throw Error(ErrorKind::Input, fmt::format("prompt: segment of {} bytes", bytes));
+    std::vector<uint8_t> data = zero ? std::vector<uint8_t>(bytes, 0) : r.data(bytes);
+    if (address == kParamWindow) {
+      d.launch.params = std::move(data);
+    } else if (address == kConstWindow) {
+      d.program.constBank = std::move(data);
+    } else if (address >= kGlobalStart && address + bytes <= kGlobalLimit) {
+      d.launch.buffers.push_back(std::move(data));
+      d.launch.bufferAddr.push_back(address);
+    } else {
+      throw Error(ErrorKind::Input, fmt::format("prompt: segment at {:#x} is not parameters, constants or global memory", address));
+    }
+  }
+  r.expect(Ctl::Go, "GO");
+  if (!r.atEnd()) throw Error(ErrorKind::Input, "prompt: tokens after GO");
+  return d;
+}
+
+}  // namespace qgpu::machine

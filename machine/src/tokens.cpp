@@ -1,0 +1,193 @@
+#include "qgpu/machine/tokens.h"
+
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+
+namespace qgpu::machine {
+namespace {
+
+uint64_t widthMask(uint32_t bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
+
+uint64_t signExtend(uint64_t v, uint32_t bits, uint32_t bytes) {
+  if (bits < 64 && ((v >> (bits - 1)) & 1)) v |= ~0ull << bits;
+  return v & widthMask(bytes);
+}
+
+[[noreturn]] void bad(size_t pos, const std::string& what) {
+  throw Error(ErrorKind::Input, fmt::format("token {}: {}", pos, what));
+}
+
+}  // namespace
+
+double bitsPerToken() { return std::log2(static_cast<double>(kNumMachineIds)); }
+
+std::string tokenName(uint32_t id) {
+  if (id < kTextVocab) return fmt::format("text {}", id);
+  if (id < kChunkEnd) return fmt::format("chunk {:#06x} (more)", id - kChunkMore);
+  if (id < kPack4) return fmt::format("chunk {:#06x} (last)", id - kChunkEnd);
+  if (id < kControl) {
+    uint32_t v = id - kPack4;
+    return fmt::format("pack4 [{}, {}, {}, {}]", v & 15, (v >> 4) & 15, (v >> 8) & 15, v >> 12);
+  }
+  uint32_t c = id - kControl;
+  if (c >= static_cast<uint32_t>(Ctl::Branch) && c < static_cast<uint32_t>(Ctl::Branch) + 16)
+    return fmt::format("branch taken-mask {:#x}", c - static_cast<uint32_t>(Ctl::Branch));
+  static const char* kNames[] = {"HALT", "DONE", "LANES", "AFFINE", "PROMPT", "CODE",
+                                 "CONSTS", "LAUNCH", "SEGMENT", "ZERO-SEGMENT", "GO", "LANES-HIGH"};
+  if (c < std::size(kNames)) return kNames[c];
+  return fmt::format("unknown machine id {}", id);
+}
+
+const char* writeFormName(WriteForm f) {
+  switch (f) {
+    case WriteForm::Uniform: return "uniform";
+    case WriteForm::Pack4: return "pack4";
+    case WriteForm::Affine: return "affine";
+    case WriteForm::LanesHigh: return "per-lane-high";
+    case WriteForm::Lanes: return "per-lane";
+  }
+  return "?";
+}
+
+std::vector<uint32_t> valueTokens(uint64_t v, uint32_t bytes) {
+  v &= widthMask(bytes);
+  const uint32_t bits = bytes * 8;
+  std::vector<uint32_t> out;
+  for (uint32_t k = 1;; ++k) {
+    uint32_t used = std::min(16 * k, bits);
+    uint64_t low = used >= 64 ? v : v & ((1ull << used) - 1);
+    if (signExtend(low, used, bytes) == v || used == bits) {
+      for (uint32_t i = 0; i < k; ++i) {
+        uint32_t chunk = static_cast<uint32_t>((v >> (16 * i)) & 0xffff);
+        out.push_back((i + 1 == k ? kChunkEnd : kChunkMore) + chunk);
+      }
+      return out;
+    }
+  }
+}
+
+std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_t mask,
+                                  uint32_t bytes, WriteForm* form) {
+  const uint64_t wm = widthMask(bytes);
+  std::vector<uint32_t> lanes;
+  for (uint32_t l = 0; l < 4; ++l)
+    if ((mask >> l) & 1) lanes.push_back(l);
+  std::vector<std::pair<WriteForm, std::vector<uint32_t>>> options;
+  if (lanes.empty()) return {};
+  bool uniform = true, small = true;
+  for (uint32_t l : lanes) {
+    uniform = uniform && (values[l] & wm) == (values[lanes[0]] & wm);
+    small = small && (values[l] & wm) < 16;
+  }
+  if (uniform) options.push_back({WriteForm::Uniform, valueTokens(values[lanes[0]], bytes)});
+  if (small) {
+    uint32_t v = 0;
+    for (uint32_t l : lanes) v |= static_cast<uint32_t>(values[l] & wm) << (4 * l);
+    options.push_back({WriteForm::Pack4, {kPack4 + v}});
+  }
+  if (lanes.size() >= 2) {
+    // stride * (l1 - l0) == v1 - v0 (mod 2^64): l1 - l0 is 1, 2 or 3; 3 is invertible.
+    uint32_t l0 = lanes[0], l1 = lanes[1];
+    uint64_t diff = values[l1] - values[l0];
+    uint64_t stride = 0;
+    bool ok = true;
+    switch (l1 - l0) {
+      case 1: stride = diff; break;
+      case 2: ok = (diff & 1) == 0; stride = diff >> 1; break;
+      default: stride = diff * 0xaaaaaaaaaaaaaaabull; break;  // 3^-1 mod 2^64
+    }
+    stride &= wm;
+    uint64_t base = (values[l0] - stride * l0) & wm;
+    for (uint32_t l : lanes) ok = ok && ((base + stride * l) & wm) == (values[l] & wm);
+    if (ok) {
+      std::vector<uint32_t> t{ctl(Ctl::Affine)};
+      for (uint32_t x : valueTokens(base, bytes)) t.push_back(x);
+      for (uint32_t x : valueTokens(stride, bytes)) t.push_back(x);
+      options.push_back({WriteForm::Affine, t});
+    }
+  }
+  bool lowZero = bytes >= 4;
+  for (uint32_t l : lanes) lowZero = lowZero && (values[l] & 0xffff) == 0;
+  if (lowZero) {
+    std::vector<uint32_t> t{ctl(Ctl::LanesHigh)};
+    for (uint32_t l : lanes)
+      for (uint32_t x : valueTokens((values[l] & wm) >> 16, bytes - 2)) t.push_back(x);
+    options.push_back({WriteForm::LanesHigh, t});
+  }
+  std::vector<uint32_t> t{ctl(Ctl::Lanes)};
+  for (uint32_t l : lanes)
+    for (uint32_t x : valueTokens(values[l], bytes)) t.push_back(x);
+  options.push_back({WriteForm::Lanes, t});
+  size_t best = 0;
+  for (size_t i = 1; i < options.size(); ++i)
+    if (options[i].second.size() < options[best].second.size()) best = i;
+  if (form) *form = options[best].first;
+  return options[best].second;
+}
+
+uint32_t TokenReader::peek() const {
+  if (atEnd()) bad(pos_, "the stream ends in the middle of a step");
+  return t_[pos_];
+}
+uint32_t TokenReader::next() {
+  uint32_t id = peek();
+  ++pos_;
+  return id;
+}
+
+uint64_t TokenReader::value(uint32_t bytes) {
+  uint64_t v = 0;
+  for (uint32_t i = 0;; ++i) {
+    size_t at = pos_;
+    uint32_t id = next();
+    if (id < kChunkMore || id >= kPack4)
+      bad(at, fmt::format("expected a value chunk, got {}", tokenName(id)));
+    if (16 * i >= bytes * 8) bad(at, fmt::format("more chunks than a {}-byte value has", bytes));
+    bool last = id >= kChunkEnd;
+    uint64_t chunk = last ? id - kChunkEnd : id - kChunkMore;
+    v |= chunk << (16 * i);
+    if (last) return signExtend(v, std::min(16 * (i + 1), bytes * 8), bytes);
+  }
+}
+
+std::array<uint64_t, 4> TokenReader::write(uint32_t mask, uint32_t bytes) {
+  std::array<uint64_t, 4> out{};
+  const uint64_t wm = widthMask(bytes);
+  uint32_t id = peek();
+  if (id >= kPack4 && id < kControl) {
+    next();
+    uint32_t v = id - kPack4;
+    for (uint32_t l = 0; l < 4; ++l)
+      if ((mask >> l) & 1) out[l] = (v >> (4 * l)) & 15;
+      else if ((v >> (4 * l)) & 15) bad(pos_ - 1, "pack4 token has a value for an inactive lane");
+    return out;
+  }
+  if (id == ctl(Ctl::Affine)) {
+    next();
+    uint64_t base = value(bytes), stride = value(bytes);
+    for (uint32_t l = 0; l < 4; ++l) out[l] = (base + stride * l) & wm;
+    return out;
+  }
+  if (id == ctl(Ctl::LanesHigh)) {
+    next();
+    if (bytes < 4) bad(pos_ - 1, "LANES-HIGH needs a value of at least 4 bytes");
+    for (uint32_t l = 0; l < 4; ++l)
+      if ((mask >> l) & 1) out[l] = (value(bytes - 2) << 16) & wm;
+    return out;
+  }
+  if (id == ctl(Ctl::Lanes)) {
+    next();
+    for (uint32_t l = 0; l < 4; ++l)
+      if ((mask >> l) & 1) out[l] = value(bytes);
+    return out;
+  }
+  uint64_t v = value(bytes);
+  out.fill(v);
+  return out;
+}
+
+}  // namespace qgpu::machine

@@ -1,0 +1,39 @@
+#include "machine_test_util.h"
+
+#include "qgpu/interp/ptx_parser.h"
+#include "qgpu/machine/lower.h"
+#include "qgpu/machine/prompt.h"
+
+namespace qgpu::machine::test {
+
+Program decodeText(const std::string& ptx, const std::string& name) {
+  return decodeModule(ptx::parseModule(ptx, name));
+}
+
+BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch) {
+  Program program = decodeText(ptx);
+  BothResult r;
+  Launch oracle = launch;
+  LaunchOptions lo;
+  lo.warpWidth = 4;
+  lo.maxSteps = 1'000'000;
+  runLaunch(program, entry, oracle, lo);
+  for (const LaunchBuffer& b : oracle.buffers) r.oracle.push_back(b.data);
+  r.program = lowerKernel(program, entry);
+  MachineLaunch ml = machineLaunch(r.program, launch);
+  MachineResult ex = execute(r.program, ml, 1'000'000);
+  r.machine = ex.buffers;
+  // The decoder works from tokens only: the prompt, then the generated stream.
+  DecodedPrompt dp = decodePrompt(encodePrompt(r.program, ml));
+  std::vector<std::vector<uint8_t>> segments = replay(dp.program, dp.launch, ex.trace.tokens, 1'000'000);
+  for (uint64_t addr : ml.bufferAddr)
+    for (size_t k = 0; k < dp.launch.bufferAddr.size(); ++k)
+      if (dp.launch.bufferAddr[k] == addr) {
+        r.replayed.push_back(segments[k]);
+        break;
+      }
+  r.trace = std::move(ex.trace);
+  return r;
+}
+
+}  // namespace qgpu::machine::test

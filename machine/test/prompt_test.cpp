@@ -1,0 +1,66 @@
+// The prompt carries everything the host decoder needs: decoding it gives back the ROM,
+// the launch geometry and the initial memory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/launch_spec.h"
+#include "qgpu/machine/lower.h"
+#include "qgpu/machine/prompt.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::machine {
+namespace {
+
+struct Dot {
+  MachineProgram program;
+  MachineLaunch launch;
+};
+
+Dot dot() {
+  LaunchSpec spec = loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "dot");
+  Dot d;
+  d.program = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry);
+  d.launch = machineLaunch(d.program, materializeLaunch(spec));
+  return d;
+}
+
+TEST(MachinePrompt, RoundTrip) {
+  Dot d = dot();
+  PromptStats stats;
+  std::vector<uint32_t> prompt = encodePrompt(d.program, d.launch, &stats);
+  EXPECT_EQ(stats.total, prompt.size());
+  EXPECT_EQ(stats.code, 2 + 4 * d.program.code.size());  // CODE, count, 4 chunks per word
+  DecodedPrompt back = decodePrompt(prompt);
+  EXPECT_EQ(back.program.code, d.program.code);
+  EXPECT_EQ(back.program.constants, d.program.constants);
+  EXPECT_GE(back.program.numRegs, d.program.numRegs);
+  EXPECT_EQ(back.launch.params, d.launch.params);
+  EXPECT_EQ(back.launch.buffers, d.launch.buffers);
+  EXPECT_EQ(back.launch.bufferAddr, d.launch.bufferAddr);
+  EXPECT_EQ(back.launch.block.x, 4u);
+  // Replaying the generated stream on the decoded prompt gives the executor's memory.
+  MachineResult ex = execute(d.program, d.launch);
+  EXPECT_EQ(replay(back.program, back.launch, ex.trace.tokens), ex.buffers);
+}
+
+TEST(MachinePrompt, MalformedPromptsAreErrors) {
+  Dot d = dot();
+  std::vector<uint32_t> prompt = encodePrompt(d.program, d.launch);
+  std::vector<uint32_t> noGo(prompt.begin(), prompt.end() - 1);
+  EXPECT_THROW(decodePrompt(noGo), Error);
+  std::vector<uint32_t> badWord = prompt;
+  badWord[3] = ctl(Ctl::Done);  // inside the first instruction word
+  EXPECT_THROW(decodePrompt(badWord), Error);
+  std::vector<uint32_t> badOp = prompt;
+  badOp[3] = kChunkMore + 0x7f;  // opcode 127 does not exist
+  EXPECT_THROW(decodePrompt(badOp), Error);
+  std::vector<uint32_t> extra = prompt;
+  extra.push_back(ctl(Ctl::Go));
+  EXPECT_THROW(decodePrompt(extra), Error);
+}
+
+}  // namespace
+}  // namespace qgpu::machine
