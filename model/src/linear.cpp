@@ -262,7 +262,19 @@ Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
             break;
         }
         case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
-        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+        case Storage::Sparse: {
+            if (nonZeros_ < kParallelMinWeights / 4) {
+                y.noalias() = sparse_ * x;
+                break;
+            }
+            // Row-major storage makes a block of rows a cheap view: split rows over the pool.
+            const std::size_t grain = std::max<std::size_t>(64, static_cast<std::size_t>(rows_) * (kParallelMinWeights / 4) / nonZeros_);
+            parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
+                const auto n = static_cast<Eigen::Index>(r1 - r0);
+                y.segment(static_cast<Eigen::Index>(r0), n).noalias() = sparse_.middleRows(static_cast<Eigen::Index>(r0), n) * x;
+            });
+            break;
+        }
     }
     return y;
 }
