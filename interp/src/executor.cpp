@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "exec_context.h"
+#include "fault_injector.h"
 #include "qgpu/interp/launch.h"
 
 namespace qgpu {
@@ -307,7 +308,10 @@ class LaunchRunner {
       top.pc = pc + 1;
       switch (in.flow) {
         case Flow::None:
-          if (eff) in.fn(in, ctx_, eff);
+          if (eff) {
+            in.fn(in, ctx_, eff);
+            if (opts_.observer) [[unlikely]] afterInstruction(w, pc, eff);
+          }
           break;
         case Flow::Branch: {
           uint32_t notTaken = mask & ~eff;
@@ -368,6 +372,13 @@ class LaunchRunner {
       }
     }
     w.state = WarpState::Done;
+  }
+
+  // Kept out of the loop body: only observed launches get here.
+  [[gnu::noinline]] void afterInstruction(const Warp& w, uint32_t pc, uint32_t lanes) {
+    ExecStep step{&program_, pc, blockLinear_, w.index, lanes, opts_.warpWidth,
+                  static_cast<uint32_t>(launch_.block.count()), ctx_.regs, &ctx_};
+    opts_.observer->afterInstruction(step);
   }
 
   void exitLanes(Warp& w, uint32_t lanes) {
@@ -458,6 +469,15 @@ uint64_t globalBufferAddress(uint32_t index) {
 LaunchStats runLaunch(const Program& program, const std::string& entry, Launch& launch,
                       const LaunchOptions& options) {
   uint32_t index = program.findEntry(entry);
+  if (options.inject) {
+    // The injector is an observer in front of the caller's (fault_injection.cpp).
+    auto injector = makeFaultInjector(program, *options.inject, options);
+    LaunchOptions withFault = options;
+    withFault.observer = injector.get();
+    LaunchStats stats = LaunchRunner(program, index, launch, withFault).run();
+    requireInjected(*injector, *options.inject);
+    return stats;
+  }
   LaunchRunner runner(program, index, launch, options);
   return runner.run();
 }

@@ -3,6 +3,8 @@
 
 namespace qgpu::cli {
 
-void addExtraCommands(CLI::App&, Context&) {}
+void addDiffCommand(CLI::App& app, Context& ctx);  // debug/cli/diff_command.cpp
+
+void addExtraCommands(CLI::App& app, Context& ctx) { addDiffCommand(app, ctx); }
 
 }  // namespace qgpu::cli

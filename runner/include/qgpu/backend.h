@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct RunOptions {
   uint32_t warpWidth = 4;
   uint64_t maxSteps = 200'000'000;
   ExecObserver* observer = nullptr;  // interp only
+  std::optional<FaultInjection> inject;  // interp only: flip one result bit (qgpu run --inject)
 };
 
 class Backend {
