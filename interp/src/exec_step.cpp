@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "exec_context.h"
+#include "exec_step_capture.h"
 
 namespace qgpu {
 
@@ -42,19 +43,22 @@ std::pair<MemSpace, uint64_t> resolveSpace(MemSpace space, uint64_t addr) {
 }  // namespace
 
 std::optional<MemoryWrite> memoryWriteOf(const ExecStep& step, uint32_t lane) {
-  StoreKind kind = storeKindOf(*step.program, step.pc);
-  if (kind == StoreKind::None) return std::nullopt;
-  const Instr& in = step.instr();
+  if (!step.writes || lane >= 32 || !((step.laneMask >> lane) & 1)) return std::nullopt;
+  return step.writes[lane];
+}
+
+uint64_t storeAddress(const ExecContext& c, const Instr& in, StoreKind kind, uint32_t lane) {
   uint32_t baseSlot = kind == StoreKind::Store ? in.s[4] : in.s[0];
+  return c.reg(baseSlot)[lane] + static_cast<uint64_t>(in.imm);
+}
+
+MemoryWrite capturedWrite(ExecContext& c, const Instr& in, StoreKind kind, uint32_t lane, uint64_t addr) {
   uint32_t size = kind == StoreKind::Store ? uint32_t{in.typeBytes} * in.count : in.typeBytes;
-  // An atomic whose result overwrote its own address register cannot be replayed.
-  if (kind == StoreKind::Atomic && in.d[0] == baseSlot) return std::nullopt;
-  uint64_t addr = step.reg(baseSlot, lane) + static_cast<uint64_t>(in.imm);
   MemoryWrite w;
   std::tie(w.space, w.address) = resolveSpace(in.space, addr);
   w.size = size > 16 ? 16 : size;
-  // The instruction already ran, so the access is known to be valid.
-  const uint8_t* p = resolveAddress(*step.context, lane, in.space, addr, size, false);
+  // The lane's access already succeeded, so this cannot fault.
+  const uint8_t* p = resolveAddress(c, lane, in.space, addr, size, false);
   std::memcpy(w.bytes, p, w.size);
   return w;
 }

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "exec_context.h"
+#include "exec_step_capture.h"
 #include "fault_injector.h"
 #include "qgpu/interp/launch.h"
 
@@ -309,8 +310,8 @@ class LaunchRunner {
       switch (in.flow) {
         case Flow::None:
           if (eff) {
-            in.fn(in, ctx_, eff);
-            if (opts_.observer) [[unlikely]] afterInstruction(w, pc, eff);
+            if (opts_.observer) [[unlikely]] observedExecute(w, in, pc, eff);
+            else in.fn(in, ctx_, eff);
           }
           break;
         case Flow::Branch: {
@@ -374,10 +375,25 @@ class LaunchRunner {
     w.state = WarpState::Done;
   }
 
-  // Kept out of the loop body: only observed launches get here.
-  [[gnu::noinline]] void afterInstruction(const Warp& w, uint32_t pc, uint32_t lanes) {
+  // Kept out of the loop body: only observed launches get here. Stores and
+  // atomics run lane by lane (the order their handlers use anyway) so that
+  // each lane's write is seen before the next lane's.
+  [[gnu::noinline]] void observedExecute(const Warp& w, const Instr& in, uint32_t pc, uint32_t lanes) {
+    MemoryWrite writes[32];
+    StoreKind kind = storeKindOf(program_, pc);
+    if (kind == StoreKind::None) {
+      in.fn(in, ctx_, lanes);
+    } else {
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
+        uint64_t addr = storeAddress(ctx_, in, kind, lane);
+        in.fn(in, ctx_, 1u << lane);
+        writes[lane] = capturedWrite(ctx_, in, kind, lane, addr);
+      }
+    }
     ExecStep step{&program_, pc, blockLinear_, w.index, lanes, opts_.warpWidth,
-                  static_cast<uint32_t>(launch_.block.count()), ctx_.regs, &ctx_};
+                  static_cast<uint32_t>(launch_.block.count()), ctx_.regs,
+                  kind == StoreKind::None ? nullptr : writes};
     opts_.observer->afterInstruction(step);
   }
 

@@ -11,8 +11,6 @@
 
 namespace qgpu {
 
-struct ExecContext;
-
 struct ExecStep {
   const Program* program = nullptr;
   uint32_t pc = 0;
@@ -24,7 +22,10 @@ struct ExecStep {
   // regs[slot * warpWidth + lane] of the frame the instruction ran in; mutable
   // so that fault injection can corrupt a result before anyone reads it.
   uint64_t* regs = nullptr;
-  ExecContext* context = nullptr;  // memory, for memoryWriteOf
+  // Stores and atomics: what each lane wrote (indexed by lane), captured lane
+  // by lane as the instruction ran, so that several lanes writing one
+  // address each show their own value. Null for other instructions.
+  const struct MemoryWrite* writes = nullptr;
 
   const Instr& instr() const { return program->code[pc]; }
   uint64_t& reg(uint32_t slot, uint32_t lane) const { return regs[size_t{slot} * warpWidth + lane]; }
@@ -43,7 +44,7 @@ struct MemoryWrite {
 };
 
 /// The memory written by `lane` in `step` (st, atom, red); nullopt for
-/// instructions that write no memory.
+/// instructions that write no memory (or lanes that did not run).
 std::optional<MemoryWrite> memoryWriteOf(const ExecStep& step, uint32_t lane);
 
 /// For a Global write: the launch buffer index and byte offset it falls in,
