@@ -160,6 +160,26 @@ TEST(TraceWriter, LanesStoringToOneAddressEachShowTheirOwnValue) {
   EXPECT_EQ(out, v1);
 }
 
+TEST(TraceDiff, WritesOnlyComparisonFindsTheFirstWrongStore) {
+  // For traces of different PTX only memory writes are comparable: the
+  // fault then shows at the store of the corrupted value, in the same thread.
+  LaunchSpec spec = testKernel("saxpy");
+  auto dir = scratchDir("writes-only");
+  RunOptions faulty;
+  faulty.inject = parseFaultInjection(fmt::format("pc={},lane=2,bit=5,block=1", pcOf(spec, "fma.rn.f32")));
+  runTraced(spec, {}, dir / "a.trace");
+  runTraced(spec, faulty, dir / "b.trace");
+  Trace a = readTrace(dir / "a.trace"), b = readTrace(dir / "b.trace");
+  TraceDiff d = diffTraces(a, b, true);
+  EXPECT_TRUE(d.writesOnly);
+  ASSERT_TRUE(d.first);
+  EXPECT_EQ(d.first->kind, TraceDivergence::Kind::Memory);
+  EXPECT_EQ(d.first->where.pc, pcOf(spec, "st.global.f32"));
+  EXPECT_EQ(d.first->thread, 8u + 2u);  // block 1, thread 2
+  ASSERT_EQ(d.affected.size(), 1u);
+  EXPECT_EQ(d.affected[0].index, 10u);
+}
+
 TEST(TraceDiff, DifferentLaunchesAreNotComparable) {
   auto dir = scratchDir("mismatch");
   runTraced(testKernel("dot"), {}, dir / "dot.trace");

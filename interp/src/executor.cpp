@@ -272,7 +272,15 @@ class LaunchRunner {
   }
 
   // ----------------------------------------------------------------- warps
+  // Observed launches (traces, attribution, injection) run their own
+  // instantiation of the loop, so an unobserved launch pays nothing for them.
   void runWarp(Warp& w) {
+    if (opts_.observer) runWarpLoop<true>(w);
+    else runWarpLoop<false>(w);
+  }
+
+  template <bool kObserved>
+  void runWarpLoop(Warp& w) {
     ctx_.warp = w.index;
     ctx_.local = &w.local;
     bindFrame(w);
@@ -305,12 +313,12 @@ class LaunchRunner {
         for (uint32_t l = 0; l < W; ++l) on |= static_cast<uint32_t>(g[l] & 1) << l;
         eff = mask & (in.guardNegated ? ~on : on);
       }
-      if (opts_.observer) opts_.observer->onInstruction(pc, blockLinear_, w.index, eff);
+      if constexpr (kObserved) opts_.observer->onInstruction(pc, blockLinear_, w.index, eff);
       top.pc = pc + 1;
       switch (in.flow) {
         case Flow::None:
           if (eff) {
-            if (opts_.observer) [[unlikely]] observedExecute(w, in, pc, eff);
+            if constexpr (kObserved) observedExecute(w, in, pc, eff);
             else in.fn(in, ctx_, eff);
           }
           break;
@@ -375,7 +383,7 @@ class LaunchRunner {
     w.state = WarpState::Done;
   }
 
-  // Kept out of the loop body: only observed launches get here. Stores and
+  // Only observed launches get here. Stores and
   // atomics run lane by lane (the order their handlers use anyway) so that
   // each lane's write is seen before the next lane's.
   [[gnu::noinline]] void observedExecute(const Warp& w, const Instr& in, uint32_t pc, uint32_t lanes) {
