@@ -98,8 +98,13 @@ int diffResultsCommand(const DiffOpts& o, const std::string& command) {
   Comparison quick = compareResults(a.result, b.result, 0);
   const Program* program = nullptr;
   if (!quick.equal && !o.noWriters) {
-    writers = attribute(o, a, b, spec, note);
-    if (writers) program = &loadProgram(spec->ptxPath(writers->result.flavour));
+    try {
+      writers = attribute(o, a, b, spec, note);
+      if (writers) program = &loadProgram(spec->ptxPath(writers->result.flavour));
+    } catch (const Error& e) {  // the diff itself is still worth printing
+      writers.reset();
+      note = fmt::format("none (the attribution re-run failed: {})", e.what());
+    }
   }
   ResultDiff d = diffResults(a.result, b.result, a.label, b.label, o.first, writers ? &*writers : nullptr, program,
                              spec ? &*spec : nullptr);
