@@ -38,20 +38,35 @@ TraceHeader traceHeaderFor(const LaunchSpec& spec, const RunOptions& options) {
   return h;
 }
 
+TraceSession::TraceSession(const LaunchSpec& spec, RunOptions& options, const std::filesystem::path& path,
+                           uint64_t maxSteps)
+    : out_(path) {
+  if (!out_) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the trace", path.string()));
+  const Program& program = loadProgram(spec.ptxPath(options.flavour));
+  writer_ = std::make_unique<TraceWriter>(out_, program, traceHeaderFor(spec, options), maxSteps, options.observer);
+  options.observer = writer_.get();
+}
+
+TraceSession::~TraceSession() {
+  if (!finished_) finish("the launch failed (its error was reported where it was run)");
+}
+
+void TraceSession::finish(const std::string& error) {
+  if (finished_) return;
+  finished_ = true;
+  writer_->finish(error);
+}
+
 RunResult runTraced(const LaunchSpec& spec, const RunOptions& options,
                     const std::filesystem::path& tracePath, uint64_t maxSteps) {
-  std::ofstream out(tracePath);
-  if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the trace", tracePath.string()));
-  const Program& program = loadProgram(spec.ptxPath(options.flavour));
-  TraceWriter writer(out, program, traceHeaderFor(spec, options), maxSteps, options.observer);
   RunOptions traced = options;
-  traced.observer = &writer;
+  TraceSession session(spec, traced, tracePath, maxSteps);
   try {
     RunResult r = makeBackend("interp")->run(spec, traced);
-    writer.finish();
+    session.finish();
     return r;
   } catch (const Error& e) {
-    writer.finish(e.what());
+    session.finish(e.what());
     throw;
   }
 }

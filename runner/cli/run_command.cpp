@@ -5,10 +5,10 @@
 
 #include "../cli_commands.h"
 #include "qgpu/backend.h"
-#include "qgpu/debug/source_view.h"
+#include "qgpu/launch_spec.h"
+#include "qgpu/debug/source_view.h"  // --listing, --trace, --inject: docs/debugging.md
 #include "qgpu/debug/tracing.h"
 #include "qgpu/interp/error.h"
-#include "qgpu/launch_spec.h"
 
 namespace qgpu::cli {
 
@@ -33,17 +33,16 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-steps", o->maxSteps, "Warp instructions before a runaway-loop error")
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_option("--trace", o->trace, "Write an execution trace (qgpu-trace-1) to this file");
   cmd->add_option("--trace-limit", o->traceLimit, "Warp steps recorded before the trace stops")->capture_default_str();
   cmd->add_option("--inject", o->inject, "Flip one result bit: pc=<n>,lane=<l>,bit=<b>[,block=<n>][,warp=<n>]");
   cmd->add_flag("--listing", o->listing, "Print the program's pcs, PTX lines and source lines; do not run");
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->callback([o, &ctx] {
     LaunchSpec spec = loadLaunchSpec(o->spec);
     RunOptions ro;
     ro.flavour = o->flavour;
     ro.warpWidth = o->warp;
-    ro.maxSteps = o->maxSteps;
     if (!o->inject.empty()) ro.inject = parseFaultInjection(o->inject);
     if ((!o->trace.empty() || ro.inject || o->listing) && o->backend != "interp")
       throw Error(ErrorKind::Input, "--trace, --inject and --listing need --backend interp");
@@ -51,8 +50,11 @@ void addRunCommand(CLI::App& app, Context& ctx) {
       std::cout << formatListing(loadProgram(spec.ptxPath(o->flavour)));
       return;
     }
-    RunResult r = o->trace.empty() ? makeBackend(o->backend)->run(spec, ro)
-                                   : runTraced(spec, ro, o->trace, o->traceLimit);
+    std::optional<TraceSession> trace;
+    if (!o->trace.empty()) trace.emplace(spec, ro, o->trace, o->traceLimit);
+    ro.maxSteps = o->maxSteps;
+    RunResult r = makeBackend(o->backend)->run(spec, ro);
+    if (trace) trace->finish();
     if (o->json) {
       std::cout << resultToJson(r).dump(2) << "\n";
       return;

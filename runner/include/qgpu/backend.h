@@ -18,8 +18,8 @@ struct RunOptions {
   std::string flavour = "nvcc";  // which PTX of the spec
   uint32_t warpWidth = 4;
   uint64_t maxSteps = 200'000'000;
-  ExecObserver* observer = nullptr;  // interp only
   std::optional<FaultInjection> inject;  // interp only: flip one result bit (qgpu run --inject)
+  ExecObserver* observer = nullptr;  // interp only
 };
 
 class Backend {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +17,25 @@ namespace qgpu {
 
 /// Header of a trace of `spec` run as `options` say.
 TraceHeader traceHeaderFor(const LaunchSpec& spec, const RunOptions& options);
+
+/// A trace being written: opens the file, writes the header and installs the
+/// writer as options.observer (in front of any observer already there).
+/// finish() writes the end line; if the launch threw instead, the destructor
+/// writes one saying so. ErrorKind::Input if the file cannot be written.
+class TraceSession {
+ public:
+  TraceSession(const LaunchSpec& spec, RunOptions& options, const std::filesystem::path& path,
+               uint64_t maxSteps);
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+  void finish(const std::string& error = "");
+
+ private:
+  std::ofstream out_;
+  std::unique_ptr<TraceWriter> writer_;
+  bool finished_ = false;
+};
 
 /// Runs the interpreter, writing a qgpu-trace-1 file. If the launch fails the
 /// trace still ends with an end line carrying the error, and the error is
