@@ -63,6 +63,8 @@ struct DecodeState {
   /// The value of a variable name used as an operand (mov r, var): its
   /// address in its own state space, as out.s[baseIndex] + out.imm.
   void symbolValue(const ptx::Operand& op, int baseIndex);
+  /// Whether `op` (possibly a bare identifier) names a declared register.
+  bool namesRegister(const ptx::Operand& op) const;
   /// A constant slot holding `value`.
   uint32_t constant(uint64_t value);
   /// Declared byte size of a slot.

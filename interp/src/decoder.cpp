@@ -570,8 +570,26 @@ uint32_t DecodeState::constant(uint64_t value) { return decoder.constantSlot(fun
 
 uint32_t DecodeState::slotBytes(uint32_t slot) const { return function.slotBytes[slot]; }
 
-uint32_t DecodeState::source(const ptx::Operand& op, ScalarType t) {
+namespace {
+// Registers need not start with '%' (`.reg .pred q;` in inline PTX): a bare
+// identifier that names a register is a register operand.
+ptx::Operand asRegisterIfDeclared(const Decoder& d, const ptx::Operand& op) {
+  if (op.kind != ptx::Operand::Kind::Symbol || op.value != 0) return op;
+  const Symbol* sym = d.lookup(op.name);
+  if (!sym || sym->kind != Symbol::Kind::Register) return op;
+  ptx::Operand reg = op;
+  reg.kind = ptx::Operand::Kind::Register;
+  return reg;
+}
+}  // namespace
+
+bool DecodeState::namesRegister(const ptx::Operand& op) const {
+  return asRegisterIfDeclared(decoder, op).kind == ptx::Operand::Kind::Register;
+}
+
+uint32_t DecodeState::source(const ptx::Operand& operand, ScalarType t) {
   using K = ptx::Operand::Kind;
+  const ptx::Operand op = asRegisterIfDeclared(decoder, operand);
   if (op.kind == K::Immediate) return constant(convertImmediate(op, t));
   if (op.kind == K::Register) {
     if (op.negated) fail("'!' is only allowed on predicate operands");
@@ -586,7 +604,8 @@ uint32_t DecodeState::source(const ptx::Operand& op, ScalarType t) {
   fail("expected a register or an immediate operand");
 }
 
-uint32_t DecodeState::destination(const ptx::Operand& op) {
+uint32_t DecodeState::destination(const ptx::Operand& operand) {
+  const ptx::Operand op = asRegisterIfDeclared(decoder, operand);
   if (op.kind != ptx::Operand::Kind::Register)
     fail("destination must be a register");
   for (const SpecialName& s : kSpecials)
@@ -597,7 +616,8 @@ uint32_t DecodeState::destination(const ptx::Operand& op) {
   return sym->slot;
 }
 
-uint32_t DecodeState::predicate(const ptx::Operand& op, bool* negated) {
+uint32_t DecodeState::predicate(const ptx::Operand& operand, bool* negated) {
+  const ptx::Operand op = asRegisterIfDeclared(decoder, operand);
   if (op.kind == ptx::Operand::Kind::Immediate) {
     if (negated) *negated = false;
     return constant(op.value != 0 ? 1 : 0);
@@ -608,8 +628,6 @@ uint32_t DecodeState::predicate(const ptx::Operand& op, bool* negated) {
   const Symbol* sym = decoder.lookup(op.name);
   if (!sym) fail(fmt::format("undeclared register '{}'", op.name));
   if (sym->kind != Symbol::Kind::Register) fail(fmt::format("'{}' is not a register", op.name));
-  auto it = std::find(function.slotNames.begin(), function.slotNames.end(), op.name);
-  (void)it;
   if (function.slotBytes[sym->slot] != 1)
     fail(fmt::format("'{}' is not a predicate register", op.name));
   return sym->slot;

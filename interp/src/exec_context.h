@@ -58,6 +58,9 @@ inline uint64_t bitsOf(T t) {
   return v;
 }
 
+/// "{0,2,3}": the lanes of a mask, for messages.
+std::string formatLanes(uint32_t mask);
+
 /// Calls f(lane) for every lane in mask, in lane order.
 template <class F>
 inline void forLanes(const ExecContext& c, uint32_t mask, F&& f) {

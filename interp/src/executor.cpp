@@ -55,16 +55,6 @@ struct Warp {
   uint32_t barrierPc = 0;
 };
 
-std::string laneList(uint32_t mask) {
-  std::string s;
-  while (mask) {
-    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
-    mask &= mask - 1;
-    if (!s.empty()) s += ',';
-    s += std::to_string(l);
-  }
-  return fmt::format("{{{}}}", s);
-}
 
 class LaunchRunner {
  public:
@@ -77,7 +67,6 @@ class LaunchRunner {
     for (uint32_t bz = 0; bz < launch_.grid.z; ++bz)
       for (uint32_t by = 0; by < launch_.grid.y; ++by)
         for (uint32_t bx = 0; bx < launch_.grid.x; ++bx) runBlock(bx, by, bz);
-    copyBackModuleGlobals();
     return stats_;
   }
 
@@ -144,8 +133,6 @@ class LaunchRunner {
     for (size_t i = 0; i < launch_.buffers.size(); ++i)
       regions_[kFirstLaunchBufferRegion + i] = {launch_.buffers[i].name, &launch_.buffers[i].data};
   }
-
-  void copyBackModuleGlobals() {}
 
   // ---------------------------------------------------------------- frames
   void pushFrame(Warp& w, uint32_t function, uint32_t callPc) {
@@ -371,7 +358,7 @@ class LaunchRunner {
                                     "{} while lanes {} of the same warp are on another path or "
                                     "predicated off and can never arrive",
                                     ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
-                                    laneList(eff), program_.describePc(pc), laneList(live & ~eff)));
+                                    formatLanes(eff), program_.describePc(pc), formatLanes(live & ~eff)));
           w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)] ;
           w.barrierPc = pc;
           w.state = WarpState::AtBarrier;
@@ -423,8 +410,9 @@ class LaunchRunner {
     ctx_.constBank = &constBank_;
     ctx_.kernelParams = &kernelParams_;
     blockLinear_ = bx + launch_.grid.x * (by + launch_.grid.y * bz);
-    shared_.assign(size_t{program_.staticSharedBytes} + 16 + launch_.dynamicSharedBytes, 0);
-    shared_.resize(((program_.staticSharedBytes + 15u) & ~15u) + launch_.dynamicSharedBytes);
+    // Dynamic shared memory follows the static part, 16-byte aligned (as laid
+    // out by the decoder for extern .shared arrays).
+    shared_.assign(((size_t{program_.staticSharedBytes} + 15) & ~size_t{15}) + launch_.dynamicSharedBytes, 0);
     ctx_.shared = &shared_;
 
     const uint32_t threads = static_cast<uint32_t>(launch_.block.count());
@@ -436,7 +424,6 @@ class LaunchRunner {
       uint32_t lanes = std::min(W, threads - i * W);
       w.validMask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
       w.local.assign(W, {});
-      ctx_.block[0] = bx;
       pushFrame(w, entry_, 0);
       w.stack.push_back({program_.functions[entry_].entryPc, kExitPc, w.validMask, false});
     }
@@ -458,7 +445,7 @@ class LaunchRunner {
         std::string detail;
         for (Warp* w : waiting)
           detail += fmt::format("\n  warp {} (lanes {}) waits at barrier {}: {}", w->index,
-                                laneList(w->validMask & ~w->exited), w->barrierId,
+                                formatLanes(w->validMask & ~w->exited), w->barrierId,
                                 program_.describePc(w->barrierPc));
         throw Error(ErrorKind::Deadlock,
                     fmt::format("barrier deadlock in block ({},{},{}): warps wait at different "

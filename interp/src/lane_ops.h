@@ -32,19 +32,36 @@ void ternaryHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
-/// Picks Op<T> instantiated for the C++ type of an integer PTX type.
-template <template <class> class Op, template <class, class> class Shape>
-Handler pickInteger(ScalarType t) {
+/// H<T>::run for the C++ type T of a PTX integer type (or, with
+/// allowFloat, f32/f64); nullptr for other types. The one place that maps
+/// PTX types to host types for handler templates.
+template <template <class> class H, bool AllowFloat = false>
+Handler pickByType(ScalarType t) {
   switch (t) {
-    case ScalarType::U16: case ScalarType::B16: return &Shape<uint16_t, Op<uint16_t>>::run;
-    case ScalarType::S16: return &Shape<int16_t, Op<int16_t>>::run;
-    case ScalarType::U32: case ScalarType::B32: return &Shape<uint32_t, Op<uint32_t>>::run;
-    case ScalarType::S32: return &Shape<int32_t, Op<int32_t>>::run;
-    case ScalarType::U64: case ScalarType::B64: return &Shape<uint64_t, Op<uint64_t>>::run;
-    case ScalarType::S64: return &Shape<int64_t, Op<int64_t>>::run;
+    case ScalarType::U16: case ScalarType::B16: return &H<uint16_t>::run;
+    case ScalarType::S16: return &H<int16_t>::run;
+    case ScalarType::U32: case ScalarType::B32: return &H<uint32_t>::run;
+    case ScalarType::S32: return &H<int32_t>::run;
+    case ScalarType::U64: case ScalarType::B64: return &H<uint64_t>::run;
+    case ScalarType::S64: return &H<int64_t>::run;
+    case ScalarType::F32:
+      if constexpr (AllowFloat) return &H<float>::run;
+      return nullptr;
+    case ScalarType::F64:
+      if constexpr (AllowFloat) return &H<double>::run;
+      return nullptr;
     default: return nullptr;
   }
 }
+
+/// Binds a per-lane Op<T> to a handler shape (Unary/Binary/Ternary) as H<T>.
+template <template <class> class Op, template <class, class> class Shape>
+struct Bind {
+  template <class T>
+  struct As {
+    static void run(const Instr& in, ExecContext& c, uint32_t m) { Shape<T, Op<T>>::run(in, c, m); }
+  };
+};
 
 template <class T, class Op>
 struct Unary {

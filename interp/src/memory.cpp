@@ -1,11 +1,24 @@
 // Address resolution for every state space, with the checks that make bad
 // accesses errors: bounds (naming the buffer and its range), alignment to the
 // access size, writes to read-only spaces.
+#include <bit>
+
 #include <fmt/format.h>
 
 #include "exec_context.h"
 
 namespace qgpu {
+
+std::string formatLanes(uint32_t mask) {
+  std::string s;
+  while (mask) {
+    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
+    mask &= mask - 1;
+    if (!s.empty()) s += ',';
+    s += std::to_string(l);
+  }
+  return fmt::format("{{{}}}", s);
+}
 
 std::string ExecContext::where(uint32_t lane) const {
   uint32_t linear = warp * W + lane;

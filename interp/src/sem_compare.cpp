@@ -146,20 +146,6 @@ void predLogicHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   });
 }
 
-template <template <class> class H>
-Handler pickCompare(ScalarType t) {
-  switch (t) {
-    case ScalarType::U16: case ScalarType::B16: return &H<uint16_t>::run;
-    case ScalarType::S16: return &H<int16_t>::run;
-    case ScalarType::U32: case ScalarType::B32: return &H<uint32_t>::run;
-    case ScalarType::S32: return &H<int32_t>::run;
-    case ScalarType::U64: case ScalarType::B64: return &H<uint64_t>::run;
-    case ScalarType::S64: return &H<int64_t>::run;
-    case ScalarType::F32: return &H<float>::run;
-    case ScalarType::F64: return &H<double>::run;
-    default: return nullptr;
-  }
-}
 template <class T> struct SetpH {
   static void run(const Instr& in, ExecContext& c, uint32_t m) { setpHandler<T>(in, c, m); }
 };
@@ -202,7 +188,7 @@ void decodeSetp(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("setp needs exactly one type");
   ScalarType t = types[0];
-  ds.out.fn = pickCompare<SetpH>(t);
+  ds.out.fn = pickByType<SetpH, true>(t);
   if (!ds.out.fn) ds.fail(fmt::format("setp does not support .{}", scalarTypeName(t)));
   if (ds.in.operands.empty()) ds.fail("setp needs operands");
   const ptx::Operand& dst = ds.in.operands[0];
@@ -224,7 +210,7 @@ void decodeSet(DecodeState& ds) {
   ScalarType dt = types[0], st = types[1];
   if (dt != ScalarType::U32 && dt != ScalarType::S32 && dt != ScalarType::F32)
     ds.fail("set destination type must be .u32, .s32 or .f32");
-  ds.out.fn = pickCompare<SetH>(st);
+  ds.out.fn = pickByType<SetH, true>(st);
   if (!ds.out.fn) ds.fail(fmt::format("set does not support .{}", scalarTypeName(st)));
   if (dt == ScalarType::F32) ds.out.imm |= 1 << 8;
   if (ds.in.operands.empty()) ds.fail("set needs operands");

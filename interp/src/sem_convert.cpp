@@ -282,7 +282,7 @@ void decodeMov(DecodeState& ds) {
     for (size_t i = 0; i < n; ++i) ds.out.s[i] = ds.source(src.elements[i], pt);
     return;
   }
-  if (src.kind == K::Symbol) {  // address of a variable
+  if (src.kind == K::Symbol && !ds.namesRegister(src)) {  // address of a variable
     ds.symbolValue(src, 0);
     ds.out.fn = &addressOfHandler;
     return;

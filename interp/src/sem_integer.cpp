@@ -452,7 +452,7 @@ void requireInteger(DecodeState& ds, ScalarType t) {
 template <template <class> class Op, template <class, class> class Shape>
 void setHandler(DecodeState& ds, ScalarType t) {
   requireInteger(ds, t);
-  ds.out.fn = pickInteger<Op, Shape>(t);
+  ds.out.fn = pickByType<Bind<Op, Shape>::template As>(t);
   if (!ds.out.fn) ds.fail(fmt::format("type .{} is not supported by '{}'", scalarTypeName(t), ds.in.opcode));
   ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
 }
@@ -479,18 +479,6 @@ void ternary(DecodeState& ds, ScalarType t) {
   operands(ds, t, 3);
 }
 
-template <template <class> class H>
-Handler pickTyped(ScalarType t) {
-  switch (t) {
-    case ScalarType::U16: case ScalarType::B16: return &H<uint16_t>::run;
-    case ScalarType::S16: return &H<int16_t>::run;
-    case ScalarType::U32: case ScalarType::B32: return &H<uint32_t>::run;
-    case ScalarType::S32: return &H<int32_t>::run;
-    case ScalarType::U64: case ScalarType::B64: return &H<uint64_t>::run;
-    case ScalarType::S64: return &H<int64_t>::run;
-    default: return nullptr;
-  }
-}
 #define QGPU_TYPED_HANDLER(name, fn)                                         \
   template <class T>                                                         \
   struct name {                                                              \
@@ -516,7 +504,7 @@ template <class T> struct ShrH {
 template <template <class> class H>
 void setTyped(DecodeState& ds, ScalarType t) {
   requireInteger(ds, t);
-  ds.out.fn = pickTyped<H>(t);
+  ds.out.fn = pickByType<H>(t);
   ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
 }
 

@@ -17,40 +17,28 @@
 namespace qgpu {
 namespace {
 
-std::string lanes(uint32_t mask) {
-  std::string s;
-  while (mask) {
-    uint32_t l = static_cast<uint32_t>(std::countr_zero(mask));
-    mask &= mask - 1;
-    if (!s.empty()) s += ',';
-    s += std::to_string(l);
-  }
-  return fmt::format("{{{}}}", s);
-}
 
-// Checks the convergence rules; returns the effective member mask.
-uint32_t checkMembers(const Instr&, ExecContext& c, uint32_t m, const uint64_t* memberReg,
-                      const char* what) {
-  uint32_t first = static_cast<uint32_t>(std::countr_zero(m));
-  uint32_t members = static_cast<uint32_t>(memberReg[first]) & c.fullMask;
+// Checks the convergence rules for each executing lane (its own membermask
+// must contain it, and every live lane of that mask must execute the
+// instruction now) and returns the per-lane member masks. Lanes of one warp
+// may pass different masks (e.g. one per 4-lane group).
+void checkMembers(ExecContext& c, uint32_t m, const uint64_t* memberReg, const char* what,
+                  uint32_t* members) {
   uint32_t mm = m;
   while (mm) {
     uint32_t l = static_cast<uint32_t>(std::countr_zero(mm));
     mm &= mm - 1;
     uint32_t mine = static_cast<uint32_t>(memberReg[l]) & c.fullMask;
-    if (mine != members)
+    if (!((mine >> l) & 1))
       c.fail(ErrorKind::Undefined, l,
-             fmt::format("{}: lanes of one warp pass different membermasks ({:#x} vs {:#x})", what, mine, members));
-    if (!((members >> l) & 1))
+             fmt::format("{}: executing lane {} is not in its membermask {:#x} (undefined)", what, l, mine));
+    uint32_t missing = mine & c.liveMask & ~m;
+    if (missing)
       c.fail(ErrorKind::Undefined, l,
-             fmt::format("{}: executing lane {} is not in membermask {:#x} (undefined)", what, l, members));
+             fmt::format("{}: lanes {} of membermask {:#x} do not execute it together with lanes {} "
+                         "(divergent or predicated off)", what, formatLanes(missing), mine, formatLanes(m)));
+    members[l] = mine & c.liveMask;
   }
-  uint32_t missing = members & c.liveMask & ~m;
-  if (missing)
-    c.fail(ErrorKind::Undefined, first,
-           fmt::format("{}: lanes {} of membermask {:#x} do not execute it together with lanes {} "
-                       "(divergent or predicated off)", what, lanes(missing), members, lanes(m)));
-  return members & c.liveMask;
 }
 
 // mode: 0 up, 1 down, 2 bfly, 3 idx. d[1]: optional predicate.
@@ -58,7 +46,8 @@ void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
   const uint64_t* a = c.reg(in.s[0]);
   const uint64_t* b = c.reg(in.s[1]);
   const uint64_t* cc = c.reg(in.s[2]);
-  uint32_t members = checkMembers(in, c, m, c.reg(in.s[3]), "shfl.sync");
+  uint32_t members[32];
+  checkMembers(c, m, c.reg(in.s[3]), "shfl.sync", members);
   uint64_t* d = c.reg(in.d[0]);
   uint64_t* p = in.d[1] != kNoSlot ? c.reg(in.d[1]) : nullptr;
   uint64_t result[32];
@@ -79,11 +68,11 @@ void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
     }
     if (!ok) j = lane;
     uint32_t src = static_cast<uint32_t>(j);
-    if (src >= c.W || !((members >> src) & 1))
+    if (src >= c.W || !((members[lane] >> src) & 1))
       c.fail(ErrorKind::Undefined, lane,
              fmt::format("shfl.sync reads lane {}, which is not an active member (membermask {:#x}, "
                          "warp width {}): the value is undefined",
-                         src, members, c.W));
+                         src, members[lane], c.W));
     result[lane] = a[src] & 0xffffffffu;
     valid[lane] = ok;
   });
@@ -96,24 +85,23 @@ void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
 // mode: 0 all, 1 any, 2 uni, 3 ballot; imm bit 0: predicate negated.
 void voteHandler(const Instr& in, ExecContext& c, uint32_t m) {
   const uint64_t* a = c.reg(in.s[0]);
-  uint32_t members = checkMembers(in, c, m, c.reg(in.s[1]), "vote.sync");
+  uint32_t members[32];
+  checkMembers(c, m, c.reg(in.s[1]), "vote.sync", members);
   bool neg = in.imm & 1;
-  uint32_t ballot = 0;
-  uint32_t mm = members;
-  while (mm) {
-    uint32_t l = static_cast<uint32_t>(std::countr_zero(mm));
-    mm &= mm - 1;
-    if (((a[l] & 1) != 0) != neg) ballot |= 1u << l;
-  }
+  uint32_t votes = 0;  // predicate of every executing lane
+  forLanes(c, m, [&](uint32_t l) {
+    if (((a[l] & 1) != 0) != neg) votes |= 1u << l;
+  });
   uint64_t* d = c.reg(in.d[0]);
-  uint64_t v;
-  switch (in.mode) {
-    case 0: v = ballot == members; break;
-    case 1: v = ballot != 0; break;
-    case 2: v = ballot == 0 || ballot == members; break;
-    default: v = ballot; break;
-  }
-  forLanes(c, m, [&](uint32_t l) { d[l] = v; });
+  forLanes(c, m, [&](uint32_t l) {
+    uint32_t ballot = votes & members[l];
+    switch (in.mode) {
+      case 0: d[l] = ballot == members[l]; break;
+      case 1: d[l] = ballot != 0; break;
+      case 2: d[l] = ballot == 0 || ballot == members[l]; break;
+      default: d[l] = ballot; break;
+    }
+  });
 }
 
 void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {

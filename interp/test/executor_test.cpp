@@ -347,6 +347,43 @@ TEST(Executor, VoteBallotAnyAll) {
   }
 }
 
+TEST(Executor, GroupsOfOneWarpMayUseTheirOwnMembermasks) {
+  // Each 4-lane group votes with mask 0xf << (tid & ~3): at W=32 one warp
+  // holds two groups with different masks, which is valid PTX.
+  TestLaunch t;
+  t.ptx = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r6, %laneid;
+  and.b32 %r2, %r6, -4;
+  shl.b32 %r3, 15, %r2;
+  setp.lt.u32 %p1, %r1, 6;
+  vote.sync.ballot.b32 %r7, %p1, %r3;
+  shr.b32 %r4, %r7, %r2;
+  shfl.sync.idx.b32 %r5, %r1, 3, 0x1c1f, %r3;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r4, %r5};
+  ret;
+}
+)";
+  t.block = {8, 1, 1};
+  t.buffers = {std::vector<uint8_t>(64)};
+  auto out = runBoth(t);
+  for (uint32_t lane = 0; lane < 8; ++lane) {
+    // Group-relative ballot (shifted down by the group's first lane) of
+    // the predicate tid < 6, and the value of the group's lane 3.
+    uint32_t group = lane & ~3u;
+    EXPECT_EQ(out[2 * lane], group == 0 ? 0xfu : 0x3u) << lane;
+    EXPECT_EQ(out[2 * lane + 1], group + 3) << lane;
+  }
+}
+
 TEST(Executor, SpecialRegistersAndMultiDimensionalGrid) {
   TestLaunch t;
   t.ptx = header() + R"(

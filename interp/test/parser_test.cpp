@@ -167,6 +167,26 @@ TEST(Parser, LocFileCommentsAndCallBlocks) {
   EXPECT_EQ(p.callSites.size(), 1u);
 }
 
+TEST(Parser, ScopedRegistersWithoutPercent) {
+  // clang's inline-PTX style: a block-scoped `.reg .pred q` used as `q`.
+  test::TestLaunch t;
+  t.ptx = test::header() + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 5;
+  { .reg .pred q; setp.ne.s32 q, %r1, 0; selp.u32 %r2, 7, 9, q; }
+  { .reg .b32 t; add.u32 t, %r2, 1; mov.u32 %r3, t; }
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+)";
+  t.buffers = {std::vector<uint8_t>(4)};
+  EXPECT_EQ(test::u32Of(test::run(t)[0])[0], 8u);
+}
+
 // Malformed inputs: the error names file:line:column and the offending text.
 std::string parseError(const std::string& text) {
   try {

@@ -59,27 +59,22 @@ int64_t orderedBits(ScalarType t, uint64_t bits) {
 }
 }  // namespace
 
+namespace {
+template <class F>
+std::string classOf(F f) {
+  switch (std::fpclassify(f)) {
+    case FP_NAN: return "nan";
+    case FP_INFINITE: return "inf";
+    case FP_SUBNORMAL: return "subnormal";
+    case FP_ZERO: return "zero";
+    default: return "normal";
+  }
+}
+}  // namespace
+
 std::string floatClass(ScalarType t, uint64_t bits) {
-  if (t == ScalarType::F32) {
-    float f = std::bit_cast<float>(static_cast<uint32_t>(bits));
-    switch (std::fpclassify(f)) {
-      case FP_NAN: return "nan";
-      case FP_INFINITE: return "inf";
-      case FP_SUBNORMAL: return "subnormal";
-      case FP_ZERO: return "zero";
-      default: return "normal";
-    }
-  }
-  if (t == ScalarType::F64) {
-    double f = std::bit_cast<double>(bits);
-    switch (std::fpclassify(f)) {
-      case FP_NAN: return "nan";
-      case FP_INFINITE: return "inf";
-      case FP_SUBNORMAL: return "subnormal";
-      case FP_ZERO: return "zero";
-      default: return "normal";
-    }
-  }
+  if (t == ScalarType::F32) return classOf(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  if (t == ScalarType::F64) return classOf(std::bit_cast<double>(bits));
   if (t == ScalarType::F16) {
     uint32_t e = (bits >> 10) & 0x1f, m = bits & 0x3ff;
     if (e == 31) return m ? "nan" : "inf";
