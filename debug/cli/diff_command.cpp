@@ -86,6 +86,11 @@ std::optional<AttributedRun> attribute(const DiffOpts& o, const Side& a, const S
   if (!spec->ptx.count(ro.flavour)) ro.flavour = spec->flavours().front();
   AttributedRun run = runAttributed(*spec, ro);
   note = "last writers from a re-run of " + run.label;
+  // A spec found by kernel name may not be the one that produced the result.
+  if (from.result.backend == "interp" && !compareResults(from.result, run.result, 0).equal)
+    note += fmt::format(" (warning: the re-run does not reproduce the outputs of {}, so these writers may not be "
+                        "its writers; pass --spec)",
+                        from.label);
   if (from.result.backend != "interp") note += " (the interpreter's writers; the compared runs are not the interpreter's)";
   return run;
 }

@@ -34,7 +34,14 @@ divergent)
     "$Q" diff goldens/dot/host-ref.json "$T/bad.json"
   expect 1 '^verdict: DIVERGENT: 1 of 1 elements differ' "$Q" diff goldens/dot/host-ref.json "$T/bad.json"
   expect 1 '"ulp": 262144' "$Q" diff goldens/dot/host-ref.json "$T/bad.json" --json
-  expect 1 'inject pc='"$pc" "$Q" diff interp:kernels/dot interp:kernels/dot --inject "pc=$pc,lane=1,bit=20" ;;
+  expect 1 'inject pc='"$pc" "$Q" diff interp:kernels/dot interp:kernels/dot --inject "pc=$pc,lane=1,bit=20"
+  # A spec that cannot have produced the result: the writers come with a warning.
+  "$Q" run kernels/dot --json | sed 's/"0x42000000"/"0x42000001"/' > "$T/edited.json"
+  expect 1 'warning: the re-run does not reproduce' \
+    "$Q" diff goldens/dot/host-ref.json "$T/edited.json" --spec debug/test/kernels/saxpy
+  # An attribution re-run that faults leaves the diff intact.
+  expect 1 'writers: none \(the attribution re-run failed: .*out-of-bounds' \
+    "$Q" diff goldens/dot/host-ref.json "$T/bad.json" --spec debug/test/kernels/saxpy ;;
 trace)
   k=debug/test/kernels/saxpy
   pc=$(pc_of $k "fma.rn.f32")
