@@ -154,7 +154,7 @@ void addDiffCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--flavour", o->flavour, "PTX flavour of live runs")->capture_default_str();
   cmd->add_option("--inject", o->inject, "Fault for a live interp B: pc=<n>,lane=<l>,bit=<b>");
   cmd->add_flag("--no-writers", o->noWriters, "Skip write attribution (no interpreter re-run)");
-  cmd->add_flag("--writes-only", o->writesOnly, "--trace: compare memory writes only (traces of different PTX)");
+  cmd->add_flag("--writes-only", o->writesOnly, "--trace: compare global-memory writes only (traces of different PTX)");
   cmd->callback([o, &ctx] {
     if (o->first == 0) throw Error(ErrorKind::Input, "--first must be at least 1");
     ctx.exitCode = o->trace ? diffTracesCommand(*o) : diffResultsCommand(*o, ctx.command);

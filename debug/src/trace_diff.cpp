@@ -137,11 +137,12 @@ TraceDiff diffTraces(const Trace& a, const Trace& b, bool writesOnly) {
     auto it = t.threads.find(thread);
     return it == t.threads.end() ? none : it->second;
   };
-  // With writesOnly, each thread's stream is its memory-writing events only.
+  // With writesOnly, each thread's stream is its global-memory writes only:
+  // local, param and shared layouts are the compiler's choice.
   auto filtered = [&](const Trace& t, uint32_t thread) {
     std::vector<uint32_t> s;
     for (uint32_t i : streamOf(t, thread))
-      if (!d.writesOnly || t.events[i].write) s.push_back(i);
+      if (!d.writesOnly || (t.events[i].write && t.events[i].write->space == "global")) s.push_back(i);
     return s;
   };
   std::map<uint32_t, std::vector<uint32_t>> sa, sb;
@@ -221,7 +222,7 @@ std::string formatTraceDiff(const TraceDiff& d, const Trace& a, const Trace& b, 
   if (!a.error.empty()) s += "note: run A failed: " + a.error + "\n";
   if (!b.error.empty()) s += "note: run B failed: " + b.error + "\n";
   if (a.truncated || b.truncated) s += "note: a trace is truncated; events past its end are not compared\n";
-  if (d.writesOnly) s += "note: different PTX: comparing the memory writes of each thread only\n";
+  if (d.writesOnly) s += "note: comparing the global-memory writes of each thread only (different PTX or --writes-only)\n";
   if (d.identical()) {
     s += fmt::format("verdict: IDENTICAL ({} events, {} threads)\n", a.events.size(), a.threads.size());
     return s;

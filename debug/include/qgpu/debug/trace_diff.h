@@ -43,7 +43,7 @@ struct TraceDiff {
 
 const char* divergenceKindName(TraceDivergence::Kind k);
 
-/// `writesOnly` compares only the memory-write streams of each thread (for
+/// `writesOnly` compares only the global-memory writes of each thread (for
 /// traces of different PTX, e.g. nvcc vs clang); it is implied when the
 /// traces' flavours or code tables differ.
 TraceDiff diffTraces(const Trace& a, const Trace& b, bool writesOnly = false);
