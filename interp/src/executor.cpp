@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "exec_context.h"
+#include "exec_step_capture.h"
+#include "fault_injector.h"
 #include "qgpu/interp/launch.h"
 
 namespace qgpu {
@@ -257,7 +259,15 @@ class LaunchRunner {
   }
 
   // ----------------------------------------------------------------- warps
+  // Observed launches (traces, attribution, injection) run their own
+  // instantiation of the loop, so an unobserved launch pays nothing for them.
   void runWarp(Warp& w) {
+    if (opts_.observer) runWarpLoop<true>(w);
+    else runWarpLoop<false>(w);
+  }
+
+  template <bool kObserved>
+  void runWarpLoop(Warp& w) {
     ctx_.warp = w.index;
     ctx_.local = &w.local;
     bindFrame(w);
@@ -290,11 +300,14 @@ class LaunchRunner {
         for (uint32_t l = 0; l < W; ++l) on |= static_cast<uint32_t>(g[l] & 1) << l;
         eff = mask & (in.guardNegated ? ~on : on);
       }
-      if (opts_.observer) opts_.observer->onInstruction(pc, blockLinear_, w.index, eff);
+      if constexpr (kObserved) opts_.observer->onInstruction(pc, blockLinear_, w.index, eff);
       top.pc = pc + 1;
       switch (in.flow) {
         case Flow::None:
-          if (eff) in.fn(in, ctx_, eff);
+          if (eff) {
+            if constexpr (kObserved) observedExecute(w, in, pc, eff);
+            else in.fn(in, ctx_, eff);
+          }
           break;
         case Flow::Branch: {
           uint32_t notTaken = mask & ~eff;
@@ -355,6 +368,28 @@ class LaunchRunner {
       }
     }
     w.state = WarpState::Done;
+  }
+
+  // Only observed launches get here. Stores and
+  // atomics run lane by lane (the order their handlers use anyway) so that
+  // each lane's write is seen before the next lane's.
+  [[gnu::noinline]] void observedExecute(const Warp& w, const Instr& in, uint32_t pc, uint32_t lanes) {
+    MemoryWrite writes[32];
+    StoreKind kind = storeKindOf(program_, pc);
+    if (kind == StoreKind::None) {
+      in.fn(in, ctx_, lanes);
+    } else {
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
+        uint64_t addr = storeAddress(ctx_, in, kind, lane);
+        in.fn(in, ctx_, 1u << lane);
+        writes[lane] = capturedWrite(ctx_, in, kind, lane, addr);
+      }
+    }
+    ExecStep step{&program_, pc, blockLinear_, w.index, lanes, opts_.warpWidth,
+                  static_cast<uint32_t>(launch_.block.count()), ctx_.regs,
+                  kind == StoreKind::None ? nullptr : writes};
+    opts_.observer->afterInstruction(step);
   }
 
   void exitLanes(Warp& w, uint32_t lanes) {
@@ -445,6 +480,15 @@ uint64_t globalBufferAddress(uint32_t index) {
 LaunchStats runLaunch(const Program& program, const std::string& entry, Launch& launch,
                       const LaunchOptions& options) {
   uint32_t index = program.findEntry(entry);
+  if (options.inject) {
+    // The injector is an observer in front of the caller's (fault_injection.cpp).
+    auto injector = makeFaultInjector(program, *options.inject, options);
+    LaunchOptions withFault = options;
+    withFault.observer = injector.get();
+    LaunchStats stats = LaunchRunner(program, index, launch, withFault).run();
+    requireInjected(*injector, *options.inject);
+    return stats;
+  }
   LaunchRunner runner(program, index, launch, options);
   return runner.run();
 }

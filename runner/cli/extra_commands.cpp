@@ -4,7 +4,10 @@
 
 namespace qgpu::cli {
 
+void addDiffCommand(CLI::App& app, Context& ctx);  // debug/cli/diff_command.cpp
+
 void addExtraCommands(CLI::App& app, Context& ctx) {
+  addDiffCommand(app, ctx);                          // qgpu diff
   qgpu::model::addModelCommands(app, ctx.exitCode);  // qgpu model info|generate
 }
 

@@ -7,6 +7,9 @@
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
+#include "qgpu/debug/source_view.h"  // --listing, --trace, --inject: docs/debugging.md
+#include "qgpu/debug/tracing.h"
+#include "qgpu/interp/error.h"
 
 namespace qgpu::cli {
 
@@ -18,6 +21,9 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     uint64_t maxSteps = 200'000'000;
     bool json = false;
     uint64_t limit = 64;
+    std::string trace, inject;  // debugging (docs/debugging.md)
+    uint64_t traceLimit = 5'000'000;
+    bool listing = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("spec", o->spec, "Kernel folder or launch JSON file")->required();
@@ -28,6 +34,10 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-steps", o->maxSteps, "Warp instructions before a runaway-loop error")
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->capture_default_str();
+  cmd->add_option("--trace", o->trace, "Write an execution trace (qgpu-trace-1) to this file");
+  cmd->add_option("--trace-limit", o->traceLimit, "Warp steps recorded before the trace stops")->capture_default_str();
+  cmd->add_option("--inject", o->inject, "Flip one result bit: pc=<n>,lane=<l>,bit=<b>[,block=<n>][,warp=<n>]");
+  cmd->add_flag("--listing", o->listing, "Print the program's pcs, PTX lines and source lines; do not run");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_option("--tokens", o->tokens, "machine: write the generated token stream (one line per token: id, meaning)");
   cmd->callback([o, &ctx] {
@@ -35,11 +45,21 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     RunOptions ro;
     ro.flavour = o->flavour;
     ro.warpWidth = o->warp;
+    if (!o->inject.empty()) ro.inject = parseFaultInjection(o->inject);
+    if ((!o->trace.empty() || ro.inject || o->listing) && o->backend != "interp")
+      throw Error(ErrorKind::Input, "--trace, --inject and --listing need --backend interp");
+    if (o->listing) {
+      std::cout << formatListing(loadProgram(spec.ptxPath(o->flavour)));
+      return;
+    }
+    std::optional<TraceSession> trace;
+    if (!o->trace.empty()) trace.emplace(spec, ro, o->trace, o->traceLimit);
     ro.maxSteps = o->maxSteps;
     ro.tokensFile = o->tokens;
     if (!o->tokens.empty() && o->backend != "machine")
       throw Error(ErrorKind::Input, "--tokens needs --backend machine");
     RunResult r = makeBackend(o->backend)->run(spec, ro);
+    if (trace) trace->finish();
     if (o->json) {
       std::cout << resultToJson(r).dump(2) << "\n";
       return;

@@ -8,6 +8,7 @@
 #include "qgpu/compare.h"
 #include "qgpu/golden.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/write_attribution.h"
 
 namespace qgpu {
 
@@ -21,6 +22,41 @@ std::vector<std::filesystem::path> discoverKernels(const std::filesystem::path& 
   return out;
 }
 
+namespace {
+
+// "  first mismatch out[0] was written by block (0,0,0) thread (0,0,0) at pc 31 (...)":
+// one re-run with write attribution, only when the gate already failed.
+std::string firstWriter(const LaunchSpec& spec, RunOptions ro, const Comparison& c) {
+  for (const BufferComparison& b : c.buffers) {
+    if (b.first.empty()) continue;
+    try {
+      Launch sizes = materializeLaunch(spec);
+      WriteAttribution attribution(sizes);
+      ro.observer = &attribution;
+      makeBackend("interp")->run(spec, ro);
+      uint32_t buffer = 0;  // buffer params are launch buffers in declaration order
+      for (const ParamSpec& p : spec.params) {
+        if (p.name == b.name) break;
+        if (p.isBuffer) ++buffer;
+      }
+      uint32_t eb = elementBytes(b.type);
+      auto w = attribution.lastWriter(buffer, b.first[0].index * eb, eb);
+      if (!w) return fmt::format("\n  first mismatch {}[{}] was never written by the interpreter", b.name, b.first[0].index);
+      const Dim3& g = spec.grid;
+      const Dim3& k = spec.block;
+      return fmt::format("\n  first mismatch {}[{}] was written by block ({},{},{}) thread ({},{},{}) at {}", b.name,
+                         b.first[0].index, w->blockLinear % g.x, (w->blockLinear / g.x) % g.y,
+                         w->blockLinear / (g.x * g.y), w->threadInBlock % k.x, (w->threadInBlock / k.x) % k.y,
+                         w->threadInBlock / (k.x * k.y), loadProgram(spec.ptxPath(ro.flavour)).describePc(w->pc));
+    } catch (const Error&) {
+      return "";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t warpWidth,
                     const std::filesystem::path& goldensDir, uint64_t maxSteps) {
   GateOutcome o;
@@ -28,6 +64,11 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
   o.flavour = flavour;
   o.warpWidth = warpWidth;
   std::string repro = fmt::format("build/bin/qgpu check {} --flavour {} --warp {}", spec.name, flavour, warpWidth);
+  // On a divergence: the full report of the first golden that differs.
+  auto diffCommand = [&](const Golden& g) {
+    return fmt::format("build/bin/qgpu diff {} interp:{} --flavour {} --warp {} --html {}-diff.html",
+                       g.path.string(), spec.dir.string(), flavour, warpWidth, spec.name);
+  };
   std::string label = fmt::format("{} [{}, W={}]", spec.name, flavour, warpWidth);
   std::vector<Golden> goldens;
   try {
@@ -66,8 +107,10 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
     o.goldensUsed.push_back(g->source);
     Comparison c = compareResults(g->result, actual);
     if (!c.equal) {
+      if (o.pass) repro = diffCommand(*g);
       o.pass = false;
       details += "\n" + describeComparison(c, "golden " + g->path.string(), "interp " + label);
+      details += firstWriter(spec, ro, c);
     }
   }
   if (o.pass)

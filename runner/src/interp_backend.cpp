@@ -14,6 +14,7 @@ class InterpBackend : public Backend {
     lo.warpWidth = options.warpWidth;
     lo.maxSteps = options.maxSteps;
     lo.observer = options.observer;
+    lo.inject = options.inject;
     LaunchStats stats = runLaunch(program, spec.entry, launch, lo);
     RunResult r;
     r.kernel = spec.name;
@@ -23,6 +24,7 @@ class InterpBackend : public Backend {
     r.outputs = collectOutputs(spec, launch);
     r.warpInstructions = stats.warpInstructions;
     r.threadInstructions = stats.threadInstructions;
+    if (options.inject) r.provenance["inject"] = formatFaultInjection(*options.inject);
     return r;
   }
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct RunOptions {
   std::string flavour = "nvcc";  // which PTX of the spec
   uint32_t warpWidth = 4;
   uint64_t maxSteps = 200'000'000;
+  std::optional<FaultInjection> inject;  // interp only: flip one result bit (qgpu run --inject)
   ExecObserver* observer = nullptr;  // interp only
   std::string tokensFile;            // machine only: write the generated token stream here
 };

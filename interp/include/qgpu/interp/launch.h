@@ -3,9 +3,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "qgpu/interp/exec_step.h"
+#include "qgpu/interp/fault_injection.h"
 #include "qgpu/interp/program.h"
 
 namespace qgpu {
@@ -43,12 +46,16 @@ struct Launch {
 struct ExecObserver {
   virtual ~ExecObserver() = default;
   virtual void onInstruction(uint32_t pc, uint32_t blockLinear, uint32_t warp, uint32_t laneMask) = 0;
+  /// After a non-control instruction ran on at least one lane: its results
+  /// (see exec_step.h). Not called for branches, calls, exits and barriers.
+  virtual void afterInstruction(const ExecStep&) {}
 };
 
 struct LaunchOptions {
   uint32_t warpWidth = 4;  // 4: the qwenGPU machine; 32: a T4
   uint64_t maxSteps = 200'000'000;  // warp-level instructions before "runaway loop"
   ExecObserver* observer = nullptr;
+  std::optional<FaultInjection> inject;  // testing the debugging tools only
 };
 
 struct LaunchStats {
