@@ -116,6 +116,13 @@ float canonical(float x) {
   return std::isnan(x) ? std::bit_cast<float>(kCanonicalNaN32) : x;
 }
 
+double sumToOdd(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b)) return a + b;
+  double s, e;
+  twoSum(a, b, s, e);
+  return roundToOddFromSum(s, e);
+}
+
 float roundToFloat(double x, Rounding r) {
   float f = static_cast<float>(x);  // nearest even (SSE, default MXCSR)
   if (std::isnan(x)) return f;

@@ -38,6 +38,11 @@ double fma(double a, double b, double c, Rounding r);
 double div(double a, double b, Rounding r);
 double sqrt(double a, Rounding r);
 
+/// Round-to-odd at 53 bits of the exact sum a + b (a + b when either is
+/// infinite or NaN): rounding it once more to a format of at most 51 bits
+/// gives the correctly rounded exact sum.
+double sumToOdd(double a, double b);
+
 /// Rounds the double `x` to f32 in mode r (exact when x is representable).
 float roundToFloat(double x, Rounding r);
 /// Rounds to an integral value in the same format (cvt.rni etc.).

@@ -15,6 +15,7 @@
 #include "decode_state.h"
 #include "lane_ops.h"
 #include "numerics.h"
+#include "sem_half.h"
 
 namespace qgpu {
 namespace {
@@ -173,8 +174,10 @@ void noFtzSatOn64(DecodeState& ds, ScalarType t) {
 
 void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
   bool f32 = t == ScalarType::F32;
+  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16)
+    return decodeHalfArithmetic(ds, op, t);
   if (t != ScalarType::F32 && t != ScalarType::F64)
-    ds.fail(fmt::format("'{}.{}' (half-precision arithmetic) is not supported yet", op, scalarTypeName(t)));
+    ds.fail(fmt::format("'{}.{}' is not a floating-point type", op, scalarTypeName(t)));
   ds.out.ftz = ds.mods.take("ftz");
   noFtzSatOn64(ds, t);
   if (op == "add" || op == "sub" || op == "mul") {
