@@ -106,7 +106,7 @@ TEST_P(FloatOracle, MatchesAPFloat) {
       uint64_t got = dst[l];
       bool ok;
       uint64_t want = 0;
-      if (fc.op == "sqrt") {
+      if (fc.id == FOp::Sqrt) {
         ok = sqrtCorrect(elem, in[l][0], got);
       } else if (fc.pair) {
         for (int e = 0; e < 2; ++e) {
@@ -121,7 +121,7 @@ TEST_P(FloatOracle, MatchesAPFloat) {
       (void)regWidth;
       t.check(ok, [&] {
         return hex(in[l][0]) + " " + hex(in[l][1]) + " " + hex(in[l][2]) + " -> " +
-               (fc.op == "sqrt" ? std::string("(not correctly rounded)") : hex(want)) + " / " + hex(got);
+               (fc.id == FOp::Sqrt ? std::string("(not correctly rounded)") : hex(want)) + " / " + hex(got);
       });
     }
   }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace qgpu::oracle {
 
 constexpr uint32_t kLanes = 32;
 
-/// Registers: %h1..%h4 (.b16), %r1..%r4 (.b32), %rd1..%rd4 (.b64),
+/// Registers: %h0..%h9 (.b16), %r0..%r9 (.b32), %rd0..%rd9 (.b64),
 /// %p1..%p2 (.pred). `body` is one or more instructions.
 class OneInstr {
  public:
@@ -38,7 +37,7 @@ class OneInstr {
 /// structured classes that find rounding bugs.
 class Gen {
  public:
-  explicit Gen(uint64_t seed) : rng_(seed) {}
+  explicit Gen(uint64_t seed) : rng_{seed} {}
   uint64_t bits(int width);          // any pattern of the format
   uint64_t floatBits(int width);     // f16/f32/f64 bit patterns, mixed classes
   uint64_t related(int width, uint64_t a);  // a value at or near a's rounding boundary
@@ -49,7 +48,16 @@ class Gen {
   const std::vector<uint64_t>& specials(int width);
 
  private:
-  std::mt19937_64 rng_;
+  struct SplitMix64 {  // fast, and plenty for sampling
+    uint64_t state;
+    uint64_t operator()() {
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return z ^ (z >> 31);
+    }
+  };
+  SplitMix64 rng_;
 };
 
 /// Inputs per case: 10^6 by default (QGPU_ORACLE_N overrides, for development).

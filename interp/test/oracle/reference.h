@@ -13,7 +13,10 @@ namespace qgpu::oracle {
 
 enum class Rm { RN, RZ, RM, RP };
 
+enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp };
+
 struct FloatCase {
+  FOp id = FOp::Add;
   std::string spelling;       // e.g. "fma.rz.ftz.sat.f32"
   std::string op;             // add sub mul fma mad div rcp sqrt min max abs neg copysign testp setp
   std::string cls;            // testp class / setp comparison
