@@ -67,26 +67,30 @@ enum class Op64 { Add, Mul, Fma, Div, Sqrt };
 // 0 * inf, sqrt(-x), 0/0, inf/inf) is the canonical f64 NaN.
 double exactDirected(Op64 op, double a, double b, double c, Rounding r) {
   mpfr_rnd_t rnd = r == Rounding::Zero ? MPFR_RNDZ : r == Rounding::Down ? MPFR_RNDD : MPFR_RNDU;
+  // Four 53-bit registers per thread, allocated once.
+  struct Regs {
+    mpfr_t x, y, z, res;
+    Regs() { mpfr_inits2(53, x, y, z, res, static_cast<mpfr_ptr>(nullptr)); }
+    ~Regs() { mpfr_clears(x, y, z, res, static_cast<mpfr_ptr>(nullptr)); }
+  };
+  thread_local Regs regs;
   mpfr_exp_t savedMin = mpfr_get_emin(), savedMax = mpfr_get_emax();
   mpfr_set_emin(-1073);
   mpfr_set_emax(1024);
-  mpfr_t x, y, z, res;
-  mpfr_inits2(53, x, y, z, res, static_cast<mpfr_ptr>(nullptr));
-  mpfr_set_d(x, a, MPFR_RNDN);  // exact: 53-bit precision holds any double
-  mpfr_set_d(y, b, MPFR_RNDN);
-  mpfr_set_d(z, c, MPFR_RNDN);
+  mpfr_set_d(regs.x, a, MPFR_RNDN);  // exact: 53-bit precision holds any double
+  mpfr_set_d(regs.y, b, MPFR_RNDN);
+  mpfr_set_d(regs.z, c, MPFR_RNDN);
   int t = 0;
   switch (op) {
-    case Op64::Add: t = mpfr_add(res, x, y, rnd); break;
-    case Op64::Mul: t = mpfr_mul(res, x, y, rnd); break;
-    case Op64::Fma: t = mpfr_fma(res, x, y, z, rnd); break;
-    case Op64::Div: t = mpfr_div(res, x, y, rnd); break;
-    case Op64::Sqrt: t = mpfr_sqrt(res, x, rnd); break;
+    case Op64::Add: t = mpfr_add(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Mul: t = mpfr_mul(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Fma: t = mpfr_fma(regs.res, regs.x, regs.y, regs.z, rnd); break;
+    case Op64::Div: t = mpfr_div(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Sqrt: t = mpfr_sqrt(regs.res, regs.x, rnd); break;
   }
-  t = mpfr_check_range(res, t, rnd);
-  mpfr_subnormalize(res, t, rnd);
-  double out = mpfr_nan_p(res) ? std::bit_cast<double>(kCanonicalNaN64) : mpfr_get_d(res, rnd);
-  mpfr_clears(x, y, z, res, static_cast<mpfr_ptr>(nullptr));
+  t = mpfr_check_range(regs.res, t, rnd);
+  mpfr_subnormalize(regs.res, t, rnd);
+  double out = mpfr_nan_p(regs.res) ? std::bit_cast<double>(kCanonicalNaN64) : mpfr_get_d(regs.res, rnd);
   mpfr_set_emin(savedMin);
   mpfr_set_emax(savedMax);
   return out;

@@ -18,6 +18,13 @@ inline std::vector<std::string> floatCases() {
     for (const char* m : modes)
       for (const char* ftz : {"", ".ftz"})
         for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + "." + m + ftz + sat + ".f32");
+  // Un-moded add/sub/mul: the interpreter rounds them to nearest (what
+  // hardware does unless ptxas contracts them; see qgpu lint).
+  for (const char* op : {"add", "sub", "mul"}) {
+    for (const char* ftz : {"", ".ftz"})
+      for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ftz + sat + ".f32");
+    out.push_back(std::string(op) + ".f64");
+  }
   for (const char* op : {"div", "rcp", "sqrt"})
     for (const char* m : modes)
       for (const char* ftz : {"", ".ftz"}) out.push_back(std::string(op) + "." + m + ftz + ".f32");
