@@ -93,7 +93,15 @@ Plan plan(const IntCase& c, uint32_t lut) {
     return p;
   }
   std::string d, a, b, x, y;
-  if (op == "mul" && c.has("wide")) { d = dst(2 * n, 4); a = src(n, 1); b = src(n, 2); }
+  if (op == "setp") {
+    p.out.push_back({"%p1", 1});
+    d = "%p1";
+    a = src(n, 1);
+    b = src(n, 2);
+  }
+  else if (op == "mul" && c.has("wide")) { d = dst(2 * n, 4); a = src(n, 1); b = src(n, 2); }
+  else if (op == "mad" && c.has("wide")) { d = dst(2 * n, 4); a = src(n, 1); b = src(n, 2); x = src(2 * n, 3); }
+  else if (op == "not" || op == "cnot") { d = dst(n, 4); a = src(n, 1); }
   else if (op == "bfe") { d = dst(n, 4); a = src(n, 1); b = src(32, 2); x = src(32, 3); }
   else if (op == "bfind" || op == "popc" || op == "clz") { d = dst(32, 4); a = src(n, 1); }
   else if (op == "bfi") { d = dst(n, 4); a = src(n, 1); b = src(n, 2); x = src(32, 5); y = src(32, 6); }
@@ -131,6 +139,22 @@ std::vector<uint64_t> reference(const IntCase& c, const uint64_t* in, uint32_t l
       carry = t >> n;
     }
     return {outs[0], outs[1], outs[2]};
+  }
+  if (op == "setp") {
+    const std::string& k = c.mods.at(0);
+    s128 ua = static_cast<s128>(static_cast<u128>(in[0]) & mask(n)), ub = static_cast<s128>(static_cast<u128>(in[1]) & mask(n));
+    bool r = k == "eq" ? A == B : k == "ne" ? A != B : k == "lt" ? A < B : k == "le" ? A <= B : k == "gt" ? A > B
+           : k == "ge" ? A >= B : k == "lo" ? ua < ub : k == "ls" ? ua <= ub : k == "hi" ? ua > ub : ua >= ub;
+    return {r ? 1u : 0u};
+  }
+  if (op == "and") return {in[0] & in[1]};
+  if (op == "or") return {in[0] | in[1]};
+  if (op == "xor") return {in[0] ^ in[1]};
+  if (op == "not") return {static_cast<uint64_t>(~in[0] & mask(n))};
+  if (op == "cnot") return {in[0] == 0 ? 1u : 0u};
+  if (op == "mad" && c.has("wide")) {
+    s128 P = A * B;  // 2n <= 64 bits
+    return {wrap(P + val(in[2], 2 * n, s), 2 * n)};
   }
   if (op == "add") return {wrap(c.has("sat") ? clamp(A + B, smin, smax) : A + B, n)};
   if (op == "sub") return {wrap(c.has("sat") ? clamp(A - B, smin, smax) : A - B, n)};
@@ -287,7 +311,7 @@ TEST_P(IntegerOracle, Matches128BitReference) {
       for (uint32_t l = 0; l < kLanes; ++l)
         for (size_t i = 0; i < p.in.size(); ++i) {
           int w = p.in[i].second;
-          bool amount = w == 32 && w != c.n;  // shift amount / field position / length
+          bool amount = w == 32 && w != c.n && c.op != "mad";  // shift amount / field position / length
           uint64_t v = amount && gen.below(4) != 0 ? gen.below(80) : gen.intBits(w);
           vals[l][i] = v & static_cast<uint64_t>(mask(w));
           ins[i][l] = vals[l][i];

@@ -264,28 +264,35 @@ CvtCase parseCvtCase(const std::string& spelling) {
       c.rm = parseRm(m);
     }
   }
+  c.sb = typeBits(c.src);
+  c.db = typeBits(c.dst);
+  c.rb = regBits(c.dst);
+  c.fsrc = isFloatType(c.src);
+  c.fdst = isFloatType(c.dst);
+  c.ssrc = isSignedType(c.src);
+  c.sdst = isSignedType(c.dst);
   return c;
 }
 
 uint64_t expectCvt(const CvtCase& c, uint64_t a) {
-  const int sb = typeBits(c.src), db = typeBits(c.dst), rb = regBits(c.dst);
+  const int sb = c.sb, db = c.db, rb = c.rb;
   const uint64_t dmask = db == 64 ? ~uint64_t{0} : (uint64_t{1} << db) - 1;
   const uint64_t rmask = rb == 64 ? ~uint64_t{0} : (uint64_t{1} << rb) - 1;
   auto intResult = [&](s128 v) {  // value already in range of dst
     uint64_t bits = static_cast<uint64_t>(v) & dmask;
-    if (isSignedType(c.dst) && db < rb && (bits >> (db - 1) & 1)) bits |= ~dmask;  // sign-extend
+    if (c.sdst && db < rb && (bits >> (db - 1) & 1)) bits |= ~dmask;  // sign-extend
     return bits & rmask;
   };
-  s128 lo = isSignedType(c.dst) ? -(s128{1} << (db - 1)) : 0;
-  s128 hi = isSignedType(c.dst) ? (s128{1} << (db - 1)) - 1 : (s128{1} << db) - 1;
+  s128 lo = c.sdst ? -(s128{1} << (db - 1)) : 0;
+  s128 hi = c.sdst ? (s128{1} << (db - 1)) - 1 : (s128{1} << db) - 1;
   auto clamp = [&](s128 v) { return v < lo ? lo : v > hi ? hi : v; };
   const uint64_t smask = sb == 64 ? ~uint64_t{0} : (uint64_t{1} << sb) - 1;
   a &= smask;
 
-  if (!isFloatType(c.src)) {
+  if (!c.fsrc) {
     s128 v = static_cast<s128>(a);
-    if (isSignedType(c.src) && (a >> (sb - 1) & 1)) v -= s128{1} << sb;
-    if (!isFloatType(c.dst)) return intResult(c.sat ? clamp(v) : v);
+    if (c.ssrc && (a >> (sb - 1) & 1)) v -= s128{1} << sb;
+    if (!c.fdst) return intResult(c.sat ? clamp(v) : v);
     APFloat f(sem(db));
     APInt ai(128, static_cast<uint64_t>(v), false);
     ai.insertBits(APInt(64, static_cast<uint64_t>(v >> 64)), 64);
@@ -299,7 +306,7 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
   uint64_t x = a;
   if (c.ftz && sb == 32) x = flush(32, x);
   APFloat f = mk(sb, x);
-  if (!isFloatType(c.dst)) {
+  if (!c.fdst) {
     if (f.isNaN()) return intResult((sb == 64 || db == 64) ? (s128{1} << (db - 1)) : 0);
     if (f.isInfinity()) return intResult(f.isNegative() ? lo : hi);
     f.roundToIntegral(mode(c.rm));

@@ -41,6 +41,9 @@ struct CvtCase {
   bool hasRound = false;
   Rm rm = Rm::RN;
   bool ftz = false, sat = false;
+  // Derived once (the reference runs 10^6 times per form).
+  int sb = 0, db = 0, rb = 0;
+  bool fsrc = false, fdst = false, ssrc = false, sdst = false;
 };
 CvtCase parseCvtCase(const std::string& spelling);
 int typeBits(const std::string& t);

@@ -31,9 +31,11 @@ inline std::vector<std::string> floatCases() {
   for (const char* op : {"add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt"})
     for (const char* m : modes) out.push_back(std::string(op) + "." + m + ".f64");
   for (const char* op : {"add", "sub", "mul", "fma"})
-    for (const char* t : {".f16", ".f16x2"})
+    for (const char* t : {".f16", ".f16x2"}) {
       for (const char* ftz : {"", ".ftz"})
         for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ".rn" + ftz + sat + t);
+      out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+    }
   for (const char* op : {"min", "max"}) {
     out.push_back(std::string(op) + ".f32");
     out.push_back(std::string(op) + ".ftz.f32");
@@ -108,6 +110,17 @@ inline std::vector<std::string> integerCases() {
     if (ts != "u64" && ts != "s64") out.push_back("mul.wide." + ts);
     if (ts == "s16" || ts == "s32" || ts == "s64") out.push_back("abs." + ts), out.push_back("neg." + ts);
   }
+  for (const char* t : {"u16", "s16", "u32", "s32", "u64", "s64"})
+    for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"})
+      out.push_back(std::string("setp.") + c + "." + t);
+  for (const char* t : {"u16", "s16", "u32", "s32"}) out.push_back(std::string("mad.wide.") + t);
+  for (const char* t : {"b16", "b32", "b64"})
+    for (const char* op : {"and", "or", "xor", "not", "cnot"}) out.push_back(std::string(op) + "." + t);
+  for (const char* t : {"u16", "s16", "u32", "u64"}) out.push_back(std::string("shr.") + t);
+  out.push_back("dp4a.u32.s32");
+  out.push_back("dp4a.s32.u32");
+  out.push_back("dp2a.lo.u32.s32");
+  out.push_back("dp2a.hi.s32.u32");
   out.push_back("add.sat.s32");
   out.push_back("sub.sat.s32");
   out.push_back("mad.hi.sat.s32");
@@ -128,6 +141,7 @@ inline std::vector<std::string> integerCases() {
     std::string ts = t;
     out.push_back("bfe." + ts);
     out.push_back("bfind." + ts);
+    out.push_back("bfind.shiftamt." + ts);
   }
   out.push_back("bfi.b32");
   out.push_back("bfi.b64");
