@@ -6,6 +6,7 @@
 // x%0 give all ones, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <sstream>
 
@@ -46,12 +47,14 @@ struct IntCase {
   std::vector<std::string> mods;
   int n = 32;
   bool sgn = false;
+  bool chain = false;  // add.cc+addc.cc+addc (3 limbs)
   bool has(const std::string& m) const { return std::find(mods.begin(), mods.end(), m) != mods.end(); }
 };
 
 IntCase parse(const std::string& s) {
   IntCase c;
   c.spelling = s;
+  c.chain = s.find('+') != std::string::npos;
   auto first = split(split(s, '+')[0], '.');
   c.op = first[0];
   // The type is the last token that names one (prmt.b32.f4e has its mode last).
@@ -119,13 +122,13 @@ Plan plan(const IntCase& c, uint32_t lut) {
 }
 
 // The reference: inputs in[] (masked to their widths) -> outputs.
-std::vector<uint64_t> reference(const IntCase& c, const uint64_t* in, uint32_t lut) {
+std::array<uint64_t, 3> reference(const IntCase& c, const uint64_t* in, uint32_t lut) {
   const int n = c.n;
   const bool s = c.sgn;
   const std::string& op = c.op;
   const s128 A = val(in[0], n, s), B = val(in[1], n, s), C = val(in[2], n, s);
   const s128 smin = -(s128{1} << (n - 1)), smax = (s128{1} << (n - 1)) - 1;
-  if (c.spelling.find('+') != std::string::npos) {
+  if (c.chain) {
     u128 x = 0, y = 0;  // 3n <= 192 bits: work limb by limb with explicit carries
     uint64_t outs[3];
     bool sub = op == "sub";
