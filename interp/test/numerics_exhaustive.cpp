@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
     uint64_t* out = k.lanes(dst);
     uint64_t mismatches = 0;
     for (uint64_t base = 0; base < (uint64_t{1} << 32); base += kLanes) {
+      if ((base & ((uint64_t{1} << 28) - 1)) == 0 && base) {
+        std::fprintf(stderr, "  %s: %llu/16 done, %llu mismatches so far\n", form.c_str(),
+                     static_cast<unsigned long long>(base >> 28), static_cast<unsigned long long>(mismatches));
+      }
       for (uint32_t l = 0; l < kLanes; ++l) src[l] = base + l;
       k.run();
       for (uint32_t l = 0; l < kLanes; ++l) {
