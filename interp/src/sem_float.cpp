@@ -86,7 +86,9 @@ struct DivApproxF32 {
   static float apply(const Instr& in, float a, float b) {
     Instr plain = in;
     plain.sat = false;
-    float r = RcpApproxF32::apply(plain, b);
+    // The ISA: for 2^126 < |b| < 2^128 the result is +-0, or NaN if a is
+    // infinite, i.e. the reciprocal's subnormal result is flushed.
+    float r = fp::flushSubnormal(RcpApproxF32::apply(plain, b));
     return outF(in, inF(in, a) * r);
   }
 };
