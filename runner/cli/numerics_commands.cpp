@@ -2,7 +2,10 @@
 //   qgpu lint PTX...     places whose hardware bits the PTX alone does not fix
 //   qgpu coverage        opcode x type x modifier forms: accepted / in the corpus / oracle-tested
 //   qgpu sfu-probe INSTR approximate instructions on hardware vs the interpreter
+#include <unistd.h>
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
