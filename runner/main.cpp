@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   qgpu::cli::addRunCommand(app, ctx);
   qgpu::cli::addCheckCommand(app, ctx);
   qgpu::cli::addRecordCommand(app, ctx);
+  qgpu::cli::addNumericsCommands(app, ctx);
   qgpu::cli::addExtraCommands(app, ctx);
   try {
     app.parse(argc, argv);

@@ -4,6 +4,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include <mpfr.h>
+
 #include "qgpu/interp/error.h"
 
 namespace qgpu::fp {
@@ -39,25 +41,6 @@ float finishFloat(double exactOrOdd, Rounding r) {
   return canonical(f);
 }
 
-// Directed rounding of a double whose nearest value is s and exact error e.
-double directed(double s, double e, Rounding r, bool overflowed, bool positive) {
-  if (overflowed) {
-    switch (r) {
-      case Rounding::Zero: return positive ? DBL_MAX : -DBL_MAX;
-      case Rounding::Down: return positive ? DBL_MAX : -INFINITY;
-      case Rounding::Up: return positive ? INFINITY : -DBL_MAX;
-      default: return s;
-    }
-  }
-  if (e == 0) return s;
-  switch (r) {
-    case Rounding::Zero: return ((e < 0) != std::signbit(s)) ? std::nextafter(s, 0.0) : s;
-    case Rounding::Down: return e < 0 ? std::nextafter(s, -INFINITY) : s;
-    case Rounding::Up: return e > 0 ? std::nextafter(s, INFINITY) : s;
-    default: return s;
-  }
-}
-
 double canonical64(double x) {
   return std::isnan(x) ? std::bit_cast<double>(kCanonicalNaN64) : x;
 }
@@ -75,13 +58,43 @@ bool nanResult(double& out, double a, double b) {
   return false;
 }
 
-[[noreturn]] void tinyDirected(const char* op) {
-  throw Error(ErrorKind::Undefined,
-              std::string("directed-rounding f64 ") + op +
-                  " with a result below 2^-969 is not implemented exactly in this interpreter");
-}
+enum class Op64 { Add, Mul, Fma, Div, Sqrt };
 
-constexpr double kTinyLimit = 0x1p-969;
+// Correctly rounded f64 result of a directed-rounding operation on non-NaN
+// inputs, computed by MPFR at 53 bits with the exponent range of binary64
+// (emin -1073, emax 1024) and subnormalisation: the exact result rounded
+// once, subnormal and overflow cases included. A NaN result (inf - inf,
+// 0 * inf, sqrt(-x), 0/0, inf/inf) is the canonical f64 NaN.
+double exactDirected(Op64 op, double a, double b, double c, Rounding r) {
+  mpfr_rnd_t rnd = r == Rounding::Zero ? MPFR_RNDZ : r == Rounding::Down ? MPFR_RNDD : MPFR_RNDU;
+  // Four 53-bit registers per thread, allocated once.
+  struct Regs {
+    mpfr_t x, y, z, res;
+    Regs() { mpfr_inits2(53, x, y, z, res, static_cast<mpfr_ptr>(nullptr)); }
+    ~Regs() { mpfr_clears(x, y, z, res, static_cast<mpfr_ptr>(nullptr)); }
+  };
+  thread_local Regs regs;
+  mpfr_exp_t savedMin = mpfr_get_emin(), savedMax = mpfr_get_emax();
+  mpfr_set_emin(-1073);
+  mpfr_set_emax(1024);
+  mpfr_set_d(regs.x, a, MPFR_RNDN);  // exact: 53-bit precision holds any double
+  mpfr_set_d(regs.y, b, MPFR_RNDN);
+  mpfr_set_d(regs.z, c, MPFR_RNDN);
+  int t = 0;
+  switch (op) {
+    case Op64::Add: t = mpfr_add(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Mul: t = mpfr_mul(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Fma: t = mpfr_fma(regs.res, regs.x, regs.y, regs.z, rnd); break;
+    case Op64::Div: t = mpfr_div(regs.res, regs.x, regs.y, rnd); break;
+    case Op64::Sqrt: t = mpfr_sqrt(regs.res, regs.x, rnd); break;
+  }
+  t = mpfr_check_range(regs.res, t, rnd);
+  mpfr_subnormalize(regs.res, t, rnd);
+  double out = mpfr_nan_p(regs.res) ? std::bit_cast<double>(kCanonicalNaN64) : mpfr_get_d(regs.res, rnd);
+  mpfr_set_emin(savedMin);
+  mpfr_set_emax(savedMax);
+  return out;
+}
 
 }  // namespace
 
@@ -105,6 +118,13 @@ double saturate(double x) {
 
 float canonical(float x) {
   return std::isnan(x) ? std::bit_cast<float>(kCanonicalNaN32) : x;
+}
+
+double sumToOdd(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b)) return a + b;
+  double s, e;
+  twoSum(a, b, s, e);
+  return roundToOddFromSum(s, e);
 }
 
 float roundToFloat(double x, Rounding r) {
@@ -180,80 +200,35 @@ double add(double a, double b, Rounding r) {
   double out;
   if (nanResult(out, a, b)) return out;
   if (effective(r) == Rounding::Nearest) return canonical64(a + b);
-  double s, e;
-  twoSum(a, b, s, e);
-  if (std::isnan(s)) return canonical64(s);
-  if (s == 0 && e == 0) return exactZeroSum(a, b, r);
-  bool overflow = std::isinf(s) && std::isfinite(a) && std::isfinite(b);
-  return directed(s, overflow ? 0.0 : e, effective(r), overflow, s > 0);
+  return exactDirected(Op64::Add, a, b, 0.0, r);
 }
 
 double mul(double a, double b, Rounding r) {
   double out;
   if (nanResult(out, a, b)) return out;
-  double p = a * b;
-  if (effective(r) == Rounding::Nearest || std::isnan(p)) return canonical64(p);
-  bool overflow = std::isinf(p) && std::isfinite(a) && std::isfinite(b);
-  if (!overflow && p != 0 && std::fabs(p) < kTinyLimit) tinyDirected("mul");
-  if (!overflow && p == 0 && a != 0 && b != 0) tinyDirected("mul");
-  double e = overflow || std::isinf(p) ? 0.0 : std::fma(a, b, -p);
-  return directed(p, e, effective(r), overflow, p > 0);
+  if (effective(r) == Rounding::Nearest) return canonical64(a * b);
+  return exactDirected(Op64::Mul, a, b, 0.0, r);
 }
 
 double fma(double a, double b, double c, Rounding r) {
   double out;
   if (nanResult(out, a, b)) return out;
   if (std::isnan(c)) return std::bit_cast<double>(std::bit_cast<uint64_t>(c) | 0x0008000000000000ull);
-  double s = std::fma(a, b, c);
-  if (effective(r) == Rounding::Nearest || std::isnan(s)) return canonical64(s);
-  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c)) return s;
-  if (s == 0) {
-    double p0 = a * b;
-    double s0, e0;
-    twoSum(p0, c, s0, e0);
-    if (std::fma(a, b, -p0) == 0 && s0 == 0 && e0 == 0) return exactZeroSum(p0, c, r);
-  }
-  bool overflow = std::isinf(s);
-  if (overflow) return directed(s, 0.0, effective(r), true, s > 0);
-  // Exact error of fma: x = a*b + c; p + pe = a*b exactly, then two sums.
-  double p = a * b;
-  double pe = std::fma(a, b, -p);
-  if ((p != 0 && std::fabs(p) < kTinyLimit) || (s != 0 && std::fabs(s) < kTinyLimit) ||
-      (s == 0 && (a * b != 0 || c != 0)))
-    tinyDirected("fma");
-  // x - s = (p - s + c) + pe, evaluated exactly via TwoSum chains.
-  double t1, t1e;
-  twoSum(p, c, t1, t1e);  // t1 + t1e = p + c
-  double u, ue;
-  twoSum(t1, -s, u, ue);  // u + ue = t1 - s
-  double rest = u + (ue + (t1e + pe));  // sign of the total is what matters
-  double e = rest;
-  if (e == 0 && (ue != 0 || t1e != 0 || pe != 0)) e = ue + t1e + pe;
-  return directed(s, e, effective(r), false, s > 0);
+  if (effective(r) == Rounding::Nearest) return canonical64(std::fma(a, b, c));
+  return exactDirected(Op64::Fma, a, b, c, r);
 }
 
 double div(double a, double b, Rounding r) {
   double out;
   if (nanResult(out, a, b)) return out;
-  double q = a / b;
-  if (effective(r) == Rounding::Nearest || std::isnan(q)) return canonical64(q);
-  if (!std::isfinite(a) || !std::isfinite(b) || b == 0 || a == 0) return q;
-  bool overflow = std::isinf(q);
-  if (overflow) return directed(q, 0.0, effective(r), true, q > 0);
-  if (std::fabs(q) < kTinyLimit || std::fabs(a) < kTinyLimit * 0x1p53) tinyDirected("div");
-  double rem = std::fma(-q, b, a);
-  double e = rem == 0 ? 0.0 : ((rem < 0) != (b < 0) ? -1.0 : 1.0);
-  return directed(q, e, effective(r), false, q > 0);
+  if (effective(r) == Rounding::Nearest) return canonical64(a / b);
+  return exactDirected(Op64::Div, a, b, 0.0, r);
 }
 
 double sqrt(double a, Rounding r) {
   if (std::isnan(a)) return std::bit_cast<double>(std::bit_cast<uint64_t>(a) | 0x0008000000000000ull);
-  double s = std::sqrt(a);
-  if (effective(r) == Rounding::Nearest || std::isnan(s)) return canonical64(s);
-  if (!std::isfinite(s) || s == 0) return s;
-  if (a < kTinyLimit * 0x1p53) tinyDirected("sqrt");
-  double rem = std::fma(-s, s, a);
-  return directed(s, rem, effective(r), false, true);
+  if (effective(r) == Rounding::Nearest) return canonical64(std::sqrt(a));
+  return exactDirected(Op64::Sqrt, a, 0.0, 0.0, r);
 }
 
 double roundToIntegral(double x, Rounding r) {

@@ -6,10 +6,9 @@
 // error (error-free transforms), turned into round-to-odd at 53 bits and then
 // rounded once to f32 in the requested mode; 53 >= 24 + 2 makes that double
 // rounding innocuous, so every mode is correctly rounded.
-// f64: round-to-nearest is the host's; directed modes adjust the nearest
-// result by the sign of the exact error term. Where the error term itself
-// can be inexact (results below 2^-969) the directed f64 result is not
-// computed and qgpu::Error(Undefined) says so.
+// f64: round-to-nearest is the host's; directed modes are computed exactly
+// by MPFR (53-bit precision, binary64 exponent range, subnormalised), so
+// subnormal and overflowing results are correctly rounded too.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +37,11 @@ double mul(double a, double b, Rounding r);
 double fma(double a, double b, double c, Rounding r);
 double div(double a, double b, Rounding r);
 double sqrt(double a, Rounding r);
+
+/// Round-to-odd at 53 bits of the exact sum a + b (a + b when either is
+/// infinite or NaN): rounding it once more to a format of at most 51 bits
+/// gives the correctly rounded exact sum.
+double sumToOdd(double a, double b);
 
 /// Rounds the double `x` to f32 in mode r (exact when x is representable).
 float roundToFloat(double x, Rounding r);

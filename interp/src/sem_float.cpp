@@ -15,6 +15,7 @@
 #include "decode_state.h"
 #include "lane_ops.h"
 #include "numerics.h"
+#include "sem_half.h"
 
 namespace qgpu {
 namespace {
@@ -85,7 +86,9 @@ struct DivApproxF32 {
   static float apply(const Instr& in, float a, float b) {
     Instr plain = in;
     plain.sat = false;
-    float r = RcpApproxF32::apply(plain, b);
+    // The ISA: for 2^126 < |b| < 2^128 the result is +-0, or NaN if a is
+    // infinite, i.e. the reciprocal's subnormal result is flushed.
+    float r = fp::flushSubnormal(RcpApproxF32::apply(plain, b));
     return outF(in, inF(in, a) * r);
   }
 };
@@ -173,8 +176,10 @@ void noFtzSatOn64(DecodeState& ds, ScalarType t) {
 
 void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
   bool f32 = t == ScalarType::F32;
+  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16)
+    return decodeHalfArithmetic(ds, op, t);
   if (t != ScalarType::F32 && t != ScalarType::F64)
-    ds.fail(fmt::format("'{}.{}' (half-precision arithmetic) is not supported yet", op, scalarTypeName(t)));
+    ds.fail(fmt::format("'{}.{}' is not a floating-point type", op, scalarTypeName(t)));
   ds.out.ftz = ds.mods.take("ftz");
   noFtzSatOn64(ds, t);
   if (op == "add" || op == "sub" || op == "mul") {

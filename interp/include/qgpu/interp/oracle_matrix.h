@@ -1,0 +1,173 @@
+// The instruction forms the numeric oracle tests (interp/test/numerics_oracle_test.cpp)
+// compare against independent references: LLVM APFloat for floating point,
+// 128-bit integer arithmetic for integers. One source of truth: the oracle
+// test iterates over exactly these lists, and `qgpu coverage` reads them to
+// say which opcode/type/modifier combinations the oracle covers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qgpu::oracle {
+
+/// Opcode spellings (without operands) such as "add.rz.ftz.sat.f32".
+inline std::vector<std::string> floatCases() {
+  std::vector<std::string> out;
+  const char* modes[] = {"rn", "rz", "rm", "rp"};
+  for (const char* op : {"add", "sub", "mul", "fma", "mad"})
+    for (const char* m : modes)
+      for (const char* ftz : {"", ".ftz"})
+        for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + "." + m + ftz + sat + ".f32");
+  // Un-moded add/sub/mul: the interpreter rounds them to nearest (what
+  // hardware does unless ptxas contracts them; see qgpu lint).
+  for (const char* op : {"add", "sub", "mul"}) {
+    for (const char* ftz : {"", ".ftz"})
+      for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ftz + sat + ".f32");
+    out.push_back(std::string(op) + ".f64");
+  }
+  for (const char* op : {"div", "rcp", "sqrt"})
+    for (const char* m : modes)
+      for (const char* ftz : {"", ".ftz"}) out.push_back(std::string(op) + "." + m + ftz + ".f32");
+  for (const char* op : {"add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt"})
+    for (const char* m : modes) out.push_back(std::string(op) + "." + m + ".f64");
+  for (const char* op : {"add", "sub", "mul", "fma"})
+    for (const char* t : {".f16", ".f16x2"}) {
+      for (const char* ftz : {"", ".ftz"})
+        for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ".rn" + ftz + sat + t);
+      out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+    }
+  for (const char* op : {"min", "max"}) {
+    out.push_back(std::string(op) + ".f32");
+    out.push_back(std::string(op) + ".ftz.f32");
+    out.push_back(std::string(op) + ".f64");
+  }
+  for (const char* op : {"abs", "neg"}) {
+    out.push_back(std::string(op) + ".f32");
+    out.push_back(std::string(op) + ".ftz.f32");
+    out.push_back(std::string(op) + ".f64");
+  }
+  out.push_back("copysign.f32");
+  out.push_back("copysign.f64");
+  for (const char* c : {"finite", "infinite", "number", "notanumber", "normal", "subnormal"})
+    for (const char* t : {".f32", ".f64"}) out.push_back(std::string("testp.") + c + t);
+  for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
+    out.push_back(std::string("setp.") + c + ".f32");
+    out.push_back(std::string("setp.") + c + ".ftz.f32");
+    out.push_back(std::string("setp.") + c + ".f64");
+  }
+  return out;
+}
+
+inline const std::vector<std::string>& intTypeNames() {
+  static const std::vector<std::string> t = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"};
+  return t;
+}
+
+/// cvt forms: "cvt[.rnd][.ftz][.sat].DST.SRC".
+inline std::vector<std::string> cvtCases() {
+  std::vector<std::string> out;
+  const std::vector<std::string> floats = {"f16", "f32", "f64"};
+  auto width = [](const std::string& f) { return f == "f16" ? 16 : f == "f32" ? 32 : 64; };
+  for (const auto& d : intTypeNames())
+    for (const auto& s : intTypeNames()) {
+      out.push_back("cvt." + d + "." + s);
+      out.push_back("cvt.sat." + d + "." + s);
+    }
+  for (const auto& d : floats)
+    for (const auto& s : intTypeNames())
+      for (const char* m : {"rn", "rz", "rm", "rp"}) out.push_back(std::string("cvt.") + m + "." + d + "." + s);
+  for (const auto& s : floats)
+    for (const auto& d : intTypeNames())
+      for (const char* m : {"rni", "rzi", "rmi", "rpi"}) {
+        out.push_back(std::string("cvt.") + m + "." + d + "." + s);
+        if (s == "f32") out.push_back(std::string("cvt.") + m + ".ftz." + d + "." + s);
+      }
+  for (const auto& d : floats)
+    for (const auto& s : floats) {
+      std::vector<std::string> rnds;
+      if (width(d) < width(s)) rnds = {"rn", "rz", "rm", "rp"};
+      else if (width(d) > width(s)) rnds = {""};
+      else rnds = {"", "rni", "rzi", "rmi", "rpi"};
+      bool f32 = d == "f32" || s == "f32";
+      for (const auto& r : rnds)
+        for (const char* ftz : {"", ".ftz"})
+          for (const char* sat : {"", ".sat"}) {
+            if (*ftz && !f32) continue;
+            if (r.empty() && d == s && !*ftz && !*sat) continue;  // plain cvt.fX.fX is a move
+            out.push_back("cvt" + (r.empty() ? "" : "." + r) + ftz + sat + "." + d + "." + s);
+          }
+    }
+  return out;
+}
+
+/// Integer forms checked against 128-bit reference arithmetic.
+inline std::vector<std::string> integerCases() {
+  std::vector<std::string> out;
+  for (const char* t : {"u16", "s16", "u32", "s32", "u64", "s64"}) {
+    std::string ts = t;
+    for (const char* op : {"add", "sub", "mul.lo", "mul.hi", "mad.lo", "mad.hi", "div", "rem", "min", "max", "sad"})
+      out.push_back(std::string(op) + "." + ts);
+    if (ts != "u64" && ts != "s64") out.push_back("mul.wide." + ts);
+    if (ts == "s16" || ts == "s32" || ts == "s64") out.push_back("abs." + ts), out.push_back("neg." + ts);
+  }
+  for (const char* t : {"u16", "s16", "u32", "s32", "u64", "s64"})
+    for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"})
+      out.push_back(std::string("setp.") + c + "." + t);
+  for (const char* t : {"u16", "s16", "u32", "s32"}) out.push_back(std::string("mad.wide.") + t);
+  for (const char* t : {"b16", "b32", "b64"})
+    for (const char* op : {"and", "or", "xor", "not", "cnot"}) out.push_back(std::string(op) + "." + t);
+  for (const char* t : {"u16", "s16", "u32", "u64"}) out.push_back(std::string("shr.") + t);
+  out.push_back("dp4a.u32.s32");
+  out.push_back("dp4a.s32.u32");
+  out.push_back("dp2a.lo.u32.s32");
+  out.push_back("dp2a.hi.s32.u32");
+  out.push_back("add.sat.s32");
+  out.push_back("sub.sat.s32");
+  out.push_back("mad.hi.sat.s32");
+  for (const char* t : {"u32", "s32"}) {
+    std::string ts = t;
+    out.push_back("mul24.lo." + ts);
+    out.push_back("mul24.hi." + ts);
+    out.push_back("mad24.lo." + ts);
+    out.push_back("mad24.hi." + ts);
+    out.push_back("bfe." + ts);
+    out.push_back("bfind." + ts);
+    out.push_back("bfind.shiftamt." + ts);
+    out.push_back("dp4a." + ts + "." + ts);
+    out.push_back("dp2a.lo." + ts + "." + ts);
+    out.push_back("dp2a.hi." + ts + "." + ts);
+  }
+  for (const char* t : {"u64", "s64"}) {
+    std::string ts = t;
+    out.push_back("bfe." + ts);
+    out.push_back("bfind." + ts);
+    out.push_back("bfind.shiftamt." + ts);
+  }
+  out.push_back("bfi.b32");
+  out.push_back("bfi.b64");
+  for (const char* m : {"", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"}) out.push_back(std::string("prmt.b32") + m);
+  for (const char* d : {"l", "r"})
+    for (const char* m : {"clamp", "wrap"}) out.push_back(std::string("shf.") + d + "." + m + ".b32");
+  out.push_back("lop3.b32");
+  for (const char* t : {"u32", "s32", "u64", "s64"}) {
+    std::string ts = t;
+    out.push_back("add.cc." + ts + "+addc.cc." + ts + "+addc." + ts);
+    out.push_back("sub.cc." + ts + "+subc.cc." + ts + "+subc." + ts);
+  }
+  for (const char* t : {"b16", "b32", "b64"}) {
+    std::string ts = t;
+    out.push_back("shl." + ts);
+    out.push_back("shr." + ts);
+  }
+  out.push_back("shr.s32");
+  out.push_back("shr.s64");
+  for (const char* t : {"b32", "b64"}) {
+    std::string ts = t;
+    out.push_back("popc." + ts);
+    out.push_back("clz." + ts);
+    out.push_back("brev." + ts);
+  }
+  return out;
+}
+
+}  // namespace qgpu::oracle

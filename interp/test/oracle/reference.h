@@ -1,0 +1,57 @@
+// Independent references for the numeric oracle: LLVM APFloat for floating
+// point (IEEE-754 arithmetic in every rounding mode) plus the PTX rules the
+// ISA and docs/semantics.md fix on top of IEEE (.ftz, .sat, NaN results,
+// cvt saturation), and 128-bit integer arithmetic for integer instructions.
+// Nothing here calls the interpreter's numerics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qgpu::oracle {
+
+enum class Rm { RN, RZ, RM, RP };
+
+enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp };
+
+struct FloatCase {
+  FOp id = FOp::Add;
+  std::string spelling;       // e.g. "fma.rz.ftz.sat.f32"
+  std::string op;             // add sub mul fma mad div rcp sqrt min max abs neg copysign testp setp
+  std::string cls;            // testp class / setp comparison
+  int width = 32;             // element width: 16, 32, 64
+  bool pair = false;          // .f16x2
+  bool ftz = false, sat = false;
+  Rm rm = Rm::RN;
+  int nsrc = 2;
+  bool predicateResult = false;
+};
+FloatCase parseFloatCase(const std::string& spelling);
+
+/// Expected result bits of one element (or the predicate 0/1). For sqrt use sqrtCorrect.
+uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3);
+/// True iff r is the correctly rounded (then .ftz/.sat/NaN-ruled) sqrt of a.
+bool sqrtCorrect(const FloatCase& c, uint64_t a, uint64_t r);
+
+struct CvtCase {
+  std::string spelling;
+  std::string dst, src;  // type names
+  bool intRound = false;  // .rni etc.
+  bool hasRound = false;
+  Rm rm = Rm::RN;
+  bool ftz = false, sat = false;
+  // Derived once (the reference runs 10^6 times per form).
+  int sb = 0, db = 0, rb = 0;
+  bool fsrc = false, fdst = false, ssrc = false, sdst = false;
+};
+CvtCase parseCvtCase(const std::string& spelling);
+int typeBits(const std::string& t);
+bool isFloatType(const std::string& t);
+bool isSignedType(const std::string& t);
+/// Register width in bits used for a type in the harness (16 for 8-bit types).
+int regBits(const std::string& t);
+/// Expected destination register bits for source bits `a` (of the source type).
+uint64_t expectCvt(const CvtCase& c, uint64_t a);
+
+}  // namespace qgpu::oracle
