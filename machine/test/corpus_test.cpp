@@ -36,6 +36,8 @@ std::vector<Case> allCases() {
   return cases;
 }
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
+
 class MachineCorpus : public testing::TestWithParam<Case> {};
 
 TEST_P(MachineCorpus, MatchesTheInterpreterBitForBit) {
