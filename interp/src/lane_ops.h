@@ -6,6 +6,10 @@
 
 namespace qgpu {
 
+/// Instructions with no effect on values in a sequentially consistent
+/// interpreter (fences, prefetch, nanosleep).
+inline void noopHandler(const Instr&, ExecContext&, uint32_t) {}
+
 template <class T, class Op>
 void unaryHandler(const Instr& in, ExecContext& c, uint32_t m) {
   uint64_t* d = c.reg(in.d[0]);

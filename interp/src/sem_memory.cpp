@@ -237,7 +237,6 @@ void decodeAtom(DecodeState& ds, bool hasResult) {
 void decodeAtomOp(DecodeState& ds) { decodeAtom(ds, true); }
 void decodeRed(DecodeState& ds) { decodeAtom(ds, false); }
 
-void noopHandler(const Instr&, ExecContext&, uint32_t) {}
 void decodePrefetch(DecodeState& ds) {
   takeSpace(ds, true);
   ds.mods.take("L1");

@@ -109,7 +109,6 @@ void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {
   forLanes(c, m, [&](uint32_t l) { d[l] = m; });
 }
 
-void noopHandler(const Instr&, ExecContext&, uint32_t) {}
 
 void decodeShfl(DecodeState& ds) {
   if (!ds.mods.take("sync")) ds.fail("shfl without .sync is not supported on sm_70+");
