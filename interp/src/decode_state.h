@@ -50,6 +50,9 @@ struct DecodeState {
   void expectOperands(size_t n) const;
   void expectOperands(size_t lo, size_t hi) const;
 
+  /// The common shape `op d, a[, b[, c]]`: operand 0 is the destination
+  /// register, the next `nsrc` are sources of type `t`.
+  void destinationAndSources(ScalarType t, size_t nsrc);
   /// A source operand of type `t`: register, special register, or immediate
   /// (materialised into a constant slot converted to `t`).
   uint32_t source(const ptx::Operand& op, ScalarType t);
@@ -79,6 +82,15 @@ struct DecodeState {
 };
 
 using OpDecoder = void (*)(DecodeState&);
+
+/// Selects the lane-wise handler Shape<T, Op> (Unary/Binary/Ternary from
+/// lane_ops.h) for `op d, a, ...` with operands of type `t`.
+template <class Op, template <class, class> class Shape, class T>
+void setElementwise(DecodeState& ds, ScalarType t, size_t nsrc) {
+  ds.out.fn = &Shape<T, Op>::run;
+  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
+  ds.destinationAndSources(t, nsrc);
+}
 
 /// The opcode table: mnemonic -> decoder. Each sem_*.cpp contributes rows.
 const std::map<std::string, OpDecoder, std::less<>>& opcodeTable();

@@ -564,6 +564,12 @@ uint64_t convertImmediate(const ptx::Operand& op, ScalarType t) {
 }
 }  // namespace
 
+void DecodeState::destinationAndSources(ScalarType t, size_t nsrc) {
+  expectOperands(nsrc + 1);
+  out.d[0] = destination(in.operands[0]);
+  for (size_t i = 0; i < nsrc; ++i) out.s[i] = source(in.operands[i + 1], t);
+}
+
 uint32_t DecodeState::carry() { return decoder.carrySlot(function); }
 
 uint32_t DecodeState::constant(uint64_t value) { return decoder.constantSlot(function, value); }

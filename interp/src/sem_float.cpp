@@ -161,14 +161,6 @@ Rounding takeRounding(DecodeState& ds) {
   }
 }
 
-template <class Op, template <class, class> class Shape, class T>
-void set(DecodeState& ds, ScalarType t, size_t nsrc) {
-  ds.out.fn = &Shape<T, Op>::run;
-  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
-  ds.expectOperands(nsrc + 1);
-  ds.out.d[0] = ds.destination(ds.in.operands[0]);
-  for (size_t i = 0; i < nsrc; ++i) ds.out.s[i] = ds.source(ds.in.operands[i + 1], t);
-}
 
 void noFtzSatOn64(DecodeState& ds, ScalarType t) {
   if (t == ScalarType::F64 && ds.out.ftz) ds.fail(".ftz is not valid for .f64");
@@ -186,9 +178,9 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
     ds.out.rounding = takeRounding(ds);
     ds.out.sat = ds.mods.take("sat");
     if (!f32 && ds.out.sat) ds.fail(".sat is not valid for .f64");
-    if (op == "add") f32 ? set<AddF32, Binary, float>(ds, t, 2) : set<AddF64, Binary, double>(ds, t, 2);
-    if (op == "sub") f32 ? set<SubF32, Binary, float>(ds, t, 2) : set<SubF64, Binary, double>(ds, t, 2);
-    if (op == "mul") f32 ? set<MulF32, Binary, float>(ds, t, 2) : set<MulF64, Binary, double>(ds, t, 2);
+    if (op == "add") f32 ? setElementwise<AddF32, Binary, float>(ds, t, 2) : setElementwise<AddF64, Binary, double>(ds, t, 2);
+    if (op == "sub") f32 ? setElementwise<SubF32, Binary, float>(ds, t, 2) : setElementwise<SubF64, Binary, double>(ds, t, 2);
+    if (op == "mul") f32 ? setElementwise<MulF32, Binary, float>(ds, t, 2) : setElementwise<MulF64, Binary, double>(ds, t, 2);
     return;
   }
   if (op == "fma" || op == "mad") {
@@ -197,7 +189,7 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
     if (ds.out.rounding == Rounding::None)
       ds.fail(fmt::format("'{}.{}' needs a rounding modifier (.rn/.rz/.rm/.rp)", op, scalarTypeName(t)));
     if (!f32 && ds.out.sat) ds.fail(".sat is not valid for .f64");
-    f32 ? set<FmaF32, Ternary, float>(ds, t, 3) : set<FmaF64, Ternary, double>(ds, t, 3);
+    f32 ? setElementwise<FmaF32, Ternary, float>(ds, t, 3) : setElementwise<FmaF64, Ternary, double>(ds, t, 3);
     return;
   }
   if (op == "div") {
@@ -206,9 +198,9 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
     if (kind >= 0 && ds.out.rounding != Rounding::None) ds.fail("div cannot be both approximate and rounded");
     if (kind < 0 && ds.out.rounding == Rounding::None) ds.fail("div.f32/.f64 needs .approx, .full or a rounding modifier");
     if (!f32 && kind >= 0) ds.fail("div.approx/.full exist only for .f32");
-    if (kind == 0) return set<DivApproxF32, Binary, float>(ds, t, 2);
-    if (kind == 1) return set<DivFullF32, Binary, float>(ds, t, 2);
-    f32 ? set<DivF32, Binary, float>(ds, t, 2) : set<DivF64, Binary, double>(ds, t, 2);
+    if (kind == 0) return setElementwise<DivApproxF32, Binary, float>(ds, t, 2);
+    if (kind == 1) return setElementwise<DivFullF32, Binary, float>(ds, t, 2);
+    f32 ? setElementwise<DivF32, Binary, float>(ds, t, 2) : setElementwise<DivF64, Binary, double>(ds, t, 2);
     return;
   }
   if (op == "rcp" || op == "sqrt") {
@@ -217,31 +209,31 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
     if (approx == (ds.out.rounding != Rounding::None)) ds.fail(fmt::format("{} needs either .approx or a rounding modifier", op));
     if (approx && !f32) ds.fail(fmt::format("{}.approx.f64 is not supported yet", op));
     if (op == "rcp") {
-      if (approx) return set<RcpApproxF32, Unary, float>(ds, t, 1);
-      f32 ? set<RcpF32, Unary, float>(ds, t, 1) : set<RcpF64, Unary, double>(ds, t, 1);
+      if (approx) return setElementwise<RcpApproxF32, Unary, float>(ds, t, 1);
+      f32 ? setElementwise<RcpF32, Unary, float>(ds, t, 1) : setElementwise<RcpF64, Unary, double>(ds, t, 1);
     } else {
-      if (approx) return set<SqrtApproxF32, Unary, float>(ds, t, 1);
-      f32 ? set<SqrtF32, Unary, float>(ds, t, 1) : set<SqrtF64, Unary, double>(ds, t, 1);
+      if (approx) return setElementwise<SqrtApproxF32, Unary, float>(ds, t, 1);
+      f32 ? setElementwise<SqrtF32, Unary, float>(ds, t, 1) : setElementwise<SqrtF64, Unary, double>(ds, t, 1);
     }
     return;
   }
   if (op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos" || op == "tanh") {
     if (!ds.mods.take("approx")) ds.fail(fmt::format("{} needs .approx", op));
-    if (op == "rsqrt" && !f32) return set<RsqrtApproxF64, Unary, double>(ds, t, 1);
+    if (op == "rsqrt" && !f32) return setElementwise<RsqrtApproxF64, Unary, double>(ds, t, 1);
     if (!f32) ds.fail(fmt::format("{}.approx.f64 does not exist", op));
-    if (op == "rsqrt") return set<RsqrtApproxF32, Unary, float>(ds, t, 1);
-    if (op == "ex2") return set<Ex2ApproxF32, Unary, float>(ds, t, 1);
-    if (op == "lg2") return set<Lg2ApproxF32, Unary, float>(ds, t, 1);
-    if (op == "sin") return set<SinApproxF32, Unary, float>(ds, t, 1);
-    if (op == "cos") return set<CosApproxF32, Unary, float>(ds, t, 1);
+    if (op == "rsqrt") return setElementwise<RsqrtApproxF32, Unary, float>(ds, t, 1);
+    if (op == "ex2") return setElementwise<Ex2ApproxF32, Unary, float>(ds, t, 1);
+    if (op == "lg2") return setElementwise<Lg2ApproxF32, Unary, float>(ds, t, 1);
+    if (op == "sin") return setElementwise<SinApproxF32, Unary, float>(ds, t, 1);
+    if (op == "cos") return setElementwise<CosApproxF32, Unary, float>(ds, t, 1);
     if (ds.out.ftz) ds.fail("tanh.approx has no .ftz");
-    return set<TanhApproxF32, Unary, float>(ds, t, 1);
+    return setElementwise<TanhApproxF32, Unary, float>(ds, t, 1);
   }
-  if (op == "min") return f32 ? set<MinF32, Binary, float>(ds, t, 2) : set<MinF64, Binary, double>(ds, t, 2);
-  if (op == "max") return f32 ? set<MaxF32, Binary, float>(ds, t, 2) : set<MaxF64, Binary, double>(ds, t, 2);
-  if (op == "abs") return f32 ? set<AbsF32, Unary, float>(ds, t, 1) : set<AbsF64, Unary, double>(ds, t, 1);
-  if (op == "neg") return f32 ? set<NegF32, Unary, float>(ds, t, 1) : set<NegF64, Unary, double>(ds, t, 1);
-  if (op == "copysign") return f32 ? set<CopysignF32, Binary, float>(ds, t, 2) : set<CopysignF64, Binary, double>(ds, t, 2);
+  if (op == "min") return f32 ? setElementwise<MinF32, Binary, float>(ds, t, 2) : setElementwise<MinF64, Binary, double>(ds, t, 2);
+  if (op == "max") return f32 ? setElementwise<MaxF32, Binary, float>(ds, t, 2) : setElementwise<MaxF64, Binary, double>(ds, t, 2);
+  if (op == "abs") return f32 ? setElementwise<AbsF32, Unary, float>(ds, t, 1) : setElementwise<AbsF64, Unary, double>(ds, t, 1);
+  if (op == "neg") return f32 ? setElementwise<NegF32, Unary, float>(ds, t, 1) : setElementwise<NegF64, Unary, double>(ds, t, 1);
+  if (op == "copysign") return f32 ? setElementwise<CopysignF32, Binary, float>(ds, t, 2) : setElementwise<CopysignF64, Binary, double>(ds, t, 2);
   ds.fail(fmt::format("'{}' is not a floating-point instruction", op));
 }
 

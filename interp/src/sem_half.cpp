@@ -62,23 +62,15 @@ struct HalfPair {
   static uint32_t apply(const Instr& in, uint32_t a, uint32_t b, uint32_t c) { return elem(in, a, b, c, 0) | elem(in, a, b, c, 1); }
 };
 
-template <class Op, template <class, class> class Shape, class T>
-void setHalf(DecodeState& ds, ScalarType t, size_t nsrc) {
-  ds.out.fn = &Shape<T, Op>::run;
-  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
-  ds.expectOperands(nsrc + 1);
-  ds.out.d[0] = ds.destination(ds.in.operands[0]);
-  for (size_t i = 0; i < nsrc; ++i) ds.out.s[i] = ds.source(ds.in.operands[i + 1], t);
-}
 
 template <HOp op>
 void setOp(DecodeState& ds, ScalarType t) {
   size_t n = op == HOp::Fma ? 3 : 2;
   bool pair = t == ScalarType::F16x2;
   if (n == 3) {
-    pair ? setHalf<HalfPair<op>, Ternary, uint32_t>(ds, t, 3) : setHalf<HalfScalar<op>, Ternary, uint16_t>(ds, t, 3);
+    pair ? setElementwise<HalfPair<op>, Ternary, uint32_t>(ds, t, 3) : setElementwise<HalfScalar<op>, Ternary, uint16_t>(ds, t, 3);
   } else {
-    pair ? setHalf<HalfPair<op>, Binary, uint32_t>(ds, t, 2) : setHalf<HalfScalar<op>, Binary, uint16_t>(ds, t, 2);
+    pair ? setElementwise<HalfPair<op>, Binary, uint32_t>(ds, t, 2) : setElementwise<HalfScalar<op>, Binary, uint16_t>(ds, t, 2);
   }
 }
 

@@ -457,26 +457,21 @@ void setHandler(DecodeState& ds, ScalarType t) {
   ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
 }
 
-void operands(DecodeState& ds, ScalarType t, size_t nsrc) {
-  ds.expectOperands(nsrc + 1);
-  ds.out.d[0] = ds.destination(ds.in.operands[0]);
-  for (size_t i = 0; i < nsrc; ++i) ds.out.s[i] = ds.source(ds.in.operands[i + 1], t);
-}
 
 template <template <class> class Op>
 void binary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Binary>(ds, t);
-  operands(ds, t, 2);
+  ds.destinationAndSources(t, 2);
 }
 template <template <class> class Op>
 void unary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Unary>(ds, t);
-  operands(ds, t, 1);
+  ds.destinationAndSources(t, 1);
 }
 template <template <class> class Op>
 void ternary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Ternary>(ds, t);
-  operands(ds, t, 3);
+  ds.destinationAndSources(t, 3);
 }
 
 #define QGPU_TYPED_HANDLER(name, fn)                                         \
@@ -514,7 +509,7 @@ void decodeCarry(DecodeState& ds, bool readCf, bool sub) {
   if (t != ScalarType::U32 && t != ScalarType::S32 && t != ScalarType::U64 && t != ScalarType::S64)
     ds.fail("extended-precision arithmetic needs .u32, .s32, .u64 or .s64");
   setTyped<CarryAddH>(ds, t);
-  operands(ds, t, 2);
+  ds.destinationAndSources(t, 2);
   ds.out.s[3] = ds.carry();
   ds.out.mode = static_cast<uint8_t>((readCf ? 1 : 0) | (writeCf ? 2 : 0) | (sub ? 4 : 0));
 }
@@ -565,7 +560,7 @@ void decodeMul(DecodeState& ds) {
   if (mode == 2) {
     if (scalarTypeBytes(t) > 4) ds.fail("mul.wide needs a 16- or 32-bit type");
     setTyped<MulWideH>(ds, t);
-    operands(ds, t, 2);
+    ds.destinationAndSources(t, 2);
     return;
   }
   if (mode == 0) binary<MulLoOp>(ds, t);
@@ -584,7 +579,7 @@ void decodeMad(DecodeState& ds) {
   if (cc) {
     if (mode == 2) ds.fail("mad.wide has no .cc form");
     setTyped<CarryMadH>(ds, t);
-    operands(ds, t, 3);
+    ds.destinationAndSources(t, 3);
     ds.out.s[3] = ds.carry();
     ds.out.mode = static_cast<uint8_t>(2 | (mode == 1 ? 8 : 0));
     return;
@@ -611,7 +606,7 @@ void decodeMadc(DecodeState& ds) {
   ScalarType t = oneType(ds);
   if (mode < 0) ds.fail("madc needs .lo or .hi");
   setTyped<CarryMadH>(ds, t);
-  operands(ds, t, 3);
+  ds.destinationAndSources(t, 3);
   ds.out.s[3] = ds.carry();
   ds.out.mode = static_cast<uint8_t>(1 | (cc ? 2 : 0) | (mode == 1 ? 8 : 0));
 }
@@ -687,7 +682,7 @@ void decodeBitCount(DecodeState& ds, bool popc) {
   if (t != ScalarType::B32 && t != ScalarType::B64) ds.fail("needs .b32 or .b64");
   if (popc) setTyped<PopcH>(ds, t);
   else setTyped<ClzH>(ds, t);
-  operands(ds, t, 1);
+  ds.destinationAndSources(t, 1);
 }
 void decodePopc(DecodeState& ds) { decodeBitCount(ds, true); }
 void decodeClz(DecodeState& ds) { decodeBitCount(ds, false); }
@@ -696,7 +691,7 @@ void decodeBfind(DecodeState& ds) {
   ScalarType t = oneType(ds);
   if (isBits(t) || scalarTypeBytes(t) < 4) ds.fail("bfind needs .u32, .s32, .u64 or .s64");
   setTyped<BfindH>(ds, t);
-  operands(ds, t, 1);
+  ds.destinationAndSources(t, 1);
 }
 void decodeBrev(DecodeState& ds) {
   ScalarType t = oneType(ds);
@@ -744,7 +739,7 @@ void decodeShf(DecodeState& ds) {
   ds.out.fn = &shfHandler;
   ds.out.mode = static_cast<uint8_t>((dir == 1 ? 1 : 0) | (wrap == 1 ? 2 : 0));
   ds.out.typeBytes = 4;
-  operands(ds, t, 3);
+  ds.destinationAndSources(t, 3);
 }
 void decodePrmt(DecodeState& ds) {
   int mode = ds.mods.takeOneOf({"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"});
@@ -753,7 +748,7 @@ void decodePrmt(DecodeState& ds) {
   ds.out.fn = &prmtHandler;
   ds.out.mode = static_cast<uint8_t>(mode + 1);
   ds.out.typeBytes = 4;
-  operands(ds, t, 3);
+  ds.destinationAndSources(t, 3);
 }
 void decodeLop3(DecodeState& ds) {
   ScalarType t = oneType(ds);
@@ -781,7 +776,7 @@ void decodeDp(DecodeState& ds, bool four) {
     if (t != ScalarType::U32 && t != ScalarType::S32) ds.fail("types must be .u32 or .s32");
   ds.out.fn = four ? &dp4aHandler : &dp2aHandler;
   ds.out.mode = static_cast<uint8_t>((isSigned(types[0]) ? 1 : 0) | (isSigned(types[1]) ? 2 : 0) | (hi ? 4 : 0));
-  operands(ds, ScalarType::U32, 3);
+  ds.destinationAndSources(ScalarType::U32, 3);
 }
 void decodeDp4a(DecodeState& ds) { decodeDp(ds, true); }
 void decodeDp2a(DecodeState& ds) { decodeDp(ds, false); }
