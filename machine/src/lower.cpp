@@ -355,6 +355,9 @@ class Lowerer {
       if (mn == "fma") fail(pc, "integer fma does not exist");
       if (t.has("lo")) {
         only(pc, t, {"lo"});
+        if (scalarTypeBytes(ty0) == 8)
+          return mul64(pc, in, false, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]),
+                       nsrc == 3 ? operand(pc, in.s[2]) : kNoOperand, operand(pc, in.d[0]));
         return alu(pc, in, nsrc == 2 ? MOp::MulLo : MOp::MadLo, ty(ty0), 0, nsrc);
       }
       if (t.has("wide")) {
@@ -363,6 +366,9 @@ class Lowerer {
       }
       if (t.has("hi") && mn == "mul") {
         only(pc, t, {"hi"});
+        if (scalarTypeBytes(ty0) == 8)
+          return mul64(pc, in, true, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand,
+                       operand(pc, in.d[0]));
         return alu(pc, in, MOp::MulHi, ty(ty0), 0, 2);
       }
       fail(pc, fmt::format("'{}' form is not lowered", p_.opcodeText[pc]));
@@ -652,13 +658,18 @@ class Lowerer {
     uint16_t cf = operand(pc, in.s[3]);
     uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
     if (mad) {
-      MInstr prod = base(pc, t.has("hi") ? MOp::MulHi : MOp::MulLo, in);
-      prod.ty = ty(ty0);
-      prod.d = sharedTemporary(pc, carryProduct_, "carry.product");
-      prod.a = a;
-      prod.b = b;
-      emit(prod);
-      a = prod.d;
+      uint16_t product = sharedTemporary(pc, carryProduct_, "carry.product");
+      if (scalarTypeBytes(ty0) == 8) {
+        mul64(pc, in, t.has("hi"), isSigned(ty0), a, b, kNoOperand, product);
+      } else {
+        MInstr prod = base(pc, t.has("hi") ? MOp::MulHi : MOp::MulLo, in);
+        prod.ty = ty(ty0);
+        prod.d = product;
+        prod.a = a;
+        prod.b = b;
+        emit(prod);
+      }
+      a = product;
       b = operand(pc, in.s[2]);
     }
     uint8_t fl = static_cast<uint8_t>((readCf ? 1 : 0) | (sub ? 4 : 0));
@@ -688,6 +699,49 @@ class Lowerer {
       copyCf.a = next.d;
       emit(copyCf);
     }
+  }
+
+  // 64-bit mul.lo / mad.lo / mul.hi as micro-code on the 32x32 multiplier: one product of
+  // 32-bit halves per step (docs/machine.md §2.1), partial sums in temporaries, d written by
+  // the last step only. With aL, aH the halves of a (aH signed for signed types):
+  //   lo:  t = c + (aL*bH << 32); t += aH*bL << 32; d = t + aL*bL   (a product whose high
+  //        half is known to be zero is skipped)
+  //   hi:  t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH;
+  //        d = u + hi32(t)*1
+  bool highHalfZero(uint16_t operand) const {
+    if (operand >= kSpecialBase) return true;  // specials are 32-bit values
+    return operand >= kConstBase && (constants_[operand - kConstBase] >> 32) == 0;
+  }
+  void mul64(uint32_t pc, const Instr& in, bool hi, bool isSigned, uint16_t a, uint16_t b, uint16_t addend, uint16_t d) {
+    auto step = [&](MOp op, uint8_t fl, uint16_t dst, uint16_t x, uint16_t y, uint16_t c) {
+      MInstr m = base(pc, op, in);
+      m.ty = typeCode(8, isSigned);
+      m.fl = fl;
+      m.d = dst;
+      m.a = x;
+      m.b = y;
+      m.c = c;
+      emit(m);
+    };
+    uint16_t t = sharedTemporary(pc, mulT_, "mul64.t");
+    if (!hi) {
+      uint16_t acc = addend;
+      if (!highHalfZero(b)) {
+        step(MOp::MulP, kFlMulBHigh | kFlMulShl32, t, a, b, acc);
+        acc = t;
+      }
+      if (!highHalfZero(a)) {
+        step(MOp::MulP, kFlMulAHigh | kFlMulShl32, t, a, b, acc);
+        acc = t;
+      }
+      return step(MOp::MulP, 0, d, a, b, acc);
+    }
+    uint16_t u = sharedTemporary(pc, mulU_, "mul64.u");
+    step(MOp::MulP, kFlMulShr32, t, a, b, kNoOperand);
+    step(MOp::MulP, kFlMulBHigh, t, a, b, t);
+    step(MOp::MulPC, kFlMulAHigh, u, a, b, t);
+    step(MOp::MulPC, kFlMulAHigh | kFlMulBHigh | kFlMulCHigh, u, a, b, u);
+    step(MOp::MulP, kFlMulAHigh, d, t, constant(pc, 1), u);
   }
 
   // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
@@ -813,6 +867,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
+  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
   uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;

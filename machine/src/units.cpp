@@ -27,6 +27,12 @@ int64_t sext(uint64_t v, uint32_t bytes) {
   return static_cast<int64_t>(v);
 }
 // Operand value in the instruction's type, widened to 128 bits.
+/// The low (unsigned) or high (signed if asked) 32-bit half of a 64-bit register.
+s128 half32(uint64_t v, bool high, bool isSigned) {
+  if (!high) return static_cast<s128>(v & 0xffffffffu);
+  return isSigned ? s128{static_cast<int32_t>(static_cast<uint32_t>(v >> 32))} : static_cast<s128>(v >> 32);
+}
+
 s128 val(const MInstr& in, uint64_t v, uint32_t bytes) {
   if (in.isSigned()) return s128{sext(v, bytes)};
   return static_cast<s128>(v & widthMask(bytes));
@@ -427,7 +433,7 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: return 8;
+    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: return 8;
     case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
     case MOp::FDivFin: case MOp::FSqrtFin: return 4;
     case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
@@ -440,6 +446,13 @@ uint32_t writeBytes(const MInstr& in) {
 uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
   const uint32_t w = in.bytes();
   const uint64_t m = widthMask(w);
+  switch (in.op) {
+    case MOp::MulLo: case MOp::MulHi: case MOp::MadLo: case MOp::MulWide: case MOp::MadWide:
+      // The multiplier is 32x32 (docs/machine.md §5.1); 64-bit products are MULP micro-code.
+      if (w == 8) throw Error(ErrorKind::Input, fmt::format("{}: 64-bit operands are not a machine step (MULP micro-code)", opName(in.op)));
+      break;
+    default: break;
+  }
   switch (in.op) {
     case MOp::Mov: return a & m;
     case MOp::Add: return (a + b) & m;
@@ -457,6 +470,16 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::MadLo: return static_cast<uint64_t>(val(in, a, w) * val(in, b, w) + val(in, c, w)) & m;
     case MOp::MadWide:
       return (static_cast<uint64_t>(val(in, a, w) * val(in, b, w)) + c) & widthMask(2 * w);
+    case MOp::MulP: case MOp::MulPC: {  // one 32x32 product of halves, plus (part of) c
+      s128 p = half32(a, in.fl & kFlMulAHigh, in.isSigned()) * half32(b, in.fl & kFlMulBHigh, in.isSigned());
+      if (in.op == MOp::MulP) {
+        if (in.fl & kFlMulShl32) p *= s128{1} << 32;
+        if (in.fl & kFlMulShr32) p >>= 32;  // floor: the exact product's bits 32 and up
+        return static_cast<uint64_t>(static_cast<u128>(p) + c);
+      }
+      s128 addend = (in.fl & kFlMulCHigh) ? half32(c, true, in.isSigned()) : half32(c, false, false);
+      return static_cast<uint64_t>(static_cast<u128>(p + addend));
+    }
     case MOp::And: return a & b & m;
     case MOp::Or: return (a | b) & m;
     case MOp::Xor: return (a ^ b) & m;

@@ -95,7 +95,25 @@ class Gen {
 
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
-    switch (pick(24)) {
+    switch (pick(25)) {
+      case 24: {  // 64-bit multiply (MULP micro-code): operands built from two 32-bit registers each
+        std::string s = fmt::format("cvt.u64.u32 \t%rd12, {};\n\tshl.b64 \t%rd12, %rd12, 32;\n\tcvt.u64.u32 \t%rd13, {};\n"
+                                    "\tor.b64 \t%rd12, %rd12, %rd13;\n\tcvt.u64.u32 \t%rd13, {};\n\tshl.b64 \t%rd13, %rd13, 32;\n"
+                                    "\tcvt.u64.u32 \t%rd14, {};\n\tor.b64 \t%rd13, %rd13, %rd14;\n",
+                                    r(), r(), r(), r());
+        static const char* kImm64[] = {"4", "12", "-8", "4294967297", "-1", "9223372036854775807"};
+        const char* t64 = chance(50) ? "s64" : "u64";
+        switch (pick(5)) {
+          case 0: s += fmt::format("\tmul.lo.{} \t%rd14, %rd12, {};\n", t64, chance(40) ? kImm64[pick(6)] : "%rd13"); break;
+          case 1: s += fmt::format("\tmul.hi.{} \t%rd14, %rd12, {};\n", t64, chance(20) ? kImm64[pick(6)] : "%rd13"); break;
+          case 2: s += fmt::format("\tmad.lo.{} \t%rd14, %rd12, %rd13, %rd12;\n", t64); break;
+          case 3: s += "\tmul.hi.s64 \t%rd12, %rd12, %rd13;\n\tmov.b64 \t%rd14, %rd12;\n"; break;  // d = a
+          default:
+            s += fmt::format("\tmad.{}.cc.u64 \t%rd14, %rd12, %rd13, %rd13;\n\tmadc.{}.u64 \t%rd15, %rd13, %rd12, %rd12;\n"
+                             "\txor.b64 \t%rd14, %rd14, %rd15;\n", chance(50) ? "lo" : "hi", chance(50) ? "lo" : "hi");
+        }
+        return s + fmt::format("\tcvt.u32.u64 \t{}, %rd14;\n\tshr.u64 \t%rd14, %rd14, 32;\n\tcvt.u32.u64 \t{}, %rd14;\n", r(), r());
+      }
       case 23: {  // a carry chain of two to four links
         std::string s = fmt::format("{}.cc.u32 \t{}, {}, {};\n", chance(50) ? "add" : "sub", r(), r(), rOrImm());
         int links = 1 + pick(3);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "numerics.h"  // the oracle's reference arithmetic (interp/src)
+#include "qgpu/interp/error.h"
 #include "units.h"     // the machine's functional units (machine/src)
 
 namespace qgpu::machine {
@@ -87,6 +88,59 @@ TEST(MachineUnits, FtzFlushesSubnormalOperandsAndResults) {
   EXPECT_EQ(runFDiv(0x00800000, 0x40000000, kFlFtz), 0u);            // subnormal result -> 0
   EXPECT_EQ(runFDiv(0x00800000, 0x40000000, 0), 0x00400000u);
   EXPECT_EQ(runFSqrt(0x80000010, kFlFtz), 0x80000000u);              // -subnormal -> -0
+}
+
+// The 64-bit multiply micro-code (the sequences lower.cpp emits, docs/machine.md §2.1) against
+// the exact 128-bit product: each step is one 32x32 product of halves.
+uint64_t mulp(MOp op, uint8_t fl, bool isSigned, uint64_t a, uint64_t b, uint64_t c) {
+  MInstr in;
+  in.op = op;
+  in.ty = typeCode(8, isSigned);
+  in.fl = fl;
+  return computeLane(in, a, b, c);
+}
+
+uint64_t randomWord(std::mt19937_64& rng) {
+  static const uint64_t kEdges[] = {0, 1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull, 0xffffffffull,
+                                    0x100000000ull, 0x80000000ull, 0xffffffff00000000ull, 0x00000001ffffffffull};
+  if (rng() % 4 == 0) return kEdges[rng() % std::size(kEdges)];
+  return rng();
+}
+
+TEST(MachineUnits, Mul64MicroCodeGivesTheExactProduct) {
+  __extension__ typedef __int128 s128;
+  __extension__ typedef unsigned __int128 u128;
+  std::mt19937_64 rng(64);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t a = randomWord(rng), b = randomWord(rng), c = randomWord(rng);
+    for (bool sgn : {false, true}) {
+      // lo (+ c): t = c + (aL*bH << 32); t += aH*bL << 32; d = t + aL*bL
+      uint64_t t = mulp(MOp::MulP, kFlMulBHigh | kFlMulShl32, sgn, a, b, c);
+      t = mulp(MOp::MulP, kFlMulAHigh | kFlMulShl32, sgn, a, b, t);
+      ASSERT_EQ(mulp(MOp::MulP, 0, sgn, a, b, t), a * b + c) << std::hex << a << " " << b;
+      // hi: t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH; d = u + hi32(t)
+      t = mulp(MOp::MulP, kFlMulShr32, sgn, a, b, 0);
+      t = mulp(MOp::MulP, kFlMulBHigh, sgn, a, b, t);
+      uint64_t u = mulp(MOp::MulPC, kFlMulAHigh, sgn, a, b, t);
+      u = mulp(MOp::MulPC, kFlMulAHigh | kFlMulBHigh | kFlMulCHigh, sgn, a, b, u);
+      uint64_t hi = mulp(MOp::MulP, kFlMulAHigh, sgn, t, 1, u);
+      uint64_t want = sgn ? static_cast<uint64_t>(static_cast<u128>(static_cast<s128>(static_cast<int64_t>(a)) *
+                                                                    static_cast<int64_t>(b)) >> 64)
+                          : static_cast<uint64_t>(static_cast<u128>(a) * b >> 64);
+      ASSERT_EQ(hi, want) << std::hex << a << " " << b << (sgn ? " signed" : " unsigned");
+    }
+  }
+}
+
+TEST(MachineUnits, SixtyFourBitMultipliesAreNotSingleSteps) {
+  for (MOp op : {MOp::MulLo, MOp::MulHi, MOp::MadLo}) {
+    MInstr in;
+    in.op = op;
+    in.ty = typeCode(8, false);
+    EXPECT_THROW(computeLane(in, 3, 5, 0), Error) << opName(op);
+    in.ty = typeCode(4, false);
+    EXPECT_NO_THROW(computeLane(in, 3, 5, 0)) << opName(op);
+  }
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ enum class MOp : uint8_t {
   Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
   Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
-  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin,
+  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
   Count
 };
 const char* opName(MOp op);
@@ -80,6 +80,15 @@ constexpr uint8_t kFlFtz = 1;
 constexpr uint8_t kFlSat = 2;
 // fl of CVTA: bit 3 set = to.space (generic -> space); low bits the space.
 constexpr uint8_t kFlCvtaTo = 8;
+// fl of MULP/MULPC (64-bit multiply micro-code on a 32x32 multiplier): bit 0 / bit 1 take the
+// high half of a / b (signed if ty is), else the low half (unsigned). MULP: bits 2-3 shift the
+// product (0 none, 1 left 32, 2 right 32). MULPC: bit 2 adds c's high half (signed if ty is),
+// else c's low half.
+constexpr uint8_t kFlMulAHigh = 1;
+constexpr uint8_t kFlMulBHigh = 2;
+constexpr uint8_t kFlMulShl32 = 4;
+constexpr uint8_t kFlMulShr32 = 8;
+constexpr uint8_t kFlMulCHigh = 4;
 
 struct MInstr {
   MOp op = MOp::Mov;
