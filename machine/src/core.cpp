@@ -188,7 +188,7 @@ class Machine {
           w.state = WarpState::AtBarrier;
           return;
         }
-        case MOp::St: store(w, in, eff); done(w, pc, "store"); break;
+        case MOp::St: store(w, in, pc, eff); break;
         case MOp::Atom: case MOp::AtomS: atomic(w, in, pc, eff); break;
         default: compute(w, in, pc, eff); break;
       }
@@ -196,7 +196,7 @@ class Machine {
     w.state = WarpState::Done;
   }
 
-  void done(const Warp& w, uint32_t pc, const char* what) {
+  void done(const Warp& w, uint32_t pc, const std::string& what) {
     if (mode_ == Mode::Execute) {
       emit(ctl(Ctl::Done), fmt::format("{}: DONE ({})", where(w, pc), what));
     } else {
@@ -238,14 +238,26 @@ class Machine {
     if (in.b != rpc) w.stack.push_back({in.b, rpc, eff});
   }
 
-  void store(Warp& w, const MInstr& in, uint32_t eff) {
+  void store(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
     const uint32_t size = in.bytes();
+    const MSpace space = static_cast<MSpace>(in.fl & 7);
+    std::vector<ByteWrite> writes;
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!((eff >> l) & 1)) continue;
       uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
       uint64_t v = read(in.c, w, l);
-      std::memcpy(mem_.at(static_cast<MSpace>(in.fl & 7), addr, size, thread(w, l), true), &v, size);
+      std::memcpy(mem_.at(space, addr, size, thread(w, l), true), &v, size);
+      writes.push_back({MachineMemory::flatAddress(space, addr), size, l});
     }
+    commitRounds(w, pc, writes, "store");
+  }
+
+  /// The step's tokens for its memory write rounds (§5.3): one DONE per round.
+  void commitRounds(const Warp& w, uint32_t pc, const std::vector<ByteWrite>& writes, const char* what) {
+    const uint32_t rounds = writeRounds(writes);
+    for (uint32_t r = 1; r <= rounds; ++r)
+      done(w, pc, rounds == 1 ? std::string(what)
+                              : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
   }
 
   // Atomics apply lane by lane in lane order. Tokens: the old values (when the result is
@@ -255,6 +267,9 @@ class Machine {
     const uint32_t bytes = in.bytes();
     const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
     std::array<uint64_t, 4> olds{}, news{};
+    std::vector<ByteWrite> writes;
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1) writes.push_back({MachineMemory::flatAddress(space, read(in.a, w, l)), bytes, l});
     if (mode_ == Mode::Execute) {
       for (uint32_t l = 0; l < kLanes; ++l) {
         if (!((eff >> l) & 1)) continue;
@@ -278,6 +293,10 @@ class Machine {
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((eff >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
     }
+    // The new values commit with the write's last token; further rounds take a DONE each.
+    const uint32_t rounds = writeRounds(writes);
+    for (uint32_t r = 2; r <= rounds; ++r)
+      done(w, pc, fmt::format("atomic, write round {}/{}: bank conflict", r, rounds));
     if (in.d == kNoOperand) return;
     if (in.d >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
     for (uint32_t l = 0; l < kLanes; ++l)

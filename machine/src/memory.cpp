@@ -1,6 +1,8 @@
 #include "memory.h"
 
 #include <algorithm>
+#include <array>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,24 @@ void MachineMemory::startBlock(uint32_t threads, uint32_t dynamicSharedBytes) {
   local_.assign(threads, std::vector<uint8_t>(localBytes_, 0));
 }
 
+uint64_t MachineMemory::flatAddress(MSpace space, uint64_t addr) {
+  return space == MSpace::Generic || space == MSpace::Global ? addr : windowOf(space) + addr;
+}
+
+uint32_t writeRounds(const std::vector<ByteWrite>& writes) {
+  std::array<std::set<std::pair<uint64_t, uint32_t>>, kMemoryBanks> bytes;  // per bank: (address, owner)
+  for (const ByteWrite& w : writes) {
+    const bool local = w.flat >= kLocalWindow && w.flat < kLocalWindow + kWindowBytes;
+    for (uint64_t x = w.flat; x < w.flat + w.size; ++x) {
+      uint64_t banked = x + (local ? uint64_t{kLocalBankSkew} * w.lane : 0);
+      bytes[banked % kMemoryBanks].insert({x, local ? w.lane : 0u});  // local bytes are per thread
+    }
+  }
+  size_t rounds = 1;
+  for (const auto& b : bytes) rounds = std::max(rounds, b.size());
+  return static_cast<uint32_t>(rounds);
+}
+
 uint8_t* MachineMemory::at(MSpace space, uint64_t addr, uint32_t size, uint32_t thread, bool write) {
   auto fault = [&](const char* why) -> uint8_t* {
     throw Error(ErrorKind::Memory, fmt::format("machine: {}-byte {} of {} address {:#x} (thread {}): {}",
@@ -27,10 +47,9 @@ uint8_t* MachineMemory::at(MSpace space, uint64_t addr, uint32_t size, uint32_t 
                                                thread, why));
   };
   if (size && addr % size) return fault("misaligned");
-  uint64_t flat = addr;
+  uint64_t flat = flatAddress(space, addr);
   if (space != MSpace::Generic && space != MSpace::Global) {
     if (addr >= kWindowBytes) return fault("beyond the state space");
-    flat = windowOf(space) + addr;
   } else if (space == MSpace::Global && flat >= kGlobalLimit) {
     return fault("not a global address");
   }

@@ -24,11 +24,32 @@ class MachineMemory {
 
   std::vector<std::vector<uint8_t>>& buffers() { return buffers_; }
 
+  /// The flat machine address of `addr` in `space` (the window base added for non-generic
+  /// spaces); `at` checks it.
+  static uint64_t flatAddress(MSpace space, uint64_t addr);
+
  private:
   std::vector<uint8_t> params_, const_, shared_;
   std::vector<std::vector<uint8_t>> local_, globals_, buffers_;
   std::vector<uint64_t> globalAddr_, bufferAddr_;
   uint32_t localBytes_ = 0, sharedBytes_ = 0;
 };
+
+/// Memory banks (docs/machine.md §5.3). Each of the four per-lane memory copies is 64
+/// DeltaNet heads ("banks") of 128 one-byte slots: byte x lives in bank x mod 64, local memory
+/// skewed by 16 bytes per lane so that the lanes' private copies of one variable fall into
+/// different banks. A head takes one write per position, so a step that writes two different
+/// bytes into one bank commits its writes in several rounds, one position (token) each.
+constexpr uint32_t kMemoryBanks = 64;
+constexpr uint32_t kLocalBankSkew = 16;
+
+struct ByteWrite {
+  uint64_t flat;  // flat machine address of the first byte
+  uint32_t size;
+  uint32_t lane;
+};
+/// Positions a step needs to commit these writes (>= 1): the largest number of different
+/// bytes any bank receives. A byte written by several lanes is committed once (the last lane's).
+uint32_t writeRounds(const std::vector<ByteWrite>& writes);
 
 }  // namespace qgpu::machine
