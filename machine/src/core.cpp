@@ -247,7 +247,7 @@ class Machine {
       uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
       uint64_t v = read(in.c, w, l);
       std::memcpy(mem_.at(space, addr, size, thread(w, l), true), &v, size);
-      writes.push_back({MachineMemory::flatAddress(space, addr), size, l});
+      if (space != MSpace::Local) writes.push_back({MachineMemory::flatAddress(space, addr), size});
     }
     commitRounds(w, pc, writes, "store");
   }
@@ -260,47 +260,67 @@ class Machine {
                               : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
   }
 
-  // Atomics apply lane by lane in lane order. Tokens: the old values (when the result is
-  // used), then the new memory values, so that the decoder needs no arithmetic unit.
+  // Atomics apply in lane order. Lanes that hit an address an earlier lane also hits wait
+  // for a later pass (docs/machine.md §5.3), so within a pass every lane's op reads memory
+  // the previous pass committed and no unit has to chain lanes. Tokens per pass: the old
+  // values (when the result is used), the new memory values (so the decoder needs no
+  // arithmetic unit), one DONE per extra write round.
   void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
     if (eff == 0) return done(w, pc, "no active lane");
     const uint32_t bytes = in.bytes();
     const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
-    std::array<uint64_t, 4> olds{}, news{};
-    std::vector<ByteWrite> writes;
-    for (uint32_t l = 0; l < kLanes; ++l)
-      if ((eff >> l) & 1) writes.push_back({MachineMemory::flatAddress(space, read(in.a, w, l)), bytes, l});
-    if (mode_ == Mode::Execute) {
-      for (uint32_t l = 0; l < kLanes; ++l) {
-        if (!((eff >> l) & 1)) continue;
-        uint8_t* p = mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true);
-        std::memcpy(&olds[l], p, bytes);
-        news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
-        std::memcpy(p, &news[l], bytes);
-      }
-      auto put = [&](const std::array<uint64_t, 4>& v, const std::string& what) {
-        WriteForm form;
-        std::vector<uint32_t> ids = encodeWrite(v, eff, bytes, &form);
-        for (size_t i = 0; i < ids.size(); ++i)
-          emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, eff,
-                                   writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
-      };
-      if (in.d != kNoOperand) put(olds, fmt::format("write {} (old values)", operandName(in.d)));
-      put(news, "new memory values");
-    } else {
-      if (in.d != kNoOperand) olds = reader_.write(eff, bytes);
-      news = reader_.write(eff, bytes);
-      for (uint32_t l = 0; l < kLanes; ++l)
-        if ((eff >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
+    if (in.d != kNoOperand && in.d >= p_.numRegs)
+      throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
+    std::array<uint64_t, 4> addr{};
+    std::array<uint32_t, 4> pass{};
+    uint32_t passes = 0;
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      if (!((eff >> l) & 1)) continue;
+      addr[l] = MachineMemory::flatAddress(space, read(in.a, w, l));
+      for (uint32_t j = 0; j < l; ++j)
+        if ((eff >> j) & 1 && addr[j] == addr[l]) ++pass[l];
+      passes = std::max(passes, pass[l] + 1);
     }
-    // The new values commit with the write's last token; further rounds take a DONE each.
-    const uint32_t rounds = writeRounds(writes);
-    for (uint32_t r = 2; r <= rounds; ++r)
-      done(w, pc, fmt::format("atomic, write round {}/{}: bank conflict", r, rounds));
-    if (in.d == kNoOperand) return;
-    if (in.d >= p_.numRegs) throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
-    for (uint32_t l = 0; l < kLanes; ++l)
-      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
+    for (uint32_t k = 0; k < passes; ++k) {
+      uint32_t lanes = 0;
+      std::vector<ByteWrite> writes;
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((eff >> l) & 1 && pass[l] == k) {
+          lanes |= 1u << l;
+          writes.push_back({addr[l], bytes});
+        }
+      std::array<uint64_t, 4> olds{}, news{};
+      const std::string what = passes == 1 ? "" : fmt::format(" (pass {}/{})", k + 1, passes);
+      if (mode_ == Mode::Execute) {
+        for (uint32_t l = 0; l < kLanes; ++l) {
+          if (!((lanes >> l) & 1)) continue;
+          uint8_t* p = mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true);
+          std::memcpy(&olds[l], p, bytes);
+          news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
+        }
+        auto put = [&](const std::array<uint64_t, 4>& v, const std::string& field) {
+          WriteForm form;
+          std::vector<uint32_t> ids = encodeWrite(v, lanes, bytes, &form);
+          for (size_t i = 0; i < ids.size(); ++i)
+            emit(ids[i], fmt::format("{}: {}{} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), field, what,
+                                     lanes, writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+        };
+        if (in.d != kNoOperand) put(olds, fmt::format("write {} (old values)", operandName(in.d)));
+        put(news, "new memory values");
+      } else {
+        if (in.d != kNoOperand) olds = reader_.write(lanes, bytes);
+        news = reader_.write(lanes, bytes);
+      }
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((lanes >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
+      // The new values commit with the write's last token; further rounds take a DONE each.
+      const uint32_t rounds = writeRounds(writes);
+      for (uint32_t r = 2; r <= rounds; ++r)
+        done(w, pc, fmt::format("atomic{}, write round {}/{}: bank conflict", what, r, rounds));
+      if (in.d == kNoOperand) continue;
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if ((lanes >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
+    }
   }
 
   void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {

@@ -27,14 +27,9 @@ uint64_t MachineMemory::flatAddress(MSpace space, uint64_t addr) {
 }
 
 uint32_t writeRounds(const std::vector<ByteWrite>& writes) {
-  std::array<std::set<std::pair<uint64_t, uint32_t>>, kMemoryBanks> bytes;  // per bank: (address, owner)
-  for (const ByteWrite& w : writes) {
-    const bool local = w.flat >= kLocalWindow && w.flat < kLocalWindow + kWindowBytes;
-    for (uint64_t x = w.flat; x < w.flat + w.size; ++x) {
-      uint64_t banked = x + (local ? uint64_t{kLocalBankSkew} * w.lane : 0);
-      bytes[banked % kMemoryBanks].insert({x, local ? w.lane : 0u});  // local bytes are per thread
-    }
-  }
+  std::array<std::set<uint64_t>, kMemoryBanks> bytes;  // per bank: the addresses written
+  for (const ByteWrite& w : writes)
+    for (uint64_t x = w.flat; x < w.flat + w.size; ++x) bytes[x % kMemoryBanks].insert(x);
   size_t rounds = 1;
   for (const auto& b : bytes) rounds = std::max(rounds, b.size());
   return static_cast<uint32_t>(rounds);

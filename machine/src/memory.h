@@ -36,20 +36,19 @@ class MachineMemory {
 };
 
 /// Memory banks (docs/machine.md §5.3). Each of the four per-lane memory copies is 64
-/// DeltaNet heads ("banks") of 128 one-byte slots: byte x lives in bank x mod 64, local memory
-/// skewed by 16 bytes per lane so that the lanes' private copies of one variable fall into
-/// different banks. A head takes one write per position, so a step that writes two different
-/// bytes into one bank commits its writes in several rounds, one position (token) each.
+/// DeltaNet heads ("banks") of 128 one-byte slots; byte x lives in bank x mod 64. A head takes
+/// one write per position, so a step whose lanes write different bytes into one bank commits
+/// them in several rounds, one position (token) each. Local memory is private to its lane,
+/// so a `.local` write goes into one copy only and never collides with another lane's.
 constexpr uint32_t kMemoryBanks = 64;
-constexpr uint32_t kLocalBankSkew = 16;
 
 struct ByteWrite {
   uint64_t flat;  // flat machine address of the first byte
   uint32_t size;
-  uint32_t lane;
 };
-/// Positions a step needs to commit these writes (>= 1): the largest number of different
-/// bytes any bank receives. A byte written by several lanes is committed once (the last lane's).
+/// Positions a step needs to commit these (shared, global or generic) writes: the largest
+/// number of different bytes any bank receives, at least 1. A byte written by several lanes
+/// is one byte (the last lane's value is committed).
 uint32_t writeRounds(const std::vector<ByteWrite>& writes);
 
 }  // namespace qgpu::machine

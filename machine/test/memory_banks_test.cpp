@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "machine_test_util.h"
 #include "memory.h"  // machine/src
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
@@ -16,7 +17,7 @@ namespace {
 
 std::vector<ByteWrite> lanes(uint64_t base, uint64_t stride, uint32_t size) {
   std::vector<ByteWrite> w;
-  for (uint32_t l = 0; l < kLanes; ++l) w.push_back({base + l * stride, size, l});
+  for (uint32_t l = 0; l < kLanes; ++l) w.push_back({base + l * stride, size});
   return w;
 }
 
@@ -29,35 +30,71 @@ TEST(MachineBanks, WriteRoundsCountTheBusiestBank) {
   EXPECT_EQ(writeRounds(lanes(0x200, 64, 4)), 4u);   // a column: every lane in the same banks
   EXPECT_EQ(writeRounds(lanes(0x200, 128, 2)), 4u);
   EXPECT_EQ(writeRounds(lanes(0x200, 32, 4)), 2u);   // lanes 0 and 2, 1 and 3 collide
-  std::vector<ByteWrite> mixed = {{0x200, 4, 0}, {0x240, 4, 1}, {0x204, 4, 2}, {0x200, 4, 3}};
+  std::vector<ByteWrite> mixed = {{0x200, 4}, {0x240, 4}, {0x204, 4}, {0x200, 4}};
   EXPECT_EQ(writeRounds(mixed), 2u);                 // 0x200 twice is one byte set
 }
 
-TEST(MachineBanks, LocalMemoryIsSkewedByLane) {
-  // Every thread's private copy of one variable: same address, different bytes.
-  EXPECT_EQ(writeRounds(lanes(kLocalWindow + 8, 0, 8)), 1u);
-  EXPECT_EQ(writeRounds(lanes(kLocalWindow, 0, 4)), 1u);
-  // Lane 1's skew (16) puts local offset 48 into lane 0's banks of offset 0.
-  EXPECT_EQ(writeRounds({{kLocalWindow, 4, 0}, {kLocalWindow + 48, 4, 1}}), 2u);
-  // The same pattern in shared memory is one set of bytes.
-  EXPECT_EQ(writeRounds(lanes(kSharedWindow, 0, 4)), 1u);
+TEST(MachineBanks, LocalStoresNeverCollide) {
+  // Every thread's private copy of one variable: st.local from all lanes, one DONE.
+  const char* ptx = R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.local .align 8 .b8 	lm[256];
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<6>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	mul.wide.u32 	%rd3, %r1, 64;
+	mov.u64 	%rd4, lm;
+	add.s64 	%rd5, %rd4, %rd3;
+	st.local.u32 	[%rd5], %r1;
+	ld.local.u32 	%r2, [%rd5];
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd5, %rd2, %rd3;
+	st.global.u32 	[%rd5], %r2;
+	ret;
+}
+)";
+  Launch launch;
+  launch.block = {4, 1, 1};
+  LaunchBuffer out;
+  out.data.assign(16, 0);
+  launch.buffers.push_back(out);
+  LaunchArg arg;
+  arg.kind = LaunchArg::Kind::Buffer;
+  arg.buffer = 0;
+  launch.args.push_back(arg);
+  test::BothResult r = test::runBoth(ptx, "k", launch);
+  EXPECT_EQ(r.machine, r.oracle);
+  for (const std::string& m : r.trace.meanings) EXPECT_EQ(m.find("write round"), std::string::npos) << m;
 }
 
-TEST(MachineBanks, ReplayNeedsOneTokenPerRound) {
+// Runs a corpus kernel, finds the first token whose meaning contains `marker`, and checks
+// that the replay needs it.
+void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
   const std::filesystem::path kSource = QGPU_SOURCE_DIR;
-  LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / "shfl_patterns");
+  LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
   MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry);
   MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
   MachineResult ex = execute(mp, ml);
-  size_t second = ex.trace.meanings.size();
-  for (size_t i = 0; i < ex.trace.meanings.size() && second == ex.trace.meanings.size(); ++i)
-    if (ex.trace.meanings[i].find("write round 2/") != std::string::npos) second = i;
-  ASSERT_LT(second, ex.trace.meanings.size()) << "shfl_patterns stores lane results 32 bytes apart: lanes 0 and 2 share banks";
+  size_t at = ex.trace.meanings.size();
+  for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
+    if (ex.trace.meanings[i].find(marker) != std::string::npos) at = i;
+  ASSERT_LT(at, ex.trace.meanings.size()) << kernel << " has no '" << marker << "' token";
   ASSERT_EQ(replay(mp, ml, ex.trace.tokens), ex.buffers);
   std::vector<uint32_t> missing = ex.trace.tokens;
-  missing.erase(missing.begin() + static_cast<long>(second));
-  EXPECT_THROW(replay(mp, ml, missing), Error);
+  missing.erase(missing.begin() + static_cast<long>(at));
+  EXPECT_THROW(replay(mp, ml, missing), Error) << kernel << ": dropped " << ex.trace.meanings[at];
 }
+
+// shfl_patterns stores lane results 32 bytes apart: lanes 0 and 2 share banks.
+TEST(MachineBanks, ReplayNeedsOneTokenPerRound) { expectReplayNeeds("shfl_patterns", "write round 2/"); }
+
+// histogram's shared-memory atomics hit one bin from several lanes: one pass per lane there.
+TEST(MachineBanks, AtomicsOnOneAddressTakeOnePassEach) { expectReplayNeeds("histogram", "(pass 2/"); }
 
 }  // namespace
 }  // namespace qgpu::machine
