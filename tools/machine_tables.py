@@ -37,7 +37,7 @@ def measure():
         for fl in sorted(spec["ptx"], key=lambda f: f != "nvcc"):
             m, err = run(k.relative_to(ROOT), fl, "machine")
             if m is None:
-                failures.append((k.name, fl, err.replace("qgpu: decode error: not lowerable to the machine: ", "")))
+                failures.append((k.name, fl, " ".join(err.replace("qgpu: decode error: not lowerable to the machine: ", "").split())))
                 continue
             i, ierr = run(k.relative_to(ROOT), fl, "interp")
             same = "yes" if i is not None and i["outputs"] == m["outputs"] else "**no**"
