@@ -394,6 +394,17 @@ class Lowerer {
     if (mn == "min" || mn == "max" || mn == "neg" || mn == "abs") {
       ScalarType ty0 = oneType(pc, t);
       bool unary = mn == "neg" || mn == "abs";
+      if (ty0 == ScalarType::F64) {
+        only(pc, t, {});
+        if (!unary) return alu(pc, in, mn == "min" ? MOp::FMin : MOp::FMax, typeCode(8, false), 0, 2);
+        // abs.f64 / neg.f64 are bit operations on the sign, NaNs included (docs/semantics.md).
+        MInstr m = base(pc, mn == "abs" ? MOp::And : MOp::Xor, in);
+        m.ty = typeCode(8, false);
+        m.d = operand(pc, in.d[0]);
+        m.a = operand(pc, in.s[0]);
+        m.b = constant(pc, mn == "abs" ? 0x7fffffffffffffffull : 0x8000000000000000ull);
+        return emit(m);
+      }
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
         only(pc, t, {"ftz"});
@@ -854,8 +865,46 @@ class Lowerer {
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
-    fail(pc, fmt::format("'{}' is not lowered (only integer<->integer, integer->f32 and "
-                         "f32->integer conversions are)", p_.opcodeText[pc]));
+    if (fd && fs) {  // float -> float: small conversion units
+      const bool integral = t.has("rni") || t.has("rzi") || t.has("rmi") || t.has("rpi");
+      uint8_t r = t.has("rz") || t.has("rzi") ? 1 : t.has("rm") || t.has("rmi") ? 2 : t.has("rp") || t.has("rpi") ? 3 : 0;
+      uint8_t flags = static_cast<uint8_t>((in.ftz ? kFlFtz : 0) | (in.sat ? kFlSat : 0) | r << 2);
+      if (dt == ScalarType::F32 && st == ScalarType::F32) {
+        only(pc, t, {"rni", "rzi", "rmi", "rpi", "ftz", "sat"});
+        if (integral) {
+          m.op = MOp::FRndI;
+        } else {  // ftz/sat/NaN canonicalisation only: x + (-0) is exact for every x
+          m.op = MOp::FAdd;
+          m.b = constant(pc, 0x80000000u);
+        }
+        m.ty = typeCode(4, false);
+        m.fl = flags;
+        return emit(m);
+      }
+      if (dt == ScalarType::F16 && st == ScalarType::F32 && in.dstBytes == 2) {
+        only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
+        m.op = MOp::F2H;
+        m.ty = typeCode(2, false);
+        m.fl = flags;
+        return emit(m);
+      }
+      if (dt == ScalarType::F32 && st == ScalarType::F16) {
+        only(pc, t, {"ftz", "sat"});
+        m.op = MOp::H2F;
+        m.ty = typeCode(2, false);
+        m.fl = flags;
+        return emit(m);
+      }
+      if (dt == ScalarType::F64 && st == ScalarType::F32) {
+        only(pc, t, {"ftz"});
+        m.op = MOp::F2D;
+        m.ty = typeCode(4, false);
+        m.fl = flags;
+        return emit(m);
+      }
+    }
+    fail(pc, fmt::format("'{}' is not lowered (the machine converts integer<->integer, integer->f32, "
+                         "f32->integer, f32<->f16, f32->f32 and f32->f64)", p_.opcodeText[pc]));
   }
 
   const Program& p_;

@@ -18,6 +18,7 @@ uint64_t widthMask(uint32_t bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * b
 namespace {
 
 constexpr uint32_t kNaN32 = 0x7fffffffu;
+constexpr uint64_t kNaN64 = 0x7fffffffffffffffull;
 
 int64_t sext(uint64_t v, uint32_t bytes) {
   if (bytes >= 8) return static_cast<int64_t>(v);
@@ -347,6 +348,72 @@ float fminmax(float a, float b, bool isMax) {
   return (a < b) != isMax ? a : b;
 }
 
+uint64_t fminmax64(uint64_t a, uint64_t b, bool isMax) {
+  double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
+  if (std::isnan(x) && std::isnan(y)) return kNaN64;
+  if (std::isnan(x)) return b;
+  if (std::isnan(y)) return a;
+  if (x == y) return (std::signbit(x) != isMax) ? a : b;
+  return (x < y) != isMax ? a : b;
+}
+
+// ---- f16 <-> f32 and rounding to integral: small conversion units ----
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu;
+  if (e == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (m << 13));  // inf, NaN
+  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24) : std::ldexp(static_cast<float>(m | 0x400u), static_cast<int>(e) - 25);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(v) | sign);
+}
+
+/// f32 -> f16 in rounding mode fl bits 2-3 (rn rz rm rp), .sat (fl bit 1) first; NaN -> 0x7fff.
+uint64_t floatToHalfBits(const MInstr& in, float x) {
+  if (in.fl & kFlSat) x = std::isnan(x) || x <= 0.0f ? 0.0f : x >= 1.0f ? 1.0f : x;
+  if (std::isnan(x)) return 0x7fff;
+  const uint32_t mode = roundingOf(in);
+  const bool neg = std::signbit(x);
+  const uint64_t sign = neg ? 0x8000 : 0;
+  const double ax = std::fabs(static_cast<double>(x));
+  if (std::isinf(ax)) return sign | 0x7c00;
+  if (ax == 0) return sign;
+  int exp;
+  std::frexp(ax, &exp);                        // ax in [2^(exp-1), 2^exp)
+  const int ulp = std::max(exp - 11, -24);     // 11 significant bits, subnormal quantum 2^-24
+  const double scaled = std::ldexp(ax, -ulp);  // exact
+  double n = std::floor(scaled);
+  const double frac = scaled - n;
+  bool up = false;
+  switch (mode) {
+    case 0: up = frac > 0.5 || (frac == 0.5 && std::fmod(n, 2.0) == 1.0); break;
+    case 1: break;
+    case 2: up = neg && frac != 0; break;
+    default: up = !neg && frac != 0; break;
+  }
+  if (up) n += 1;
+  const uint64_t bits = n < 1024 ? static_cast<uint64_t>(n)
+                                 : (static_cast<uint64_t>(ulp + 25) << 10) + static_cast<uint64_t>(n) - 1024;
+  if (bits >= 0x7c00) {  // overflow: infinity or the largest finite value, by mode
+    bool toInf = mode == 0 || (mode == 2 && neg) || (mode == 3 && !neg);
+    return sign | (toInf ? 0x7c00 : 0x7bff);
+  }
+  return sign | bits;
+}
+
+/// Round to an integral f32 (cvt.rni/rzi/rmi/rpi.f32.f32), keeping the sign of zero.
+float roundToIntegral(float x, uint32_t mode) {
+  if (std::isnan(x) || std::isinf(x) || std::fabs(x) >= 0x1p23f) return x;
+  float t = std::trunc(x), frac = x - t;  // both exact
+  float step = std::copysign(1.0f, x);
+  switch (mode) {
+    case 0:
+      if (std::fabs(frac) > 0.5f || (std::fabs(frac) == 0.5f && std::fmod(t, 2.0f) != 0)) t += step;
+      break;
+    case 1: break;
+    case 2: if (frac < 0) t -= 1; break;
+    default: if (frac > 0) t += 1; break;
+  }
+  return std::copysign(t, x);
+}
+
 uint64_t bitField(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
   const uint32_t bits = 8 * in.bytes(), msb = bits - 1;
   uint64_t v = a & widthMask(in.bytes());
@@ -433,7 +500,9 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: return 8;
+    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D: return 8;
+    case MOp::F2H: return 2;
+    case MOp::H2F: case MOp::FRndI: return 4;
     case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
     case MOp::FDivFin: case MOp::FSqrtFin: return 4;
     case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
@@ -509,9 +578,17 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       return out32(in, addRounded(p, in32(in, c), roundingOf(in)));
     }
     case MOp::FMin: case MOp::FMax: {
+      if (w == 8) return fminmax64(a, b, in.op == MOp::FMax);
       float r = fminmax(in32(in, a), in32(in, b), in.op == MOp::FMax);
       return std::isnan(r) ? kNaN32 : out32(in, r);
     }
+    case MOp::H2F: return out32(in, halfToFloat(static_cast<uint16_t>(a)));
+    case MOp::F2H: return floatToHalfBits(in, in32(in, a));
+    case MOp::F2D: {
+      float x = in32(in, a);
+      return std::isnan(x) ? kNaN64 : std::bit_cast<uint64_t>(static_cast<double>(x));
+    }
+    case MOp::FRndI: return out32(in, roundToIntegral(in32(in, a), roundingOf(in)));
     case MOp::FNeg: case MOp::FAbs: {
       float x = f32(a);
       if (std::isnan(x)) return kNaN32;

@@ -29,6 +29,7 @@ class Gen {
 	.reg .b16 	%rs<4>;
 	.reg .b32 	%r<24>;
 	.reg .f32 	%f<8>;
+	.reg .f64 	%fd<4>;
 	.reg .b64 	%rd<16>;
 
 	ld.param.u64 	%rd1, [prop_param_0];
@@ -194,7 +195,31 @@ class Gen {
   }
 
   std::string floatOp() {
-    switch (pick(12)) {
+    switch (pick(14)) {
+      case 13: {  // float -> float conversions: f16 round trips, rounding to integral, .sat/.ftz
+        static const char* kR[] = {"rn", "rz", "rm", "rp"};
+        static const char* kI[] = {"rni", "rzi", "rmi", "rpi"};
+        switch (pick(3)) {
+          case 0:
+            return fmt::format("cvt.{}{}{}.f16.f32 \t%rs2, {};\n\tcvt.f32.f16 \t{}, %rs2;\n", kR[pick(4)],
+                               chance(20) ? ".ftz" : "", chance(20) ? ".sat" : "", f(), f());
+          case 1:
+            return fmt::format("cvt.{}{}{}.f32.f32 \t{}, {};\n", kI[pick(4)], chance(20) ? ".ftz" : "",
+                               chance(20) ? ".sat" : "", f(), f());
+          default:
+            return fmt::format("cvt{}{}.f32.f32 \t{}, {};\n", chance(50) ? ".ftz" : "", chance(50) ? ".sat" : "", f(), f());
+        }
+      }
+      case 12: {  // f64 min/max/abs/neg on widened f32 values, split into two 32-bit registers
+        std::string s = fmt::format("cvt{}.f64.f32 \t%fd1, {};\n\tcvt.f64.f32 \t%fd2, {};\n", chance(20) ? ".ftz" : "", f(), f());
+        switch (pick(3)) {
+          case 0: s += fmt::format("\t{}.f64 \t%fd3, %fd1, %fd2;\n", chance(50) ? "min" : "max"); break;
+          case 1: s += fmt::format("\t{}.f64 \t%fd3, %fd1;\n", chance(50) ? "neg" : "abs"); break;
+          default: s += "\tmax.f64 \t%fd3, %fd1, 0dFFF8000000000000;\n"; break;  // a NaN operand
+        }
+        return s + fmt::format("\tmov.b64 \t%rd14, %fd3;\n\tcvt.u32.u64 \t{}, %rd14;\n\tshr.u64 \t%rd14, %rd14, 32;\n"
+                               "\tcvt.u32.u64 \t{}, %rd14;\n", r(), r());
+      }
       case 11: {
         static const char* kR[] = {"rn", "rz", "rm", "rp"};
         std::string m = fmt::format(".{}{}", kR[pick(4)], chance(25) ? ".ftz" : "");

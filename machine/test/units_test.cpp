@@ -132,6 +132,53 @@ TEST(MachineUnits, Mul64MicroCodeGivesTheExactProduct) {
   }
 }
 
+// The small conversion units against the oracle's numerics: f16 -> f32 for all 65,536
+// inputs; f32 -> f16 and rounding to integral in every mode on random and f16-range inputs.
+uint64_t convert(MOp op, uint8_t fl, uint64_t a) {
+  MInstr in;
+  in.op = op;
+  in.fl = fl;
+  in.ty = typeCode(op == MOp::H2F ? 2 : 4, false);
+  return computeLane(in, a, 0, 0);
+}
+
+uint32_t halfRangeOperand(std::mt19937_64& rng) {
+  if (rng() % 2) return randomOperand(rng);
+  uint32_t exp = static_cast<uint32_t>(127 - 27 + rng() % 45);  // 2^-27 .. 2^17: f16 subnormals to overflow
+  return static_cast<uint32_t>((rng() % 2) << 31 | exp << 23 | (rng() & 0x7fffff));
+}
+
+TEST(MachineUnits, HalfConversionsMatchTheOracle) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    float ref = fp::canonical(static_cast<float>(fp::halfToDouble(static_cast<uint16_t>(h))));
+    ASSERT_EQ(convert(MOp::H2F, 0, h), bits(ref)) << std::hex << h;
+  }
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t a = halfRangeOperand(rng);
+    for (uint32_t m = 0; m < 4; ++m) {
+      uint16_t ref = fp::floatToHalf(static_cast<double>(std::bit_cast<float>(a)), kModes[m]);
+      ASSERT_EQ(convert(MOp::F2H, static_cast<uint8_t>(m << 2), a), ref) << std::hex << a << " mode " << m;
+    }
+  }
+  EXPECT_EQ(convert(MOp::F2H, kFlSat, 0x40000000), 0x3c00u);  // .sat: 2 -> 1
+  EXPECT_EQ(convert(MOp::F2H, kFlSat, 0x7fc00000), 0u);       // .sat: NaN -> +0
+  EXPECT_EQ(convert(MOp::F2H, kFlFtz, 0x00000001), 0u);       // .ftz flushes the f32 input
+}
+
+TEST(MachineUnits, RoundToIntegralMatchesTheOracle) {
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t a = rng() % 2 ? randomOperand(rng)
+                           : static_cast<uint32_t>((rng() % 2) << 31 | (120 + rng() % 12) << 23 | (rng() & 0x7fffff));
+    for (uint32_t m = 0; m < 4; ++m) {
+      float x = std::bit_cast<float>(a);
+      float ref = fp::canonical(std::isnan(x) ? x : static_cast<float>(fp::roundToIntegral(x, kModes[m])));
+      ASSERT_EQ(convert(MOp::FRndI, static_cast<uint8_t>(m << 2), a), bits(ref)) << std::hex << a << " mode " << m;
+    }
+  }
+}
+
 TEST(MachineUnits, SixtyFourBitMultipliesAreNotSingleSteps) {
   for (MOp op : {MOp::MulLo, MOp::MulHi, MOp::MadLo}) {
     MInstr in;

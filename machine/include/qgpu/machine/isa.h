@@ -29,6 +29,7 @@ enum class MOp : uint8_t {
   Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
   FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
+  H2F, F2H, F2D, FRndI,
   Count
 };
 const char* opName(MOp op);
