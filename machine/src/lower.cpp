@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "dataflow.h"
+#include "units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/types.h"
@@ -347,6 +348,7 @@ class Lowerer {
     if (mn == "mul" || mn == "mad" || mn == "fma") {
       ScalarType ty0 = oneType(pc, t);
       int nsrc = mn == "mul" ? 2 : 3;
+      if (ty0 == ScalarType::F64 && mn == "mul") return lowerDMul(pc, in, t);
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
         if (mn == "mad" && !t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
@@ -755,6 +757,43 @@ class Lowerer {
     step(MOp::MulP, kFlMulAHigh, d, t, constant(pc, 1), u);
   }
 
+  // mul.f64 as micro-code: the significands normalised to bit 63 (DSIG; folded into a ROM
+  // constant for an immediate operand), the high half of their 128-bit product (the unsigned
+  // mul.hi micro-code above), the low half's sticky bit (DSTICKY), then DMULFIN (exponent,
+  // rounding, special values) from the original operands. d is written last.
+  void lowerDMul(uint32_t pc, const Instr& in, const Text& t) {
+    only(pc, t, {"rn", "rz", "rm", "rp"});
+    const uint8_t rounding = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    auto significand = [&](uint16_t x, uint16_t& slot, const char* name) -> uint16_t {
+      MInstr m = base(pc, MOp::DSig, in);
+      m.ty = typeCode(8, false);
+      m.a = x;
+      if (x >= kConstBase && x < kSpecialBase) return constant(pc, computeLane(m, constants_[x - kConstBase], 0, 0));
+      m.d = sharedTemporary(pc, slot, name);
+      emit(m);
+      return m.d;
+    };
+    const uint16_t ma = significand(a, dmulA_, "dmul.sig_a"), mb = significand(b, dmulB_, "dmul.sig_b");
+    const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
+    mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
+    MInstr sticky = base(pc, MOp::DSticky, in);
+    sticky.ty = typeCode(8, false);
+    sticky.d = hi;
+    sticky.a = hi;
+    sticky.b = ma;
+    sticky.c = mb;
+    emit(sticky);
+    MInstr fin = base(pc, MOp::DMulFin, in);
+    fin.ty = typeCode(8, false);
+    fin.fl = static_cast<uint8_t>(rounding << 2);
+    fin.d = operand(pc, in.d[0]);
+    fin.a = hi;
+    fin.b = a;
+    fin.c = b;
+    emit(fin);
+  }
+
   // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
   // the significands (4 result bits per step): INIT, 7 STEPs (28 bits: 24 + guard bits),
   // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
@@ -856,12 +895,13 @@ class Lowerer {
       m.fl = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
       return emit(m);
     }
-    if (!fd && fs && st == ScalarType::F32) {
+    if (!fd && fs && (st == ScalarType::F32 || st == ScalarType::F64)) {
       only(pc, t, {"rni", "rzi", "rmi", "rpi", "ftz"});
+      if (st == ScalarType::F64 && in.ftz) fail(pc, ".ftz on an f64 source");
       m.op = MOp::F2I;
       m.ty = ty(dt);
       uint8_t r = t.has("rni") ? 0 : t.has("rzi") ? 1 : t.has("rmi") ? 2 : 3;
-      m.fl = static_cast<uint8_t>(r | (in.ftz ? 4 : 0));
+      m.fl = static_cast<uint8_t>(r | (in.ftz ? 4 : 0) | (st == ScalarType::F64 ? kFlF2ISource64 : 0));
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
@@ -916,7 +956,7 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
-  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand;
+  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dmulA_ = kNoOperand, dmulB_ = kNoOperand, dmulHi_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
   uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;

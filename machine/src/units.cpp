@@ -126,22 +126,34 @@ Unpacked unpack(float x) {
   return u;
 }
 
-// f32 bits of (-1)^sign * (s + sticky) * 2^x, s > 0 with at least 25 bits, rounded in mode
-// (0 rn, 1 rz, 2 rm, 3 rp).
-uint32_t roundSignificand(bool sign, uint64_t s, bool sticky, int x, uint32_t mode) {
-  int top = 63 - std::countl_zero(s);
-  int e = top + x;
-  uint32_t signBit = sign ? 0x80000000u : 0;
-  if (e > 127) {
+// An IEEE binary format for rounding: fraction bits and the normal exponent range.
+struct BinaryFormat {
+  int fracBits, emin, emax;
+};
+constexpr BinaryFormat kF32{23, -126, 127};
+constexpr BinaryFormat kF64{52, -1022, 1023};
+
+// Bits of (-1)^sign * (s + sticky) * 2^x in format f, s > 0 with at least fracBits + 2 bits,
+// rounded in mode (0 rn, 1 rz, 2 rm, 3 rp), subnormal and overflow results included.
+uint64_t roundSignificand(bool sign, uint64_t s, bool sticky, int x, uint32_t mode, BinaryFormat f = kF32) {
+  const int top = 63 - std::countl_zero(s);
+  const int e = top + x;
+  const uint64_t signBit = uint64_t{sign} << (f.fracBits + (f.fracBits == 23 ? 8 : 11));
+  const uint64_t infBits = static_cast<uint64_t>(2 * f.emax + 1) << f.fracBits;
+  if (e > f.emax) {
     bool toInf = mode == 0 || (mode == 3 && !sign) || (mode == 2 && sign);
-    return signBit | (toInf ? 0x7f800000u : 0x7f7fffffu);
+    return signBit | (toInf ? infBits : infBits - 1);
   }
-  int dropped = top - 23 + (e < -126 ? -126 - e : 0);
+  int dropped = top - f.fracBits + (e < f.emin ? f.emin - e : 0);
   uint64_t keep, rem, half;
-  if (dropped >= 64) {
+  if (dropped > 64) {
     keep = 0;
     rem = s;
-    half = 0;  // far below the smallest subnormal: only the sticky part remains
+    half = 0;  // below half the smallest subnormal: only the sticky part remains
+  } else if (dropped == 64) {
+    keep = 0;
+    rem = s;
+    half = 1ull << 63;
   } else {
     keep = s >> dropped;
     rem = s & ((1ull << dropped) - 1);
@@ -150,15 +162,56 @@ uint32_t roundSignificand(bool sign, uint64_t s, bool sticky, int x, uint32_t mo
   bool inexact = rem != 0 || sticky;
   bool guard = half && (rem & half);
   bool rest = (rem & (half - 1)) != 0 || sticky || (!half && rem != 0);
-  uint32_t inc = 0;
+  uint64_t inc = 0;
   switch (mode) {
     case 0: inc = guard && (rest || (keep & 1)); break;
     case 2: inc = sign && inexact; break;
     case 3: inc = !sign && inexact; break;
     default: break;
   }
-  uint64_t bits = e >= -126 ? (static_cast<uint64_t>(e + 127) << 23) + (keep - (1u << 23)) : keep;
-  return signBit | static_cast<uint32_t>(bits + inc);
+  const uint64_t hidden = 1ull << f.fracBits;
+  uint64_t bits = e >= f.emin ? (static_cast<uint64_t>(e - f.emin + 1) << f.fracBits) + (keep - hidden) : keep;
+  return signBit | (bits + inc);
+}
+
+struct Unpacked64 {
+  bool sign = false, nan = false, inf = false, zero = false;
+  uint64_t m = 0;  // finite non-zero: significand normalised to bit 63, value = m * 2^(e - 63)
+  int e = 0;
+};
+
+Unpacked64 unpack64(uint64_t bits) {
+  Unpacked64 u;
+  u.sign = bits >> 63;
+  const uint64_t ex = (bits >> 52) & 0x7ff, frac = bits & ((1ull << 52) - 1);
+  if (ex == 0x7ff) {
+    (frac ? u.nan : u.inf) = true;
+    return u;
+  }
+  if (ex == 0 && frac == 0) {
+    u.zero = true;
+    return u;
+  }
+  const uint64_t sig = ex ? frac | (1ull << 52) : frac;
+  const int shift = std::countl_zero(sig);
+  u.m = sig << shift;
+  u.e = (ex ? static_cast<int>(ex) - 1023 : -1022) + 11 - shift;
+  return u;
+}
+
+// mul.f64 result from the top 64 bits of the product of the normalised significands (with the
+// low half's sticky bit in bit 0) and the original operands a, b. NaN rule of the oracle
+// (docs/semantics.md): an input NaN propagates quieted (a first), a generated one is canonical.
+uint64_t dmulFinish(uint32_t mode, uint64_t hi, uint64_t a, uint64_t b) {
+  const Unpacked64 ua = unpack64(a), ub = unpack64(b);
+  if (ua.nan) return a | (1ull << 51);
+  if (ub.nan) return b | (1ull << 51);
+  const uint64_t sign = uint64_t{ua.sign != ub.sign} << 63;
+  if ((ua.inf && ub.zero) || (ua.zero && ub.inf)) return 0x7fffffffffffffffull;
+  if (ua.inf || ub.inf) return sign | 0x7ff0000000000000ull;
+  if (ua.zero || ub.zero) return sign;
+  // value = hi * 2^64 * 2^(ea + eb - 126) (+ sticky below bit 0)
+  return roundSignificand(sign != 0, hi, false, ua.e + ub.e - 62, mode, kF64);
 }
 
 float finishFloat(const MInstr& in, uint32_t bits) {
@@ -195,7 +248,7 @@ uint64_t fdivFin(const MInstr& in, uint64_t t, uint64_t a, uint64_t b) {
   int shift = ua.m < ub.m ? 1 : 0;
   uint64_t q = t & ((1ull << 28) - 1);  // floor(ma' / mb * 2^27)
   bool sticky = (t >> 28) != 0;
-  return bits32(finishFloat(in, roundSignificand(sign, q, sticky, ua.e - ub.e - shift - 27, roundingOf(in))));
+  return bits32(finishFloat(in, static_cast<uint32_t>(roundSignificand(sign, q, sticky, ua.e - ub.e - shift - 27, roundingOf(in)))));
 }
 
 // FSQRT state: counter << 61 | R << 28 | Q; N = M << 30 with M = m or 2m so the exponent is even.
@@ -235,7 +288,7 @@ uint64_t fsqrtFin(const MInstr& in, uint64_t t, uint64_t a) {
   sqrtRadicand(u, k);
   uint64_t q = t & ((1ull << 28) - 1);  // floor(sqrt(M * 2^30)) = floor(sqrt(M) * 2^15)
   bool sticky = ((t >> 28) & ((1ull << 33) - 1)) != 0;
-  return bits32(finishFloat(in, roundSignificand(false, q, sticky, k - 15, roundingOf(in))));
+  return bits32(finishFloat(in, static_cast<uint32_t>(roundSignificand(false, q, sticky, k - 15, roundingOf(in)))));
 }
 
 
@@ -307,10 +360,11 @@ uint64_t convertInt(const MInstr& in, uint64_t a) {
 
 uint64_t floatToInt(const MInstr& in, uint64_t a) {
   const uint32_t dbytes = in.bytes(), dbits = 8 * dbytes;
-  float x = (in.fl & 4) ? flush(f32(a)) : f32(a);
+  const bool source64 = in.fl & kFlF2ISource64;
+  double x = source64 ? std::bit_cast<double>(a) : (in.fl & 4) ? flush(f32(a)) : f32(a);
   s128 v;
   if (std::isnan(x)) {
-    v = dbits == 64 ? (s128{1} << 63) : 0;
+    v = dbits == 64 || source64 ? (s128{1} << (dbits - 1)) : 0;
   } else {
     double d = x;
     switch (in.fl & 3) {
@@ -500,7 +554,8 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Setp: case MOp::FSetp: case MOp::Carry: return 1;
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
-    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D: return 8;
+    case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D:
+    case MOp::DSig: case MOp::DSticky: case MOp::DMulFin: return 8;
     case MOp::F2H: return 2;
     case MOp::H2F: case MOp::FRndI: return 4;
     case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
@@ -589,6 +644,12 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       return std::isnan(x) ? kNaN64 : std::bit_cast<uint64_t>(static_cast<double>(x));
     }
     case MOp::FRndI: return out32(in, roundToIntegral(in32(in, a), roundingOf(in)));
+    // f64 multiply micro-code (docs/machine.md §2.1): significands normalised to bit 63, their
+    // 128-bit product's high half (MULP), the low half's non-zero-ness as a sticky bit, then
+    // exponent, rounding and special values.
+    case MOp::DSig: return unpack64(a).m;
+    case MOp::DSticky: return a | (b != 0 && c != 0 && std::countr_zero(b) + std::countr_zero(c) < 64 ? 1 : 0);
+    case MOp::DMulFin: return dmulFinish(roundingOf(in), a, b, c);
     case MOp::FNeg: case MOp::FAbs: {
       float x = f32(a);
       if (std::isnan(x)) return kNaN32;

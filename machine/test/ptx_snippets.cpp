@@ -212,7 +212,15 @@ class Gen {
       }
       case 12: {  // f64 min/max/abs/neg on widened f32 values, split into two 32-bit registers
         std::string s = fmt::format("cvt{}.f64.f32 \t%fd1, {};\n\tcvt.f64.f32 \t%fd2, {};\n", chance(20) ? ".ftz" : "", f(), f());
-        switch (pick(3)) {
+        static const char* kR[] = {"", ".rn", ".rz", ".rm", ".rp"};
+        static const char* kI[] = {"rni", "rzi", "rmi", "rpi"};
+        switch (pick(5)) {
+          case 3:
+            s += fmt::format("\tmul{}.f64 \t%fd3, %fd1, {};\n", kR[pick(5)], chance(30) ? "0d4008000000000000" : "%fd2");
+            break;
+          case 4:  // f64 -> integer: the product of two f32 values, converted
+            return s + fmt::format("\tmul.f64 \t%fd3, %fd1, %fd2;\n\tcvt.{}.{}.f64 \t{}, %fd3;\n", kI[pick(4)],
+                                   chance(50) ? "s32" : "u32", r());
           case 0: s += fmt::format("\t{}.f64 \t%fd3, %fd1, %fd2;\n", chance(50) ? "min" : "max"); break;
           case 1: s += fmt::format("\t{}.f64 \t%fd3, %fd1;\n", chance(50) ? "neg" : "abs"); break;
           default: s += "\tmax.f64 \t%fd3, %fd1, 0dFFF8000000000000;\n"; break;  // a NaN operand

@@ -107,6 +107,14 @@ uint64_t randomWord(std::mt19937_64& rng) {
   return rng();
 }
 
+uint64_t mulHi64(uint64_t a, uint64_t b, bool sgn) {
+  uint64_t t = mulp(MOp::MulP, kFlMulShr32, sgn, a, b, 0);
+  t = mulp(MOp::MulP, kFlMulBHigh, sgn, a, b, t);
+  uint64_t u = mulp(MOp::MulPC, kFlMulAHigh, sgn, a, b, t);
+  u = mulp(MOp::MulPC, kFlMulAHigh | kFlMulBHigh | kFlMulCHigh, sgn, a, b, u);
+  return mulp(MOp::MulP, kFlMulAHigh, sgn, t, 1, u);
+}
+
 TEST(MachineUnits, Mul64MicroCodeGivesTheExactProduct) {
   __extension__ typedef __int128 s128;
   __extension__ typedef unsigned __int128 u128;
@@ -119,11 +127,7 @@ TEST(MachineUnits, Mul64MicroCodeGivesTheExactProduct) {
       t = mulp(MOp::MulP, kFlMulAHigh | kFlMulShl32, sgn, a, b, t);
       ASSERT_EQ(mulp(MOp::MulP, 0, sgn, a, b, t), a * b + c) << std::hex << a << " " << b;
       // hi: t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH; d = u + hi32(t)
-      t = mulp(MOp::MulP, kFlMulShr32, sgn, a, b, 0);
-      t = mulp(MOp::MulP, kFlMulBHigh, sgn, a, b, t);
-      uint64_t u = mulp(MOp::MulPC, kFlMulAHigh, sgn, a, b, t);
-      u = mulp(MOp::MulPC, kFlMulAHigh | kFlMulBHigh | kFlMulCHigh, sgn, a, b, u);
-      uint64_t hi = mulp(MOp::MulP, kFlMulAHigh, sgn, t, 1, u);
+      uint64_t hi = mulHi64(a, b, sgn);
       uint64_t want = sgn ? static_cast<uint64_t>(static_cast<u128>(static_cast<s128>(static_cast<int64_t>(a)) *
                                                                     static_cast<int64_t>(b)) >> 64)
                           : static_cast<uint64_t>(static_cast<u128>(a) * b >> 64);
@@ -175,6 +179,47 @@ TEST(MachineUnits, RoundToIntegralMatchesTheOracle) {
       float x = std::bit_cast<float>(a);
       float ref = fp::canonical(std::isnan(x) ? x : static_cast<float>(fp::roundToIntegral(x, kModes[m])));
       ASSERT_EQ(convert(MOp::FRndI, static_cast<uint8_t>(m << 2), a), bits(ref)) << std::hex << a << " mode " << m;
+    }
+  }
+}
+
+// mul.f64 micro-code (DSIG, MULP high half, DSTICKY, DMULFIN) against the oracle's correctly
+// rounded fp::mul (MPFR for directed modes) in every rounding mode: random bit patterns,
+// subnormals, products that overflow or underflow, exact halfway cases, special values.
+uint64_t runDMul(uint64_t a, uint64_t b, uint32_t mode) {
+  MInstr in;
+  in.ty = typeCode(8, false);
+  in.op = MOp::DSig;
+  uint64_t ma = computeLane(in, a, 0, 0), mb = computeLane(in, b, 0, 0);
+  in.op = MOp::DSticky;
+  uint64_t hi = computeLane(in, mulHi64(ma, mb, false), ma, mb);
+  in.op = MOp::DMulFin;
+  in.fl = static_cast<uint8_t>(mode << 2);
+  return computeLane(in, hi, a, b);
+}
+
+uint64_t randomDouble(std::mt19937_64& rng) {
+  static const uint64_t kEdge[] = {0, 1, 2, 0x000fffffffffffffull, 0x0010000000000000ull, 0x3ff0000000000000ull,
+                                   0x3ff8000000000000ull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
+                                   0x7ff8000000000000ull, 0x7ff0000000000001ull, 0x3fe0000000000000ull,
+                                   0x4340000000000001ull, 0x3cb0000000000000ull};
+  uint64_t sign = (rng() & 1) << 63;
+  switch (rng() % 5) {
+    case 0: return kEdge[rng() % std::size(kEdge)] | sign;
+    case 1: return (rng() & ((1ull << 52) - 1)) | sign;                                   // subnormal
+    case 2: return (rng() & ((1ull << 52) - 1)) | (uint64_t{1023 - 520 + rng() % 1040} << 52) | sign;  // products near the range ends
+    case 3: return (rng() & ~((1ull << 40) - 1) & ((1ull << 52) - 1)) | (uint64_t{1023 + rng() % 8} << 52) | sign;  // short significands: exact and halfway products
+    default: return rng();
+  }
+}
+
+TEST(MachineUnits, DMulMicroCodeMatchesCorrectRounding) {
+  std::mt19937_64 rng(1064);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t a = randomDouble(rng), b = randomDouble(rng);
+    for (uint32_t m = 0; m < 4; ++m) {
+      uint64_t ref = std::bit_cast<uint64_t>(fp::mul(std::bit_cast<double>(a), std::bit_cast<double>(b), kModes[m]));
+      ASSERT_EQ(runDMul(a, b, m), ref) << std::hex << a << " * " << b << " mode " << m;
     }
   }
 }
