@@ -338,6 +338,10 @@ class Lowerer {
       return lowerCarry(pc, in, t);
     if (mn == "add" || mn == "sub") {
       ScalarType ty0 = oneType(pc, t);
+      if (ty0 == ScalarType::F64) {  // one step: a 64-bit FADD (docs/machine.md §5.1)
+        only(pc, t, {"rn", "rz", "rm", "rp"});
+        return alu(pc, in, mn == "add" ? MOp::FAdd : MOp::FSub, typeCode(8, false), floatFlags(pc, t, false), 2);
+      }
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
         return alu(pc, in, mn == "add" ? MOp::FAdd : MOp::FSub, ty(ty0), floatFlags(pc, t, true), 2);
@@ -888,11 +892,12 @@ class Lowerer {
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
-    if (fd && !fs && dt == ScalarType::F32) {
+    if (fd && !fs && (dt == ScalarType::F32 || dt == ScalarType::F64)) {
       only(pc, t, {"rn", "rz", "rm", "rp"});
       m.op = MOp::I2F;
       m.ty = ty(st);
-      m.fl = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
+      m.fl = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) |
+                                  (dt == ScalarType::F64 ? kFlI2FDest64 : 0));
       return emit(m);
     }
     if (!fd && fs && (st == ScalarType::F32 || st == ScalarType::F64)) {
@@ -935,6 +940,13 @@ class Lowerer {
         m.fl = flags;
         return emit(m);
       }
+      if (dt == ScalarType::F32 && st == ScalarType::F64) {
+        only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
+        m.op = MOp::D2F;
+        m.ty = typeCode(8, false);
+        m.fl = flags;
+        return emit(m);
+      }
       if (dt == ScalarType::F64 && st == ScalarType::F32) {
         only(pc, t, {"ftz"});
         m.op = MOp::F2D;
@@ -943,8 +955,8 @@ class Lowerer {
         return emit(m);
       }
     }
-    fail(pc, fmt::format("'{}' is not lowered (the machine converts integer<->integer, integer->f32, "
-                         "f32->integer, f32<->f16, f32->f32 and f32->f64)", p_.opcodeText[pc]));
+    fail(pc, fmt::format("'{}' is not lowered (the machine converts between integers, integer->f32/f64, "
+                         "f32/f64->integer, f32<->f16, f32->f32 and f32<->f64)", p_.opcodeText[pc]));
   }
 
   const Program& p_;

@@ -199,6 +199,51 @@ Unpacked64 unpack64(uint64_t bits) {
   return u;
 }
 
+uint64_t negateUnlessNaN(uint64_t b) { return unpack64(b).nan ? b : b ^ (1ull << 63); }
+
+// add.f64 correctly rounded in mode (0 rn, 1 rz, 2 rm, 3 rp): the operands' significands in a
+// 128-bit frame (the larger at bits 126..63), the smaller shifted in with a sticky bit for
+// what falls out, one rounding. NaN rule as in dmulFinish; inf - inf is the canonical NaN.
+uint64_t daddRounded(uint64_t a, uint64_t b, uint32_t mode) {
+  Unpacked64 ua = unpack64(a), ub = unpack64(b);
+  if (ua.nan) return a | (1ull << 51);
+  if (ub.nan) return b | (1ull << 51);
+  if (ua.inf && ub.inf) return ua.sign == ub.sign ? a : 0x7fffffffffffffffull;
+  if (ua.inf) return a;
+  if (ub.inf) return b;
+  if (ua.zero && ub.zero) return uint64_t{mode == 2 ? (ua.sign || ub.sign) : (ua.sign && ub.sign)} << 63;
+  if (ua.zero) return b;
+  if (ub.zero) return a;
+  if (ua.e < ub.e || (ua.e == ub.e && ua.m < ub.m)) std::swap(ua, ub);  // |a| >= |b|
+  const int d = ua.e - ub.e;
+  const u128 A = static_cast<u128>(ua.m) << 63;  // value = A * 2^(ea - 126)
+  u128 B = 0;
+  bool sticky = false;
+  if (d >= 127) {
+    sticky = true;
+  } else {
+    B = (static_cast<u128>(ub.m) << 63) >> d;
+    sticky = d > 63 && (ub.m & ((1ull << (d - 63)) - 1)) != 0;
+  }
+  u128 S;
+  if (ua.sign != ub.sign) {
+    S = A - B - (sticky ? 1 : 0);  // the exact difference lies in (S, S + 1) when sticky
+  } else {
+    S = A + B;
+  }
+  if (S == 0) return uint64_t{mode == 2} << 63;  // exact cancellation
+  const int top = 127 - (static_cast<uint64_t>(S >> 64) ? std::countl_zero(static_cast<uint64_t>(S >> 64))
+                                                        : 64 + std::countl_zero(static_cast<uint64_t>(S)));
+  uint64_t s64;
+  if (top >= 63) {
+    s64 = static_cast<uint64_t>(S >> (top - 63));
+    sticky = sticky || (S & ((static_cast<u128>(1) << (top - 63)) - 1)) != 0;
+  } else {
+    s64 = static_cast<uint64_t>(S << (63 - top));
+  }
+  return roundSignificand(ua.sign, s64, sticky, ua.e + top - 189, mode, kF64);
+}
+
 // mul.f64 result from the top 64 bits of the product of the normalised significands (with the
 // low half's sticky bit in bit 0) and the original operands a, b. NaN rule of the oracle
 // (docs/semantics.md): an input NaN propagates quieted (a first), a generated one is canonical.
@@ -388,6 +433,12 @@ uint64_t floatToInt(const MInstr& in, uint64_t a) {
 uint64_t intToFloat(const MInstr& in, uint64_t a) {
   const uint32_t sbytes = in.bytes();
   s128 v = in.isSigned() ? s128{sext(a, sbytes)} : static_cast<s128>(a & widthMask(sbytes));
+  if (in.fl & kFlI2FDest64) {  // to f64: exact below 2^53, else one rounding of the magnitude
+    if (v == 0) return 0;
+    const uint64_t mag = static_cast<uint64_t>(v < 0 ? -v : v);
+    const int shift = std::countl_zero(mag);
+    return roundSignificand(v < 0, mag << shift, false, -shift, in.fl & 3, kF64);
+  }
   double x = static_cast<double>(v);  // exact below 2^53; else e's sign comes from the integers
   s128 back = static_cast<s128>(x);
   double e = v > back ? 1.0 : v < back ? -1.0 : 0.0;
@@ -557,10 +608,11 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D:
     case MOp::DSig: case MOp::DSticky: case MOp::DMulFin: return 8;
     case MOp::F2H: return 2;
-    case MOp::H2F: case MOp::FRndI: return 4;
+    case MOp::H2F: case MOp::FRndI: case MOp::D2F: return 4;
+    case MOp::I2F: return (in.fl & kFlI2FDest64) ? 8 : 4;
     case MOp::DivInit: case MOp::DivStep: case MOp::FDivInit: case MOp::FDivStep: case MOp::FSqrtStep: return 8;
     case MOp::FDivFin: case MOp::FSqrtFin: return 4;
-    case MOp::I2F: case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
+    case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
     case MOp::Prmt: return 4;
     case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
     default: return in.bytes();
@@ -622,8 +674,19 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::CvtI: return convertInt(in, a);
     case MOp::I2F: return intToFloat(in, a);
     case MOp::F2I: return floatToInt(in, a);
-    case MOp::FAdd: return out32(in, addRounded(in32(in, a), in32(in, b), roundingOf(in)));
-    case MOp::FSub: return out32(in, addRounded(in32(in, a), -static_cast<double>(in32(in, b)), roundingOf(in)));
+    case MOp::FAdd: case MOp::FSub:
+      if (w == 8) return daddRounded(a, in.op == MOp::FSub ? negateUnlessNaN(b) : b, roundingOf(in));
+      return out32(in, addRounded(in32(in, a), in.op == MOp::FSub ? -static_cast<double>(in32(in, b)) : in32(in, b),
+                                  roundingOf(in)));
+    case MOp::D2F: {
+      const Unpacked64 u = unpack64(a);
+      if (u.nan) return (in.fl & kFlSat) ? 0 : kNaN32;
+      float r = u.inf ? std::copysign(INFINITY, u.sign ? -1.0f : 1.0f)
+              : u.zero ? std::copysign(0.0f, u.sign ? -1.0f : 1.0f)
+                       : std::bit_cast<float>(static_cast<uint32_t>(roundSignificand(u.sign, u.m, false, u.e - 63, roundingOf(in))));
+      if (in.fl & kFlSat) r = std::signbit(r) || r == 0.0f ? 0.0f : r >= 1.0f ? 1.0f : r;
+      return out32(in, r);
+    }
     case MOp::FMul: {
       double p = static_cast<double>(in32(in, a)) * static_cast<double>(in32(in, b));  // exact
       return out32(in, std::isnan(p) || std::isinf(p) ? static_cast<float>(p) : roundToF32(p, 0, roundingOf(in)));

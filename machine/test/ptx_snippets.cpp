@@ -214,7 +214,19 @@ class Gen {
         std::string s = fmt::format("cvt{}.f64.f32 \t%fd1, {};\n\tcvt.f64.f32 \t%fd2, {};\n", chance(20) ? ".ftz" : "", f(), f());
         static const char* kR[] = {"", ".rn", ".rz", ".rm", ".rp"};
         static const char* kI[] = {"rni", "rzi", "rmi", "rpi"};
-        switch (pick(5)) {
+        switch (pick(8)) {
+          case 5:
+            s += fmt::format("\t{}{}.f64 \t%fd3, %fd1, {};\n", chance(50) ? "add" : "sub", kR[pick(5)],
+                             chance(20) ? "0d3CB0000000000000" : "%fd2");
+            break;
+          case 6:  // f64 -> f32 rounding of a sum that is rarely exact in f32
+            return s + fmt::format("\tadd.f64 \t%fd3, %fd1, %fd2;\n\tcvt{}{}{}.f32.f64 \t{}, %fd3;\n", kR[1 + pick(4)],
+                                   chance(20) ? ".ftz" : "", chance(20) ? ".sat" : "", f());
+          case 7:  // integer -> f64, including 64-bit values that need rounding
+            return fmt::format("mul.wide.{} \t%rd12, {}, {};\n\tshl.b64 \t%rd12, %rd12, {};\n\tcvt{}.f64.{} \t%fd3, %rd12;\n"
+                               "\tmov.b64 \t%rd14, %fd3;\n\tcvt.u32.u64 \t{}, %rd14;\n\tshr.u64 \t%rd14, %rd14, 32;\n"
+                               "\tcvt.u32.u64 \t{}, %rd14;\n",
+                               chance(50) ? "s32" : "u32", r(), r(), pick(8), kR[1 + pick(4)], chance(50) ? "s64" : "u64", r(), r());
           case 3:
             s += fmt::format("\tmul{}.f64 \t%fd3, %fd1, {};\n", kR[pick(5)], chance(30) ? "0d4008000000000000" : "%fd2");
             break;

@@ -224,6 +224,50 @@ TEST(MachineUnits, DMulMicroCodeMatchesCorrectRounding) {
   }
 }
 
+uint64_t runD(MOp op, uint32_t mode, uint64_t a, uint64_t b, uint32_t width = 8) {
+  MInstr in;
+  in.op = op;
+  in.ty = typeCode(width, false);
+  in.fl = static_cast<uint8_t>(mode << 2);
+  return computeLane(in, a, b, 0);
+}
+
+TEST(MachineUnits, F64AddAndConversionsMatchCorrectRounding) {
+  std::mt19937_64 rng(1065);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t a = randomDouble(rng), b = randomDouble(rng);
+    if (rng() % 4 == 0) b = (a ^ (1ull << 63)) + (rng() % 64) - 32;            // near cancellation
+    if (rng() % 4 == 0) b = (b & 0x800fffffffffffffull) | (a & 0x7ff0000000000000ull);  // equal exponents
+    const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
+    for (uint32_t m = 0; m < 4; ++m) {
+      ASSERT_EQ(runD(MOp::FAdd, m, a, b), std::bit_cast<uint64_t>(fp::add(x, y, kModes[m])))
+          << std::hex << a << " + " << b << " mode " << m;
+      const double ny = std::isnan(y) ? y : -y;
+      ASSERT_EQ(runD(MOp::FSub, m, a, b), std::bit_cast<uint64_t>(fp::add(x, ny, kModes[m])))
+          << std::hex << a << " - " << b << " mode " << m;
+      float ref = std::isnan(x) ? std::bit_cast<float>(0x7fffffffu) : fp::roundToFloat(x, kModes[m]);
+      ASSERT_EQ(runD(MOp::D2F, m, a, 0), bits(ref)) << std::hex << a << " mode " << m;
+    }
+  }
+}
+
+TEST(MachineUnits, IntegerToF64RoundsOnce) {
+  MInstr in;
+  in.op = MOp::I2F;
+  in.ty = typeCode(8, true);
+  const uint64_t big = (1ull << 53) + 1;  // halfway between two doubles
+  const uint64_t lo = std::bit_cast<uint64_t>(0x1p53), hi = std::bit_cast<uint64_t>(0x1p53 + 2);
+  const uint64_t expect[4] = {lo, lo, lo, hi};  // rn (ties to even), rz, rm, rp
+  for (uint32_t m = 0; m < 4; ++m) {
+    in.fl = static_cast<uint8_t>(m | kFlI2FDest64);
+    EXPECT_EQ(computeLane(in, big, 0, 0), expect[m]) << "mode " << m;
+    EXPECT_EQ(computeLane(in, 0 - big, 0, 0), (m == 2 ? hi : m == 3 ? lo : expect[m]) | (1ull << 63)) << "mode " << m;
+  }
+  in.fl = kFlI2FDest64;
+  EXPECT_EQ(computeLane(in, 0, 0, 0), 0u);
+  EXPECT_EQ(computeLane(in, 0x8000000000000000ull, 0, 0), std::bit_cast<uint64_t>(-0x1p63));
+}
+
 TEST(MachineUnits, SixtyFourBitMultipliesAreNotSingleSteps) {
   for (MOp op : {MOp::MulLo, MOp::MulHi, MOp::MadLo}) {
     MInstr in;

@@ -29,7 +29,7 @@ enum class MOp : uint8_t {
   Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
   FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
-  H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin,
+  H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin, D2F,
   Count
 };
 const char* opName(MOp op);
@@ -81,8 +81,9 @@ constexpr uint8_t kFlFtz = 1;
 constexpr uint8_t kFlSat = 2;
 // fl of CVTA: bit 3 set = to.space (generic -> space); low bits the space.
 constexpr uint8_t kFlCvtaTo = 8;
-// fl of F2I: bit 3 set = the source is f64.
+// fl of F2I: bit 3 set = the source is f64. fl of I2F: bit 2 set = the destination is f64.
 constexpr uint8_t kFlF2ISource64 = 8;
+constexpr uint8_t kFlI2FDest64 = 4;
 // fl of MULP/MULPC (64-bit multiply micro-code on a 32x32 multiplier): bit 0 / bit 1 take the
 // high half of a / b (signed if ty is), else the low half (unsigned). MULP: bits 2-3 shift the
 // product (0 none, 1 left 32, 2 right 32). MULPC: bit 2 adds c's high half (signed if ty is),
