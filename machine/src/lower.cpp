@@ -761,6 +761,68 @@ class Lowerer {
     step(MOp::MulP, kFlMulAHigh, d, t, constant(pc, 1), u);
   }
 
+  /// DSIG of an f64 operand into a temporary, or a ROM constant when the operand is one.
+  uint16_t significand(uint32_t pc, const Instr& in, uint16_t x, uint16_t& slot, const char* name) {
+    MInstr m = base(pc, MOp::DSig, in);
+    m.ty = typeCode(8, false);
+    m.a = x;
+    if (x >= kConstBase && x < kSpecialBase) return constant(pc, computeLane(m, constants_[x - kConstBase], 0, 0));
+    m.d = sharedTemporary(pc, slot, name);
+    emit(m);
+    return m.d;
+  }
+
+  // div/rcp/sqrt.f64 as radix-16 restoring recurrences over two registers (a 55-bit remainder
+  // and a 60-bit quotient or root do not share one 64-bit register), 15 groups of 4 bits:
+  //   div:  DSIG a, DSIG b, 15 x DDIVQ (new Q from old R, Q) + 14 x DDIVR (R in place), DDIVFIN
+  //   sqrt: DSQRTN (radicand), 14 x DSQRTR (into the other of two R registers) + 15 x DSQRTQ,
+  //         DSQRTFIN
+  // The first group reads no R/Q, the last folds the remainder's sticky bit into Q.
+  void lowerDDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
+    if (t.has("approx") || t.has("full"))
+      fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
+                           p_.opcodeText[pc]));
+    only(pc, t, {"rn", "rz", "rm", "rp"});
+    if (!t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "needs a rounding modifier");
+    const uint8_t rounding = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) << 2);
+    auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t a, uint16_t b, uint16_t c) {
+      MInstr m = base(pc, op, in);
+      m.ty = typeCode(8, false);
+      m.fl = fl;
+      m.d = d;
+      m.a = a;
+      m.b = b;
+      m.c = c;
+      emit(m);
+    };
+    auto groupFlags = [](int g) {
+      return static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
+    };
+    const uint16_t q = sharedTemporary(pc, dq_, "f64.q");
+    if (t.mnemonic == "sqrt") {
+      const uint16_t x = operand(pc, in.s[0]);
+      const uint16_t n = sharedTemporary(pc, dn_, "f64.radicand");
+      step(MOp::DSqrtN, 0, n, x, kNoOperand, kNoOperand);
+      const uint16_t r[2] = {sharedTemporary(pc, dr0_, "f64.r0"), sharedTemporary(pc, dr1_, "f64.r1")};
+      for (int g = 0; g < 15; ++g) {
+        const uint16_t rOld = g == 0 ? kNoOperand : r[g % 2], qOld = g == 0 ? kNoOperand : q;
+        if (g < 14) step(MOp::DSqrtR, groupFlags(g), r[(g + 1) % 2], rOld, qOld, n);
+        step(MOp::DSqrtQ, groupFlags(g), q, rOld, qOld, n);
+      }
+      return step(MOp::DSqrtFin, rounding, operand(pc, in.d[0]), q, x, kNoOperand);
+    }
+    const bool rcp = t.mnemonic == "rcp";
+    const uint16_t num = rcp ? constant(pc, 0x3ff0000000000000ull) : operand(pc, in.s[0]);
+    const uint16_t den = rcp ? operand(pc, in.s[0]) : operand(pc, in.s[1]);
+    const uint16_t sa = significand(pc, in, num, dsigA_, "f64.sig_a"), sb = significand(pc, in, den, dsigB_, "f64.sig_b");
+    const uint16_t r = sharedTemporary(pc, dr0_, "f64.r0");
+    for (int g = 0; g < 15; ++g) {
+      step(MOp::DDivQ, groupFlags(g), q, g == 0 ? sa : r, g == 0 ? kNoOperand : q, sb);
+      if (g < 14) step(MOp::DDivR, groupFlags(g), r, g == 0 ? sa : r, kNoOperand, sb);
+    }
+    step(MOp::DDivFin, rounding, operand(pc, in.d[0]), q, num, den);
+  }
+
   // mul.f64 as micro-code: the significands normalised to bit 63 (DSIG; folded into a ROM
   // constant for an immediate operand), the high half of their 128-bit product (the unsigned
   // mul.hi micro-code above), the low half's sticky bit (DSTICKY), then DMULFIN (exponent,
@@ -769,16 +831,7 @@ class Lowerer {
     only(pc, t, {"rn", "rz", "rm", "rp"});
     const uint8_t rounding = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
     const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
-    auto significand = [&](uint16_t x, uint16_t& slot, const char* name) -> uint16_t {
-      MInstr m = base(pc, MOp::DSig, in);
-      m.ty = typeCode(8, false);
-      m.a = x;
-      if (x >= kConstBase && x < kSpecialBase) return constant(pc, computeLane(m, constants_[x - kConstBase], 0, 0));
-      m.d = sharedTemporary(pc, slot, name);
-      emit(m);
-      return m.d;
-    };
-    const uint16_t ma = significand(a, dmulA_, "dmul.sig_a"), mb = significand(b, dmulB_, "dmul.sig_b");
+    const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a"), mb = significand(pc, in, b, dsigB_, "f64.sig_b");
     const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
     mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
     MInstr sticky = base(pc, MOp::DSticky, in);
@@ -803,6 +856,7 @@ class Lowerer {
   // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
   void lowerFDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
     ScalarType ty0 = oneType(pc, t);
+    if (ty0 == ScalarType::F64) return lowerDDivSqrt(pc, in, t);
     requireF32(pc, ty0);
     if (t.has("approx") || t.has("full"))
       fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
@@ -968,7 +1022,8 @@ class Lowerer {
   std::map<uint32_t, uint16_t> regOf_;
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
-  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dmulA_ = kNoOperand, dmulB_ = kNoOperand, dmulHi_ = kNoOperand;
+  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
+           dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
   uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;

@@ -259,6 +259,93 @@ uint64_t dmulFinish(uint32_t mode, uint64_t hi, uint64_t a, uint64_t b) {
   return roundSignificand(sign != 0, hi, false, ua.e + ub.e - 62, mode, kF64);
 }
 
+// ---- f64 division and square root micro-code (radix-16 restoring recurrences over two
+// registers, R and Q, because 55-bit remainders and 60-bit quotients do not share one) ----
+
+// div: R starts as a's 53-bit significand (from DSIG: >> 11), Q collects 60 quotient bits of
+// a/b in [0.5, 2), so Q = floor(a/b * 2^59). DDIVQ returns the new Q, DDIVR the new R, both
+// from the old R (a), old Q (b) and b's DSIG (c).
+uint64_t ddivGroup(uint8_t fl, uint64_t r, uint64_t q, uint64_t sigB, bool wantQ) {
+  const uint64_t mb = sigB >> 11;
+  if (fl & kFlFirstGroup) {
+    r >>= 11;  // a's DSIG
+    q = 0;
+  }
+  for (int i = 0; i < 4; ++i) {
+    const bool bit = r >= mb;
+    if (bit) r -= mb;
+    r <<= 1;
+    q = q << 1 | bit;
+  }
+  if (fl & kFlLastGroup) q |= r != 0;
+  return wantQ ? q : r;
+}
+
+uint64_t ddivFinish(uint32_t mode, uint64_t q, uint64_t a, uint64_t b) {
+  const Unpacked64 ua = unpack64(a), ub = unpack64(b);
+  if (ua.nan) return a | (1ull << 51);
+  if (ub.nan) return b | (1ull << 51);
+  const uint64_t sign = uint64_t{ua.sign != ub.sign} << 63;
+  if ((ua.inf && ub.inf) || (ua.zero && ub.zero)) return 0x7fffffffffffffffull;
+  if (ua.inf || ub.zero) return sign | 0x7ff0000000000000ull;
+  if (ua.zero || ub.inf) return sign;
+  return roundSignificand(sign != 0, q, false, ua.e - ub.e - 59, mode, kF64);
+}
+
+// sqrt: value = n * 2^(2k) with n the 53-bit significand, doubled when the exponent is odd.
+// The root of N = n * 2^66 (< 2^120) has exactly 60 bits; each group brings in 8 bits of N.
+struct SqrtRadicand {
+  uint64_t n = 0;
+  int k = 0;
+};
+SqrtRadicand dsqrtRadicand(const Unpacked64& u) {
+  SqrtRadicand s;
+  if (u.nan || u.inf || u.zero || u.sign) return s;
+  int x = u.e - 52;  // value = (m >> 11) * 2^x
+  s.n = u.m >> 11;
+  if (x & 1) {
+    s.n <<= 1;
+    --x;
+  }
+  s.k = x / 2;
+  return s;
+}
+
+// Q carries a sentinel 1 above its root bits, so the group count is its bit length / 4.
+uint64_t dsqrtGroup(uint8_t fl, uint64_t r, uint64_t q, uint64_t n, bool wantQ) {
+  if (fl & kFlFirstGroup) {
+    r = 0;
+    q = 1;
+  }
+  const int done = (63 - std::countl_zero(q)) / 4;  // groups so far
+  uint64_t root = q & ((1ull << (4 * done)) - 1);
+  for (int j = 0; j < 4; ++j) {
+    const int i = 4 * done + j;        // root bit i (0 = most significant) takes bits 119-2i, 118-2i of N
+    const int pos = 119 - 2 * i - 66;  // ... which are bits pos, pos - 1 of n
+    const uint64_t pair = pos >= 1 ? (n >> (pos - 1)) & 3 : pos == 0 ? (n << 1) & 2 : 0;
+    r = (r << 2) | pair;
+    const uint64_t trial = (root << 2) | 1;
+    if (r >= trial) {
+      r -= trial;
+      root = root << 1 | 1;
+    } else {
+      root <<= 1;
+    }
+  }
+  if (fl & kFlLastGroup) root |= r != 0;
+  return wantQ ? (uint64_t{1} << (4 * done + 4)) | root : r;
+}
+
+uint64_t dsqrtFinish(uint32_t mode, uint64_t q, uint64_t a) {
+  const Unpacked64 u = unpack64(a);
+  if (u.nan) return a | (1ull << 51);
+  if (u.zero) return a;  // sqrt(-0) = -0
+  if (u.sign) return 0x7fffffffffffffffull;
+  if (u.inf) return a;
+  const uint64_t root = q & ((1ull << 60) - 1);  // the sentinel is bit 60
+  return roundSignificand(false, root, false, dsqrtRadicand(u).k - 33, mode, kF64);
+}
+
 float finishFloat(const MInstr& in, uint32_t bits) {
   float r = std::bit_cast<float>(bits);
   if (std::isnan(r)) return std::bit_cast<float>(kNaN32);
@@ -606,7 +693,8 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::MulWide: case MOp::MadWide: return 2 * in.bytes();
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
     case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D:
-    case MOp::DSig: case MOp::DSticky: case MOp::DMulFin: return 8;
+    case MOp::DSig: case MOp::DSticky: case MOp::DMulFin: case MOp::DDivQ: case MOp::DDivR: case MOp::DDivFin:
+    case MOp::DSqrtN: case MOp::DSqrtQ: case MOp::DSqrtR: case MOp::DSqrtFin: return 8;
     case MOp::F2H: return 2;
     case MOp::H2F: case MOp::FRndI: case MOp::D2F: return 4;
     case MOp::I2F: return (in.fl & kFlI2FDest64) ? 8 : 4;
@@ -713,6 +801,13 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::DSig: return unpack64(a).m;
     case MOp::DSticky: return a | (b != 0 && c != 0 && std::countr_zero(b) + std::countr_zero(c) < 64 ? 1 : 0);
     case MOp::DMulFin: return dmulFinish(roundingOf(in), a, b, c);
+    case MOp::DDivQ: return ddivGroup(in.fl, a, b, c, true);
+    case MOp::DDivR: return ddivGroup(in.fl, a, b, c, false);
+    case MOp::DDivFin: return ddivFinish(roundingOf(in), a, b, c);
+    case MOp::DSqrtN: return dsqrtRadicand(unpack64(a)).n;
+    case MOp::DSqrtQ: return dsqrtGroup(in.fl, a, b, c, true);
+    case MOp::DSqrtR: return dsqrtGroup(in.fl, a, b, c, false);
+    case MOp::DSqrtFin: return dsqrtFinish(roundingOf(in), a, b);
     case MOp::FNeg: case MOp::FAbs: {
       float x = f32(a);
       if (std::isnan(x)) return kNaN32;

@@ -214,7 +214,16 @@ class Gen {
         std::string s = fmt::format("cvt{}.f64.f32 \t%fd1, {};\n\tcvt.f64.f32 \t%fd2, {};\n", chance(20) ? ".ftz" : "", f(), f());
         static const char* kR[] = {"", ".rn", ".rz", ".rm", ".rp"};
         static const char* kI[] = {"rni", "rzi", "rmi", "rpi"};
-        switch (pick(8)) {
+        switch (pick(9)) {
+          case 8: {
+            static const char* kD[] = {".rn", ".rz", ".rm", ".rp"};
+            switch (pick(3)) {
+              case 0: s += fmt::format("\tdiv{}.f64 \t%fd3, %fd1, {};\n", kD[pick(4)], chance(20) ? "0d4008000000000000" : "%fd2"); break;
+              case 1: s += fmt::format("\trcp{}.f64 \t%fd3, %fd1;\n", kD[pick(4)]); break;
+              default: s += fmt::format("\tsqrt{}.f64 \t%fd3, %fd1;\n", kD[pick(4)]); break;
+            }
+            break;
+          }
           case 5:
             s += fmt::format("\t{}{}.f64 \t%fd3, %fd1, {};\n", chance(50) ? "add" : "sub", kR[pick(5)],
                              chance(20) ? "0d3CB0000000000000" : "%fd2");

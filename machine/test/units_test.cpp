@@ -251,6 +251,62 @@ TEST(MachineUnits, F64AddAndConversionsMatchCorrectRounding) {
   }
 }
 
+// f64 div and sqrt micro-code as lower.cpp emits it (15 radix-16 groups) against the oracle's
+// correctly rounded fp::div / fp::sqrt in every rounding mode.
+uint64_t op64(MOp op, uint8_t fl, uint64_t a, uint64_t b, uint64_t c) {
+  MInstr in;
+  in.op = op;
+  in.ty = typeCode(8, false);
+  in.fl = fl;
+  return computeLane(in, a, b, c);
+}
+
+uint64_t runDDiv(uint64_t a, uint64_t b, uint32_t mode) {
+  const uint64_t sa = op64(MOp::DSig, 0, a, 0, 0), sb = op64(MOp::DSig, 0, b, 0, 0);
+  uint64_t r = sa, q = 0;
+  for (int g = 0; g < 15; ++g) {
+    uint8_t fl = static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
+    uint64_t nq = op64(MOp::DDivQ, fl, r, q, sb);
+    if (g < 14) r = op64(MOp::DDivR, fl, r, q, sb);
+    q = nq;
+  }
+  return op64(MOp::DDivFin, static_cast<uint8_t>(mode << 2), q, a, b);
+}
+
+uint64_t runDSqrt(uint64_t a, uint32_t mode) {
+  const uint64_t n = op64(MOp::DSqrtN, 0, a, 0, 0);
+  uint64_t r = 0, q = 0;
+  for (int g = 0; g < 15; ++g) {
+    uint8_t fl = static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
+    uint64_t nr = g < 14 ? op64(MOp::DSqrtR, fl, r, q, n) : r;
+    q = op64(MOp::DSqrtQ, fl, r, q, n);
+    r = nr;
+  }
+  return op64(MOp::DSqrtFin, static_cast<uint8_t>(mode << 2), q, a, 0);
+}
+
+TEST(MachineUnits, F64DivAndSqrtMatchCorrectRounding) {
+  std::mt19937_64 rng(1066);
+  for (int i = 0; i < 100000; ++i) {
+    uint64_t a = randomDouble(rng), b = randomDouble(rng);
+    if (rng() % 8 == 0) a = std::bit_cast<uint64_t>(std::bit_cast<double>(b) * static_cast<double>(rng() % 1000));  // exact quotients
+    const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
+    for (uint32_t m = 0; m < 4; ++m) {
+      ASSERT_EQ(runDDiv(a, b, m), std::bit_cast<uint64_t>(fp::div(x, y, kModes[m])))
+          << std::hex << a << " / " << b << " mode " << m;
+      ASSERT_EQ(runDSqrt(a, m), std::bit_cast<uint64_t>(fp::sqrt(x, kModes[m]))) << std::hex << a << " mode " << m;
+    }
+  }
+  // Perfect squares and their neighbours.
+  for (uint64_t k = 1; k < 3000; ++k) {
+    double sq = static_cast<double>(k) * static_cast<double>(k);
+    for (uint64_t bitsv : {std::bit_cast<uint64_t>(sq), std::bit_cast<uint64_t>(sq) + 1, std::bit_cast<uint64_t>(sq) - 1})
+      for (uint32_t m = 0; m < 4; ++m)
+        ASSERT_EQ(runDSqrt(bitsv, m), std::bit_cast<uint64_t>(fp::sqrt(std::bit_cast<double>(bitsv), kModes[m])))
+            << std::hex << bitsv << " mode " << m;
+  }
+}
+
 TEST(MachineUnits, IntegerToF64RoundsOnce) {
   MInstr in;
   in.op = MOp::I2F;

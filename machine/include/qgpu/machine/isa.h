@@ -30,6 +30,7 @@ enum class MOp : uint8_t {
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
   FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
   H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin, D2F,
+  DDivQ, DDivR, DDivFin, DSqrtN, DSqrtQ, DSqrtR, DSqrtFin,
   Count
 };
 const char* opName(MOp op);
@@ -84,6 +85,10 @@ constexpr uint8_t kFlCvtaTo = 8;
 // fl of F2I: bit 3 set = the source is f64. fl of I2F: bit 2 set = the destination is f64.
 constexpr uint8_t kFlF2ISource64 = 8;
 constexpr uint8_t kFlI2FDest64 = 4;
+// fl of the f64 division / square-root steps: the first group (no previous R, Q) and the last
+// (the remainder's sticky bit goes into bit 0 of Q).
+constexpr uint8_t kFlFirstGroup = 1;
+constexpr uint8_t kFlLastGroup = 2;
 // fl of MULP/MULPC (64-bit multiply micro-code on a 32x32 multiplier): bit 0 / bit 1 take the
 // high half of a / b (signed if ty is), else the low half (unsigned). MULP: bits 2-3 shift the
 // product (0 none, 1 left 32, 2 right 32). MULPC: bit 2 adds c's high half (signed if ty is),
