@@ -14,7 +14,8 @@ const char* opName(MOp op) {
       "I2F", "F2I", "FADD", "FSUB", "FMUL", "FFMA", "FMIN", "FMAX", "FNEG", "FABS", "FSETP",
       "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT", "POPC", "CLZ", "BREV",
       "BFIND", "BFE", "BFI", "SHF", "PRMT", "ATOM", "ATOMS", "DIVINIT", "DIVSTEP", "DIVFIN", "DP", "MUL24", "SAD", "CADD", "CARRY", "FDIVINIT", "FDIVSTEP", "FDIVFIN", "FSQRTSTEP", "FSQRTFIN", "DIV64R", "DIV64Q", "DIV64FIN", "MULP", "MULPC", "H2F", "F2H", "F2D", "FRNDI", "DSIG", "DSTICKY", "DMULFIN", "D2F",
-      "DDIVQ", "DDIVR", "DDIVFIN", "DSQRTN", "DSQRTQ", "DSQRTR", "DSQRTFIN"};
+      "DDIVQ", "DDIVR", "DDIVFIN", "DSQRTN", "DSQRTQ", "DSQRTR", "DSQRTFIN", "DFMAPACK",
+      "DFMALO", "DFMASUM", "DFMAFIN"};
   static_assert(std::size(kNames) == static_cast<size_t>(MOp::Count));
   return static_cast<size_t>(op) < std::size(kNames) ? kNames[static_cast<size_t>(op)] : "?";
 }

@@ -306,7 +306,7 @@ class Lowerer {
   }
   uint8_t ty(ScalarType t) { return typeCode(scalarTypeBytes(t), isSigned(t)); }
   void requireF32(uint32_t pc, ScalarType t) {
-    if (t == ScalarType::F64) fail(pc, "f64 arithmetic is not lowered (planned: micro-code over the f32 units)");
+    if (t == ScalarType::F64) fail(pc, "this f64 operation is not lowered (f64 add sub mul fma div rcp sqrt min max neg abs are)");
     if (t != ScalarType::F32) fail(pc, fmt::format(".{} floating point is not lowered", scalarTypeName(t)));
   }
   uint8_t floatFlags(uint32_t pc, const Text& t, bool allowSat) {
@@ -353,6 +353,8 @@ class Lowerer {
       ScalarType ty0 = oneType(pc, t);
       int nsrc = mn == "mul" ? 2 : 3;
       if (ty0 == ScalarType::F64 && mn == "mul") return lowerDMul(pc, in, t);
+      if (ty0 == ScalarType::F64 && (mn == "fma" || (mn == "mad" && (t.has("rn") || t.has("rz") || t.has("rm") || t.has("rp")))))
+        return lowerDFma(pc, in, t);
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
         if (mn == "mad" && !t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
@@ -762,9 +764,10 @@ class Lowerer {
   }
 
   /// DSIG of an f64 operand into a temporary, or a ROM constant when the operand is one.
-  uint16_t significand(uint32_t pc, const Instr& in, uint16_t x, uint16_t& slot, const char* name) {
+  uint16_t significand(uint32_t pc, const Instr& in, uint16_t x, uint16_t& slot, const char* name, uint8_t fl = 0) {
     MInstr m = base(pc, MOp::DSig, in);
     m.ty = typeCode(8, false);
+    m.fl = fl;
     m.a = x;
     if (x >= kConstBase && x < kSpecialBase) return constant(pc, computeLane(m, constants_[x - kConstBase], 0, 0));
     m.d = sharedTemporary(pc, slot, name);
@@ -821,6 +824,35 @@ class Lowerer {
       if (g < 14) step(MOp::DDivR, groupFlags(g), r, g == 0 ? sa : r, kNoOperand, sb);
     }
     step(MOp::DDivFin, rounding, operand(pc, in.d[0]), q, num, den);
+  }
+
+  // fma.f64 as micro-code: the exact 106-bit product of the 53-bit significands (DSIG with
+  // kFlSig53, then the unsigned mul.hi and mul.lo sequences), DFMAPACK (sign, exponent and
+  // class of the product above its high half), DFMALO (a NaN operand's payload in place of the
+  // low half), DFMASUM (exact sum with c: top 54 bits + sticky, packed), DFMAFIN (rounding).
+  void lowerDFma(uint32_t pc, const Instr& in, const Text& t) {
+    only(pc, t, {"rn", "rz", "rm", "rp"});
+    const uint8_t rounding = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) << 2);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), c = operand(pc, in.s[2]);
+    const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a", kFlSig53);
+    const uint16_t mb = significand(pc, in, b, dsigB_, "f64.sig_b", kFlSig53);
+    const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi"), lo = sharedTemporary(pc, dq_, "f64.q");
+    mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
+    mul64(pc, in, false, false, ma, mb, kNoOperand, lo);
+    auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t x, uint16_t y, uint16_t z) {
+      MInstr m = base(pc, op, in);
+      m.ty = typeCode(8, false);
+      m.fl = fl;
+      m.d = d;
+      m.a = x;
+      m.b = y;
+      m.c = z;
+      emit(m);
+    };
+    step(MOp::DFmaPack, 0, hi, hi, a, b);
+    step(MOp::DFmaLo, 0, lo, lo, a, b);
+    step(MOp::DFmaSum, rounding, lo, hi, lo, c);
+    step(MOp::DFmaFin, rounding, operand(pc, in.d[0]), lo, hi, c);
   }
 
   // mul.f64 as micro-code: the significands normalised to bit 63 (DSIG; folded into a ROM

@@ -346,6 +346,153 @@ uint64_t dsqrtFinish(uint32_t mode, uint64_t q, uint64_t a) {
   return roundSignificand(false, root, false, dsqrtRadicand(u).k - 33, mode, kF64);
 }
 
+// ---- fma.f64 micro-code. The exact product of the 53-bit significands (< 2^106) is the
+// high half hi (< 2^42, MULP) and the low half lo; DFMAPACK packs the product's sign,
+// exponent and class above hi, so that the two finishing steps see the whole product and c:
+//   hi' bits 0-41 product bits 64-105, 42 sign, 43-55 exponent + 4096 (product = p * 2^e),
+//   56 a is NaN, 57 b is NaN, 58 0 * inf, 59 product infinite, 60 product zero.
+// DFMALO replaces lo by the quieted NaN operand when there is one. DFMASUM adds c exactly and
+// packs the sum's top 54 bits with a sticky bit (bit 0), the shift from a reference exponent
+// both steps compute (bits 55-62) and the sign (bit 63), or returns a special result whole;
+// DFMAFIN rounds it.
+constexpr int kPackExpBias = 4096;
+
+uint64_t dfmaPack(uint64_t hi, uint64_t a, uint64_t b) {
+  const Unpacked64 ua = unpack64(a), ub = unpack64(b);
+  uint64_t flags = uint64_t{ua.nan} << 56 | uint64_t{ub.nan} << 57;
+  flags |= uint64_t{(ua.zero && ub.inf) || (ua.inf && ub.zero)} << 58;
+  flags |= uint64_t{ua.inf || ub.inf} << 59 | uint64_t{ua.zero || ub.zero} << 60;
+  const int e = (ua.e - 52) + (ub.e - 52);  // p = ma53 * mb53, product = p * 2^e
+  return flags | static_cast<uint64_t>(e + kPackExpBias) << 43 | uint64_t{ua.sign != ub.sign} << 42 |
+         (hi & ((1ull << 42) - 1));
+}
+
+struct FmaParts {
+  bool special = false;
+  uint64_t result = 0;  // when special
+  bool psign = false;
+  u128 p = 0;  // product = p * 2^pe
+  int pe = 0;
+  Unpacked64 c;
+  int ref = 0;  // exponent of the larger operand's leading bit, plus one
+};
+
+FmaParts fmaParts(uint32_t mode, uint64_t hiPacked, uint64_t lo, uint64_t c) {
+  FmaParts f;
+  f.c = unpack64(c);
+  f.psign = (hiPacked >> 42) & 1;
+  const bool nanAB = (hiPacked >> 56) & 3, invalid = (hiPacked >> 58) & 1, pinf = (hiPacked >> 59) & 1,
+             pzero = (hiPacked >> 60) & 1;
+  f.special = true;
+  if (nanAB) { f.result = lo; return f; }  // DFMALO put the quieted NaN there
+  if (f.c.nan) { f.result = c | (1ull << 51); return f; }
+  if (invalid || (pinf && f.c.inf && f.c.sign != f.psign)) { f.result = 0x7fffffffffffffffull; return f; }
+  if (pinf) { f.result = uint64_t{f.psign} << 63 | 0x7ff0000000000000ull; return f; }
+  if (f.c.inf) { f.result = c; return f; }
+  if (pzero && f.c.zero) {
+    f.result = uint64_t{mode == 2 ? (f.psign || f.c.sign) : (f.psign && f.c.sign)} << 63;
+    return f;
+  }
+  if (pzero) { f.result = c; return f; }
+  f.special = false;
+  f.p = static_cast<u128>(hiPacked & ((1ull << 42) - 1)) << 64 | lo;
+  f.pe = static_cast<int>((hiPacked >> 43) & 0x1fff) - kPackExpBias;
+  f.ref = f.pe + 106;
+  if (!f.c.zero) f.ref = std::max(f.ref, f.c.e + 1);
+  return f;
+}
+
+// 256-bit unsigned helpers for the exact sum (two 128-bit halves).
+struct U256 {
+  u128 hi = 0, lo = 0;
+};
+U256 shl256(u128 v, int s) {  // v << s, s < 256
+  if (s == 0) return {0, v};
+  if (s >= 128) return {v << (s - 128), 0};
+  return {v >> (128 - s), v << s};
+}
+bool less256(const U256& x, const U256& y) { return x.hi != y.hi ? x.hi < y.hi : x.lo < y.lo; }
+U256 add256(const U256& x, const U256& y) {
+  U256 r{x.hi + y.hi, x.lo + y.lo};
+  if (r.lo < x.lo) ++r.hi;
+  return r;
+}
+U256 sub256(const U256& x, const U256& y) {  // x >= y
+  U256 r{x.hi - y.hi, x.lo - y.lo};
+  if (x.lo < y.lo) --r.hi;
+  return r;
+}
+int clz128(u128 v) {
+  uint64_t h = static_cast<uint64_t>(v >> 64);
+  return h ? std::countl_zero(h) : 64 + std::countl_zero(static_cast<uint64_t>(v));
+}
+
+uint64_t dfmaSum(uint32_t mode, uint64_t hiPacked, uint64_t lo, uint64_t c) {
+  const FmaParts f = fmaParts(mode, hiPacked, lo, c);
+  if (f.special) return f.result;
+  const u128 cm = f.c.zero ? 0 : static_cast<u128>(f.c.m >> 11);  // c = cm * 2^ce
+  const int ce = f.c.e - 52;
+  const bool subtract = !f.c.zero && f.c.sign != f.psign;
+  // Both terms on a common frame 2^e0 when they overlap; a term entirely below the other's
+  // last bit by more than the frame allows only contributes a sticky bit.
+  U256 big, small;
+  bool sticky = false, bigIsP = true;
+  int e0;
+  const int kFrame = 140;
+  if (cm == 0 || f.pe - ce > kFrame) {
+    big = shl256(f.p, 2);
+    e0 = f.pe - 2;
+    sticky = cm != 0;
+  } else if (ce - f.pe > kFrame) {
+    big = shl256(cm, 2);
+    e0 = ce - 2;
+    sticky = true;
+    bigIsP = false;
+  } else {
+    e0 = std::min(f.pe, ce);
+    big = shl256(f.p, f.pe - e0);
+    small = shl256(cm, ce - e0);
+    if (less256(big, small)) {
+      std::swap(big, small);
+      bigIsP = false;
+    }
+  }
+  bool sign = bigIsP ? f.psign : f.c.sign;
+  U256 s;
+  if (subtract) {
+    s = sub256(big, small);
+    if (sticky) s = sub256(s, U256{0, 1});  // the exact difference lies in (s, s + 1)
+  } else {
+    s = add256(big, small);
+  }
+  if (s.hi == 0 && s.lo == 0) return uint64_t{mode == 2} << 63;  // exact cancellation: +0 (-0 rounding down)
+  const int top = s.hi ? 255 - clz128(s.hi) : 127 - clz128(s.lo);
+  // The top 54 bits, and everything below as a sticky bit.
+  const int drop = top - 54 + 1;  // bits below the kept 54 (drop may be negative: shift left)
+  uint64_t s55;
+  if (drop <= 0) {
+    s55 = static_cast<uint64_t>(s.lo << (1 - drop)) ;
+  } else {
+    U256 kept = drop >= 128 ? U256{0, s.hi >> (drop - 128)} : U256{s.hi >> drop, (s.lo >> drop) | (s.hi << (128 - drop))};
+    const bool below = drop >= 128 ? (s.lo != 0 || (s.hi & ((static_cast<u128>(1) << (drop - 128)) - 1)) != 0)
+                                   : (s.lo & ((static_cast<u128>(1) << drop) - 1)) != 0;
+    s55 = static_cast<uint64_t>(kept.lo) << 1 | (below || sticky ? 1 : 0);
+  }
+  if (drop <= 0 && sticky) s55 |= 1;
+  const int lead = top + e0;  // exponent of the sum's leading bit
+  const int adj = f.ref - lead;
+  return uint64_t{sign} << 63 | static_cast<uint64_t>(adj) << 55 | s55;
+}
+
+uint64_t dfmaFinish(uint32_t mode, uint64_t packedSum, uint64_t hiPacked, uint64_t c) {
+  const FmaParts f = fmaParts(mode, hiPacked, 0, c);
+  if (f.special) return packedSum;
+  const uint64_t s55 = packedSum & ((1ull << 55) - 1);
+  if (s55 == 0) return packedSum;  // exact cancellation: the signed zero is already there
+  const int lead = f.ref - static_cast<int>((packedSum >> 55) & 0xff);
+  return roundSignificand(packedSum >> 63, s55, false, lead - 54, mode, kF64);
+}
+
 float finishFloat(const MInstr& in, uint32_t bits) {
   float r = std::bit_cast<float>(bits);
   if (std::isnan(r)) return std::bit_cast<float>(kNaN32);
@@ -694,7 +841,8 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::Ld: case MOp::CvtI: case MOp::F2I: return 1u << (in.c & 3);
     case MOp::Div64R: case MOp::Div64Q: case MOp::Div64Fin: case MOp::MulP: case MOp::MulPC: case MOp::F2D:
     case MOp::DSig: case MOp::DSticky: case MOp::DMulFin: case MOp::DDivQ: case MOp::DDivR: case MOp::DDivFin:
-    case MOp::DSqrtN: case MOp::DSqrtQ: case MOp::DSqrtR: case MOp::DSqrtFin: return 8;
+    case MOp::DSqrtN: case MOp::DSqrtQ: case MOp::DSqrtR: case MOp::DSqrtFin: case MOp::DFmaPack: case MOp::DFmaLo:
+    case MOp::DFmaSum: case MOp::DFmaFin: return 8;
     case MOp::F2H: return 2;
     case MOp::H2F: case MOp::FRndI: case MOp::D2F: return 4;
     case MOp::I2F: return (in.fl & kFlI2FDest64) ? 8 : 4;
@@ -798,7 +946,15 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     // f64 multiply micro-code (docs/machine.md §2.1): significands normalised to bit 63, their
     // 128-bit product's high half (MULP), the low half's non-zero-ness as a sticky bit, then
     // exponent, rounding and special values.
-    case MOp::DSig: return unpack64(a).m;
+    case MOp::DSig: return unpack64(a).m >> ((in.fl & kFlSig53) ? 11 : 0);
+    case MOp::DFmaPack: return dfmaPack(a, b, c);
+    case MOp::DFmaLo: {
+      if (unpack64(b).nan) return b | (1ull << 51);
+      if (unpack64(c).nan) return c | (1ull << 51);
+      return a;
+    }
+    case MOp::DFmaSum: return dfmaSum(roundingOf(in), a, b, c);
+    case MOp::DFmaFin: return dfmaFinish(roundingOf(in), a, b, c);
     case MOp::DSticky: return a | (b != 0 && c != 0 && std::countr_zero(b) + std::countr_zero(c) < 64 ? 1 : 0);
     case MOp::DMulFin: return dmulFinish(roundingOf(in), a, b, c);
     case MOp::DDivQ: return ddivGroup(in.fl, a, b, c, true);

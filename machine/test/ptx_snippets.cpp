@@ -217,7 +217,11 @@ class Gen {
         switch (pick(9)) {
           case 8: {
             static const char* kD[] = {".rn", ".rz", ".rm", ".rp"};
-            switch (pick(3)) {
+            switch (pick(4)) {
+              case 3:
+                s += fmt::format("\tfma{}.f64 \t%fd3, %fd1, {}, {};\n", kD[pick(4)], chance(20) ? "0d3FF8000000000000" : "%fd2",
+                                 chance(30) ? "0dBFF0000000000000" : "%fd1");
+                break;
               case 0: s += fmt::format("\tdiv{}.f64 \t%fd3, %fd1, {};\n", kD[pick(4)], chance(20) ? "0d4008000000000000" : "%fd2"); break;
               case 1: s += fmt::format("\trcp{}.f64 \t%fd3, %fd1;\n", kD[pick(4)]); break;
               default: s += fmt::format("\tsqrt{}.f64 \t%fd3, %fd1;\n", kD[pick(4)]); break;

@@ -307,6 +307,32 @@ TEST(MachineUnits, F64DivAndSqrtMatchCorrectRounding) {
   }
 }
 
+uint64_t runDFma(uint64_t a, uint64_t b, uint64_t c, uint32_t mode) {
+  const uint64_t ma = op64(MOp::DSig, kFlSig53, a, 0, 0), mb = op64(MOp::DSig, kFlSig53, b, 0, 0);
+  uint64_t hi = op64(MOp::DFmaPack, 0, mulHi64(ma, mb, false), a, b);
+  uint64_t lo = op64(MOp::DFmaLo, 0, ma * mb, a, b);
+  const uint8_t fl = static_cast<uint8_t>(mode << 2);
+  uint64_t sum = op64(MOp::DFmaSum, fl, hi, lo, c);
+  return op64(MOp::DFmaFin, fl, sum, hi, c);
+}
+
+TEST(MachineUnits, F64FmaMatchesCorrectRounding) {
+  std::mt19937_64 rng(1067);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t a = randomDouble(rng), b = randomDouble(rng), c = randomDouble(rng);
+    const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
+    switch (rng() % 4) {
+      case 0: c = std::bit_cast<uint64_t>(-(x * y)) + (rng() % 5) - 2; break;  // cancellation
+      case 1: c = (c & 0x800fffffffffffffull) | (uint64_t{(((a >> 52) & 0x7ff) + ((b >> 52) & 0x7ff) + rng() % 200) % 2047} << 52); break;
+      default: break;
+    }
+    const double z = std::bit_cast<double>(c);
+    for (uint32_t m = 0; m < 4; ++m)
+      ASSERT_EQ(runDFma(a, b, c, m), std::bit_cast<uint64_t>(fp::fma(x, y, z, kModes[m])))
+          << std::hex << a << " * " << b << " + " << c << " mode " << m;
+  }
+}
+
 TEST(MachineUnits, IntegerToF64RoundsOnce) {
   MInstr in;
   in.op = MOp::I2F;

@@ -30,7 +30,7 @@ enum class MOp : uint8_t {
   DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
   FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
   H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin, D2F,
-  DDivQ, DDivR, DDivFin, DSqrtN, DSqrtQ, DSqrtR, DSqrtFin,
+  DDivQ, DDivR, DDivFin, DSqrtN, DSqrtQ, DSqrtR, DSqrtFin, DFmaPack, DFmaLo, DFmaSum, DFmaFin,
   Count
 };
 const char* opName(MOp op);
@@ -87,6 +87,8 @@ constexpr uint8_t kFlF2ISource64 = 8;
 constexpr uint8_t kFlI2FDest64 = 4;
 // fl of the f64 division / square-root steps: the first group (no previous R, Q) and the last
 // (the remainder's sticky bit goes into bit 0 of Q).
+// fl of DSIG: bit 0 = the 53-bit integer significand instead of one normalised to bit 63.
+constexpr uint8_t kFlSig53 = 1;
 constexpr uint8_t kFlFirstGroup = 1;
 constexpr uint8_t kFlLastGroup = 2;
 // fl of MULP/MULPC (64-bit multiply micro-code on a 32x32 multiplier): bit 0 / bit 1 take the
