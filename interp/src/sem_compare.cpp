@@ -160,6 +160,13 @@ int takeCmp(DecodeState& ds, ScalarType t) {
       bool intOnly = i >= Lo && i <= Hs;
       if (isFloat(t) && intOnly) ds.fail(fmt::format(".{} is not a float comparison", kCmpNames[i]));
       if (!isFloat(t) && floatOnly) ds.fail(fmt::format(".{} is only for floats", kCmpNames[i]));
+      // As ptxas (CUDA 13) decides: .bN compares only for equality, and the unsigned
+      // comparisons need an unsigned type ("Mismatch between instruction type and comparison").
+      if (isBits(t) && i != Eq && i != Ne)
+        ds.fail(fmt::format(".{} needs a signed or unsigned type; .{} compares only .eq/.ne", kCmpNames[i], scalarTypeName(t)));
+      if (isSigned(t) && intOnly)
+        ds.fail(fmt::format(".{} is an unsigned comparison; use .{} or an unsigned type", kCmpNames[i],
+                            kCmpNames[i - Lo + Lt]));
       return static_cast<int>(i);
     }
   ds.fail("missing comparison operator (.eq, .lt, ...)");

@@ -155,7 +155,7 @@ TEST(IntegerOps, CompareAndSelect) {
   EXPECT_TRUE(evalPred("setp.lt.s32 %p1, %r1, %r2;", 0xffffffffu, 0));
   EXPECT_FALSE(evalPred("setp.lt.u32 %p1, %r1, %r2;", 0xffffffffu, 0));
   EXPECT_TRUE(evalPred("setp.hi.u32 %p1, %r1, %r2;", 0xffffffffu, 0));
-  EXPECT_TRUE(evalPred("setp.ls.s32 %p1, %r1, %r2;", 1, 0xffffffffu));
+  EXPECT_TRUE(evalPred("setp.ls.u32 %p1, %r1, %r2;", 1, 0xffffffffu));
   EXPECT_FALSE(evalPred("setp.eq.and.s32 %p1, %r1, %r2, %p3;", 1, 1));  // %p3 uninitialised = false
   EXPECT_TRUE(evalPred("setp.eq.or.s32 %p1, %r1, %r2, !%p3;", 1, 2));
   EXPECT_TRUE(evalPred("setp.ne.s32 %p2|%p1, %r1, %r2;", 1, 1));  // second result is the negation

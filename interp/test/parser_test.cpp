@@ -240,6 +240,22 @@ TEST(ParserErrors, FallingOffTheEnd) {
   EXPECT_NE(e.find("can run past its last instruction"), std::string::npos) << e;
 }
 
+// Comparison/type combinations ptxas (CUDA 13) rejects with "Mismatch between instruction
+// type and comparison qualifier": ordered compares on .bN, unsigned ones on signed types.
+TEST(ParserErrors, ComparisonThatDoesNotFitTheType) {
+  auto setp = [](const std::string& op) {
+    return parseError(test::header() + ".visible .entry k()\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<3>;\n  " + op +
+                      " %p1, %r1, %r2;\n  ret;\n}\n");
+  };
+  EXPECT_EQ(setp("setp.ls.s32"), "bad.ptx:8:3: .ls is an unsigned comparison; use .le or an unsigned type\n"
+                                 "    setp.ls.s32 %p1, %r1, %r2;");
+  EXPECT_EQ(setp("setp.lt.b32"), "bad.ptx:8:3: .lt needs a signed or unsigned type; .b32 compares only .eq/.ne\n"
+                                 "    setp.lt.b32 %p1, %r1, %r2;");
+  EXPECT_EQ(setp("setp.eq.b32"), "no error");
+  EXPECT_EQ(setp("setp.hs.u32"), "no error");
+  EXPECT_EQ(setp("setp.ge.s32"), "no error");
+}
+
 TEST(ParserErrors, MalformedHexFloat) {
   std::string e = parseError(test::header() + ".visible .entry k()\n{\n  .reg .f32 %f<3>;\n  mov.f32 %f1, 0f3F80;\n  ret;\n}\n");
   EXPECT_EQ(e, "bad.ptx:7:16: hex float literal needs 8 hex digits (at '0f3F80')\n      mov.f32 %f1, 0f3F80;");

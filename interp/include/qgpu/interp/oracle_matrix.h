@@ -111,8 +111,12 @@ inline std::vector<std::string> integerCases() {
     if (ts == "s16" || ts == "s32" || ts == "s64") out.push_back("abs." + ts), out.push_back("neg." + ts);
   }
   for (const char* t : {"u16", "s16", "u32", "s32", "u64", "s64"})
-    for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"})
-      out.push_back(std::string("setp.") + c + "." + t);
+    for (const std::string c : {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"}) {
+      const bool unsignedComparison = c == "lo" || c == "ls" || c == "hi" || c == "hs";  // ptxas: unsigned types only
+      if (!unsignedComparison || t[0] == 'u') out.push_back("setp." + c + "." + t);
+    }
+  for (const char* t : {"b16", "b32", "b64"})
+    for (const char* c : {"eq", "ne"}) out.push_back(std::string("setp.") + c + "." + t);
   for (const char* t : {"u16", "s16", "u32", "s32"}) out.push_back(std::string("mad.wide.") + t);
   for (const char* t : {"b16", "b32", "b64"})
     for (const char* op : {"and", "or", "xor", "not", "cnot"}) out.push_back(std::string(op) + "." + t);
