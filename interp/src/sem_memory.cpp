@@ -142,35 +142,54 @@ ScalarType oneDataType(DecodeState& ds) {
   return types[0];
 }
 
+// What ld and st share: hints, .v2/.v4, one data type, the 128-bit limit, two operands.
+struct AccessShape {
+  uint32_t count;
+  ScalarType type;
+  uint32_t elementBytes;
+};
+AccessShape decodeAccessShape(DecodeState& ds, MemSpace space, Handler fn) {
+  ds.mods.takeMemoryHints();
+  AccessShape a;
+  a.count = takeVector(ds);
+  a.type = oneDataType(ds);
+  a.elementBytes = scalarTypeBytes(a.type);
+  if (a.elementBytes * a.count > 16) ds.fail("vector access wider than 128 bits");
+  ds.expectOperands(2);
+  ds.out.fn = fn;
+  ds.out.space = space;
+  ds.out.typeBytes = static_cast<uint8_t>(a.elementBytes);
+  ds.out.count = static_cast<uint8_t>(a.count);
+  return a;
+}
+
+/// The register operands of an n-element access: the operand itself for n = 1, else the
+/// elements of its {...} list, which must have n entries.
+std::vector<ptx::Operand> accessOperands(DecodeState& ds, const ptx::Operand& op, uint32_t n, const char* what) {
+  const bool isVector = op.kind == ptx::Operand::Kind::Vector;
+  if (n == 1) {
+    if (isVector) ds.fail(fmt::format("scalar {} with a vector {}", ds.in.opcode, what));
+    return {op};
+  }
+  if (!isVector || op.elements.size() != n)
+    ds.fail(fmt::format("{}.v{} needs a {{...}} {} of {} {}", ds.in.opcode, n, what, n,
+                        std::string(what) == "destination" ? "registers" : "values"));
+  return op.elements;
+}
+
 void decodeLd(DecodeState& ds) {
   ds.mods.take("weak");
   MemSpace space = takeSpace(ds, true);
-  ds.mods.takeMemoryHints();
-  uint32_t n = takeVector(ds);
-  ScalarType t = oneDataType(ds);
-  uint32_t elem = scalarTypeBytes(t);
-  if (elem * n > 16) ds.fail("vector access wider than 128 bits");
-  ds.expectOperands(2);
-  ds.out.fn = &ldHandler;
-  ds.out.space = space;
-  ds.out.typeBytes = static_cast<uint8_t>(elem);
-  ds.out.count = static_cast<uint8_t>(n);
-  ds.out.sat = isSigned(t);
-  const ptx::Operand& dst = ds.in.operands[0];
-  if (n == 1) {
-    if (dst.kind == ptx::Operand::Kind::Vector) ds.fail("scalar ld with a vector destination");
-    ds.out.d[0] = ds.destination(dst);
-  } else {
-    if (dst.kind != ptx::Operand::Kind::Vector || dst.elements.size() != n)
-      ds.fail(fmt::format("ld.v{} needs a {{...}} destination of {} registers", n, n));
-    for (uint32_t i = 0; i < n; ++i)
-      ds.out.d[i] = dst.elements[i].kind == ptx::Operand::Kind::Sink ? kNoSlot : ds.destination(dst.elements[i]);
-  }
+  const AccessShape a = decodeAccessShape(ds, space, &ldHandler);
+  ds.out.sat = isSigned(a.type);
+  const std::vector<ptx::Operand> dst = accessOperands(ds, ds.in.operands[0], a.count, "destination");
+  for (uint32_t i = 0; i < a.count; ++i)
+    ds.out.d[i] = dst[i].kind == ptx::Operand::Kind::Sink && a.count > 1 ? kNoSlot : ds.destination(dst[i]);
   uint32_t regBytes = 8;
-  for (uint32_t i = 0; i < n; ++i)
+  for (uint32_t i = 0; i < a.count; ++i)
     if (ds.out.d[i] != kNoSlot) {
       regBytes = ds.slotBytes(ds.out.d[i]);
-      if (regBytes < elem) ds.fail("destination register is narrower than the loaded type");
+      if (regBytes < a.elementBytes) ds.fail("destination register is narrower than the loaded type");
     }
   ds.out.dstBytes = static_cast<uint8_t>(regBytes);
   ds.address(ds.in.operands[1], 0, space);
@@ -178,26 +197,10 @@ void decodeLd(DecodeState& ds) {
 
 void decodeSt(DecodeState& ds) {
   MemSpace space = takeSpace(ds, false);
-  ds.mods.takeMemoryHints();
-  uint32_t n = takeVector(ds);
-  ScalarType t = oneDataType(ds);
-  uint32_t elem = scalarTypeBytes(t);
-  if (elem * n > 16) ds.fail("vector access wider than 128 bits");
-  ds.expectOperands(2);
-  ds.out.fn = &stHandler;
-  ds.out.space = space;
-  ds.out.typeBytes = static_cast<uint8_t>(elem);
-  ds.out.count = static_cast<uint8_t>(n);
+  const AccessShape a = decodeAccessShape(ds, space, &stHandler);
   ds.address(ds.in.operands[0], 4, space);
-  const ptx::Operand& src = ds.in.operands[1];
-  if (n == 1) {
-    if (src.kind == ptx::Operand::Kind::Vector) ds.fail("scalar st with a vector source");
-    ds.out.s[0] = ds.source(src, t);
-  } else {
-    if (src.kind != ptx::Operand::Kind::Vector || src.elements.size() != n)
-      ds.fail(fmt::format("st.v{} needs a {{...}} source of {} values", n, n));
-    for (uint32_t i = 0; i < n; ++i) ds.out.s[i] = ds.source(src.elements[i], t);
-  }
+  const std::vector<ptx::Operand> src = accessOperands(ds, ds.in.operands[1], a.count, "source");
+  for (uint32_t i = 0; i < a.count; ++i) ds.out.s[i] = ds.source(src[i], a.type);
 }
 
 template <class T>
