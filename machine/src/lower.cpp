@@ -299,6 +299,18 @@ class Lowerer {
     return m;
   }
   void emit(const MInstr& m) { code_.push_back(m); }
+  /// One micro-code step of PTX instruction `in` (its guard included).
+  void emitStep(uint32_t pc, const Instr& in, MOp op, uint8_t tyCode, uint8_t fl, uint16_t d, uint16_t a, uint16_t b,
+                uint16_t c) {
+    MInstr m = base(pc, op, in);
+    m.ty = tyCode;
+    m.fl = fl;
+    m.d = d;
+    m.a = a;
+    m.b = b;
+    m.c = c;
+    emit(m);
+  }
 
   ScalarType oneType(uint32_t pc, const Text& t) {
     if (t.types.empty()) fail(pc, "no type");
@@ -552,28 +564,10 @@ class Lowerer {
       if (scalarTypeBytes(ty0) == 8) return lowerDiv64(pc, in, ty0, mn == "rem");
       if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32- and 64-bit types only");
       // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
-      uint16_t state = divState(pc);
-      MInstr init = base(pc, MOp::DivInit, in);
-      init.ty = ty(ty0);
-      init.d = state;
-      init.a = operand(pc, in.s[0]);
-      emit(init);
-      for (int i = 0; i < 8; ++i) {
-        MInstr step = base(pc, MOp::DivStep, in);
-        step.ty = ty(ty0);
-        step.d = state;
-        step.a = state;
-        step.b = operand(pc, in.s[1]);
-        emit(step);
-      }
-      MInstr fin = base(pc, MOp::DivFin, in);
-      fin.ty = ty(ty0);
-      fin.fl = mn == "rem" ? 1 : 0;
-      fin.d = operand(pc, in.d[0]);
-      fin.a = state;
-      fin.b = operand(pc, in.s[0]);
-      fin.c = operand(pc, in.s[1]);
-      return emit(fin);
+      const uint16_t state = divState(pc), dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
+      emitStep(pc, in, MOp::DivInit, ty(ty0), 0, state, dividend, kNoOperand, kNoOperand);
+      for (int i = 0; i < 8; ++i) emitStep(pc, in, MOp::DivStep, ty(ty0), 0, state, state, divisor, kNoOperand);
+      return emitStep(pc, in, MOp::DivFin, ty(ty0), mn == "rem" ? 1 : 0, operand(pc, in.d[0]), state, dividend, divisor);
     }
     if (mn == "rcp" || mn == "sqrt") return lowerFDivSqrt(pc, in, t);
     if (mn == "mul24" || mn == "mad24") {
@@ -733,14 +727,7 @@ class Lowerer {
   }
   void mul64(uint32_t pc, const Instr& in, bool hi, bool isSigned, uint16_t a, uint16_t b, uint16_t addend, uint16_t d) {
     auto step = [&](MOp op, uint8_t fl, uint16_t dst, uint16_t x, uint16_t y, uint16_t c) {
-      MInstr m = base(pc, op, in);
-      m.ty = typeCode(8, isSigned);
-      m.fl = fl;
-      m.d = dst;
-      m.a = x;
-      m.b = y;
-      m.c = c;
-      emit(m);
+      emitStep(pc, in, op, typeCode(8, isSigned), fl, dst, x, y, c);
     };
     uint16_t t = sharedTemporary(pc, mulT_, "mul64.t");
     if (!hi) {
@@ -789,14 +776,7 @@ class Lowerer {
     if (!t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "needs a rounding modifier");
     const uint8_t rounding = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) << 2);
     auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t a, uint16_t b, uint16_t c) {
-      MInstr m = base(pc, op, in);
-      m.ty = typeCode(8, false);
-      m.fl = fl;
-      m.d = d;
-      m.a = a;
-      m.b = b;
-      m.c = c;
-      emit(m);
+      emitStep(pc, in, op, typeCode(8, false), fl, d, a, b, c);
     };
     auto groupFlags = [](int g) {
       return static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
@@ -840,14 +820,7 @@ class Lowerer {
     mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
     mul64(pc, in, false, false, ma, mb, kNoOperand, lo);
     auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t x, uint16_t y, uint16_t z) {
-      MInstr m = base(pc, op, in);
-      m.ty = typeCode(8, false);
-      m.fl = fl;
-      m.d = d;
-      m.a = x;
-      m.b = y;
-      m.c = z;
-      emit(m);
+      emitStep(pc, in, op, typeCode(8, false), fl, d, x, y, z);
     };
     step(MOp::DFmaPack, 0, hi, hi, a, b);
     step(MOp::DFmaLo, 0, lo, lo, a, b);
@@ -866,21 +839,8 @@ class Lowerer {
     const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a"), mb = significand(pc, in, b, dsigB_, "f64.sig_b");
     const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
     mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
-    MInstr sticky = base(pc, MOp::DSticky, in);
-    sticky.ty = typeCode(8, false);
-    sticky.d = hi;
-    sticky.a = hi;
-    sticky.b = ma;
-    sticky.c = mb;
-    emit(sticky);
-    MInstr fin = base(pc, MOp::DMulFin, in);
-    fin.ty = typeCode(8, false);
-    fin.fl = static_cast<uint8_t>(rounding << 2);
-    fin.d = operand(pc, in.d[0]);
-    fin.a = hi;
-    fin.b = a;
-    fin.c = b;
-    emit(fin);
+    emitStep(pc, in, MOp::DSticky, typeCode(8, false), 0, hi, hi, ma, mb);
+    emitStep(pc, in, MOp::DMulFin, typeCode(8, false), static_cast<uint8_t>(rounding << 2), operand(pc, in.d[0]), hi, a, b);
   }
 
   // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
@@ -899,30 +859,12 @@ class Lowerer {
     uint16_t state = sharedTemporary(pc, fstate_, "fdiv.state");
     uint16_t num = t.mnemonic == "rcp" ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
     uint16_t den = t.mnemonic == "div" ? operand(pc, in.s[1]) : t.mnemonic == "rcp" ? operand(pc, in.s[0]) : num;
-    MInstr init = base(pc, sqrt ? MOp::Mov : MOp::FDivInit, in);
-    init.ty = typeCode(8, false);
-    init.fl = sqrt ? 0 : fl;
-    init.d = state;
-    init.a = sqrt ? constant(pc, 0) : num;
-    init.b = sqrt ? kNoOperand : den;
-    emit(init);
-    for (int i = 0; i < 7; ++i) {
-      MInstr step = base(pc, sqrt ? MOp::FSqrtStep : MOp::FDivStep, in);
-      step.ty = typeCode(8, false);
-      step.fl = fl;
-      step.d = state;
-      step.a = state;
-      step.b = den;
-      emit(step);
-    }
-    MInstr fin = base(pc, sqrt ? MOp::FSqrtFin : MOp::FDivFin, in);
-    fin.ty = typeCode(4, false);
-    fin.fl = fl;
-    fin.d = operand(pc, in.d[0]);
-    fin.a = state;
-    fin.b = num;
-    fin.c = sqrt ? kNoOperand : den;
-    emit(fin);
+    if (sqrt) emitStep(pc, in, MOp::Mov, typeCode(8, false), 0, state, constant(pc, 0), kNoOperand, kNoOperand);
+    else emitStep(pc, in, MOp::FDivInit, typeCode(8, false), fl, state, num, den, kNoOperand);
+    for (int i = 0; i < 7; ++i)
+      emitStep(pc, in, sqrt ? MOp::FSqrtStep : MOp::FDivStep, typeCode(8, false), fl, state, state, den, kNoOperand);
+    emitStep(pc, in, sqrt ? MOp::FSqrtFin : MOp::FDivFin, typeCode(4, false), fl, operand(pc, in.d[0]), state, num,
+             sqrt ? kNoOperand : den);
   }
 
   // 64-bit div/rem: quotient Q and remainder R need a register each, and a step writes one
@@ -932,37 +874,13 @@ class Lowerer {
     uint16_t q = sharedTemporary(pc, div64Q_, "div64.q");
     uint16_t r[2] = {sharedTemporary(pc, div64R0_, "div64.r0"), sharedTemporary(pc, div64R1_, "div64.r1")};
     uint16_t dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
-    MInstr init = base(pc, MOp::DivInit, in);
-    init.ty = ty(ty0);
-    init.d = q;
-    init.a = dividend;
-    emit(init);
-    MInstr zero = base(pc, MOp::Mov, in);
-    zero.ty = typeCode(8, false);
-    zero.d = r[0];
-    zero.a = constant(pc, 0);
-    emit(zero);
+    emitStep(pc, in, MOp::DivInit, ty(ty0), 0, q, dividend, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Mov, typeCode(8, false), 0, r[0], constant(pc, 0), kNoOperand, kNoOperand);
     for (int i = 0; i < 16; ++i) {
-      MInstr nr = base(pc, MOp::Div64R, in);
-      nr.ty = ty(ty0);
-      nr.d = r[(i + 1) % 2];
-      nr.a = r[i % 2];
-      nr.b = q;
-      nr.c = divisor;
-      emit(nr);
-      MInstr nq = nr;
-      nq.op = MOp::Div64Q;
-      nq.d = q;
-      emit(nq);
+      emitStep(pc, in, MOp::Div64R, ty(ty0), 0, r[(i + 1) % 2], r[i % 2], q, divisor);
+      emitStep(pc, in, MOp::Div64Q, ty(ty0), 0, q, r[i % 2], q, divisor);
     }
-    MInstr fin = base(pc, MOp::Div64Fin, in);
-    fin.ty = ty(ty0);
-    fin.fl = rem ? 1 : 0;
-    fin.d = operand(pc, in.d[0]);
-    fin.a = rem ? r[0] : q;
-    fin.b = dividend;
-    fin.c = divisor;
-    emit(fin);
+    emitStep(pc, in, MOp::Div64Fin, ty(ty0), rem ? 1 : 0, operand(pc, in.d[0]), rem ? r[0] : q, dividend, divisor);
   }
 
   void lowerCvt(uint32_t pc, const Instr& in, const Text& t) {
