@@ -301,6 +301,7 @@ class Gen {
 	.reg .b16 	%rs<4>;
 	.reg .b32 	%r<24>;
 	.reg .f32 	%f<8>;
+	.reg .f64 	%fd<4>;
 	.reg .b64 	%rd<16>;
 
 	ld.param.u32 	%r1, [h{0}_param_0];
