@@ -2,7 +2,8 @@
 // operands are register-file slots, immediates are constant slots, branch targets and
 // reconvergence points are already resolved. One PTX instruction becomes one machine
 // instruction, except vector ld/st (one LD/ST per element) and instructions the dataflow
-// pass proves unnecessary (dropped). Anything else is an error naming the instruction.
+// pass proves unnecessary (dropped). Calls are inlined first (inline.h). Anything else is an
+// error naming the instruction.
 #include "qgpu/machine/lower.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "dataflow.h"
+#include "inline.h"
 #include "units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
@@ -57,20 +59,25 @@ const std::set<std::string>& memoryHints() {
 class Lowerer {
  public:
   Lowerer(const Program& p, const FunctionInfo& f) : p_(p), f_(f) {}
+  /// A kernel whose calls were inlined (inline.h): instructions are described by the oracle pc
+  /// they come from.
+  explicit Lowerer(const InlinedKernel& k) : p_(k.program), f_(k.program.functions[k.function]), inlined_(&k) {}
 
   MachineProgram run() {
     const uint32_t n = f_.endPc - f_.entryPc;
     std::vector<bool> pure(n), copy(n);
+    std::set<uint32_t> carrySlots;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t pc = f_.entryPc + i;
       const Instr& in = p_.code[pc];
       Text t(p_.opcodeText[pc]);
-      if (in.flow == Flow::Call) fail(pc, "calls are not lowered (the machine has no call stack yet)");
+      if (in.flow == Flow::Call) fail(pc, "internal: a call was not inlined");
       static const std::set<std::string> kSideEffects = {"st", "atom", "red", "membar", "fence",
                                                         "prefetch", "nanosleep", "bar", "barrier"};
       // Carry arithmetic also writes CC.CF, which is not a destination slot.
       bool carry = t.has("cc") || t.mnemonic == "addc" || t.mnemonic == "subc" || t.mnemonic == "madc";
       pure[i] = in.flow == Flow::None && !kSideEffects.count(t.mnemonic) && !carry;
+      if (carry) carrySlots.insert(in.s[3]);
       // cvta between generic and global is the identity in the machine's map (global
       // addresses are generic addresses), so it is a copy like mov.
       bool cvtaGlobal = t.mnemonic == "cvta" && std::find(t.mods.begin(), t.mods.end(), "global") != t.mods.end() &&
@@ -78,7 +85,12 @@ class Lowerer {
       copy[i] = (t.mnemonic == "mov" || cvtaGlobal) && in.guard == kNoSlot && in.count == 0 &&
                 in.imm == 0 && in.d[0] != kNoSlot && copyWidthOk(in);
     }
+    // An inlined callee's CC.CF may be zeroed by a mov at the call (inline.cpp); carry
+    // arithmetic writes it without naming it as a destination, so it is no copy target.
+    for (uint32_t i = 0; i < n; ++i)
+      if (copy[i] && carrySlots.count(p_.code[f_.entryPc + i].d[0])) copy[i] = false;
     df_ = analyzeFunction(p_, f_, pure, copy);
+    if (inlined_) sharing_.emplace(*inlined_, df_);
     uint64_t next = kGlobalStart;
     for (const GlobalVariable& g : p_.globals) {
       if (g.space != ptx::StateSpace::Global) continue;
@@ -99,7 +111,7 @@ class Lowerer {
       size_t before = code_.size();
       lowerOne(f_.entryPc + i);
       for (size_t k = before; k < code_.size(); ++k) {
-        ptxPc_.push_back(f_.entryPc + i);
+        ptxPc_.push_back(oraclePc(f_.entryPc + i));
         if (code_[k].op == MOp::Bra) branchFix.push_back({k, f_.entryPc + i});
       }
     }
@@ -136,14 +148,36 @@ class Lowerer {
     mp.moduleGlobalAddr = globalAddr_;
     mp.globalsEnd = globalsEnd_;
     if (globalsEnd_ > kGlobalLimit) failModule("module .global variables exceed the machine's 16 MiB");
-    mp.ptxInstructions = n;
+    mp.ptxInstructions = inlined_ ? inlined_->ptxInstructions : n;
     return mp;
   }
 
  private:
   [[noreturn]] void fail(uint32_t pc, const std::string& why) const {
     throw Error(ErrorKind::Decode,
-                fmt::format("not lowerable to the machine: {}: {}", p_.describePc(pc), why));
+                fmt::format("not lowerable to the machine: {}: {}", p_.describePc(oraclePc(pc)), why));
+  }
+  /// The oracle pc an instruction of f_ stands for (itself unless calls were inlined).
+  uint32_t oraclePc(uint32_t pc) const {
+    return inlined_ && pc >= f_.entryPc && pc < f_.endPc ? inlined_->origin[pc - f_.entryPc] : pc;
+  }
+
+  /// A machine register for `name`: in an inlined kernel, the first one whose slots all
+  /// belong to instances unrelated to `owner` (inline.h, RegisterSharing); else a new one.
+  uint16_t newRegister(uint32_t pc, const std::string& name, uint32_t owner) {
+    for (size_t r = 0; r < regOwners_.size() && sharing_; ++r) {
+      const auto& owners = regOwners_[r];
+      if (std::none_of(owners.begin(), owners.end(), [&](uint32_t o) { return sharing_->related(o, owner); })) {
+        regOwners_[r].push_back(owner);
+        if (regOwners_[r].size() <= 3) regNames_[r] += " | " + name;  // for token meanings
+        else if (regOwners_[r].size() == 4) regNames_[r] += " | ...";
+        return static_cast<uint16_t>(r);
+      }
+    }
+    if (regNames_.size() >= kNumRegs) fail(pc, fmt::format("more than {} live registers", kNumRegs));
+    regNames_.push_back(name);
+    regOwners_.push_back({owner});
+    return static_cast<uint16_t>(regNames_.size() - 1);
   }
   [[noreturn]] void failModule(const std::string& why) const {
     throw Error(ErrorKind::Decode,
@@ -178,10 +212,7 @@ class Lowerer {
       if (s == slot) return special(pc, r);
     auto it = regOf_.find(slot);
     if (it != regOf_.end()) return it->second;
-    if (regNames_.size() >= kNumRegs)
-      fail(pc, fmt::format("more than {} live registers", kNumRegs));
-    uint16_t r = static_cast<uint16_t>(regNames_.size());
-    regNames_.push_back(f_.slotNames[slot]);
+    uint16_t r = newRegister(pc, f_.slotNames[slot], sharing_ ? sharing_->owner(slot) : 0);
     regOf_[slot] = r;
     return r;
   }
@@ -194,9 +225,7 @@ class Lowerer {
   uint16_t divState(uint32_t pc) { return sharedTemporary(pc, divState_, "div.state"); }
   /// A machine register the PTX does not have (micro-code intermediate).
   uint16_t temporary(uint32_t pc, const std::string& name) {
-    if (regNames_.size() >= kNumRegs) fail(pc, fmt::format("more than {} live registers", kNumRegs));
-    regNames_.push_back(name);
-    return static_cast<uint16_t>(regNames_.size() - 1);
+    return newRegister(pc, name, 0);
   }
   uint16_t constant(uint32_t pc, uint64_t v) {
     auto it = std::find(constants_.begin(), constants_.end(), v);
@@ -965,6 +994,9 @@ class Lowerer {
 
   const Program& p_;
   const FunctionInfo& f_;
+  const InlinedKernel* inlined_ = nullptr;  // a kernel whose calls were inlined
+  std::optional<RegisterSharing> sharing_;       // inlined kernels only
+  std::vector<std::vector<uint32_t>> regOwners_;  // per machine register: the instances of its slots
   Dataflow df_;
   std::vector<MInstr> code_;
   std::vector<uint64_t> constants_;
@@ -982,8 +1014,12 @@ class Lowerer {
 }  // namespace
 
 MachineProgram lowerKernel(const Program& program, const std::string& entry) {
-  const FunctionInfo& f = program.functions[program.findEntry(entry)];
-  return Lowerer(program, f).run();
+  const uint32_t index = program.findEntry(entry);
+  if (hasCalls(program, index)) {
+    const InlinedKernel flat = inlineCalls(program, index);
+    return Lowerer(flat).run();
+  }
+  return Lowerer(program, program.functions[index]).run();
 }
 
 }  // namespace qgpu::machine

@@ -59,13 +59,14 @@ Launch randomLaunch(std::mt19937_64& rng, uint32_t threads, uint32_t blocks) {
   return l;
 }
 
-void checkMany(bool branchy, uint64_t seed, int count) {
+void checkMany(bool branchy, uint64_t seed, int count, int functions = 0) {
   std::mt19937_64 rng(seed);
   uint64_t tokens = 0, steps = 0;
   for (int i = 0; i < count; ++i) {
     SnippetOptions o;
     o.branchy = branchy;
-    o.ops = 10 + static_cast<int>(rng() % 40);
+    o.functions = functions;
+    o.ops = 10 + static_cast<int>(rng() % (functions ? 20 : 40));  // each call inlines a helper
     std::string ptx = randomKernel(rng, o);
     uint32_t threads = rng() % 2 ? 4 : 8, blocks = 1 + static_cast<uint32_t>(rng() % 2);
     Launch launch = randomLaunch(rng, threads, blocks);
@@ -89,12 +90,14 @@ void checkMany(bool branchy, uint64_t seed, int count) {
     tokens += r.trace.tokens.size();
     steps += r.trace.steps;
   }
-  std::cout << "[ property ] " << count << (branchy ? " branchy" : " straight-line") << " kernels: " << steps
+  std::cout << "[ property ] " << count << (branchy ? " branchy" : " straight-line")
+            << (functions ? " kernels with calls: " : " kernels: ") << steps
             << " machine steps, " << tokens << " generated tokens\n";
 }
 
 TEST(MachineProperty, StraightLineSnippetsMatchTheInterpreter) { checkMany(false, 1234, 300); }
 TEST(MachineProperty, BranchySnippetsMatchTheInterpreter) { checkMany(true, 5678, 300); }
+TEST(MachineProperty, SnippetsWithCallsMatchTheInterpreter) { checkMany(true, 91011, 200, 3); }
 
 }  // namespace
 }  // namespace qgpu::machine::test

@@ -10,6 +10,10 @@ class Gen {
   Gen(std::mt19937_64& rng, const SnippetOptions& o) : rng_(rng), o_(o) {}
 
   std::string kernel() {
+    std::string helpers;
+    for (int k = 0; k < o_.functions; ++k) helpers += helper(k);
+    function_ = -1;
+    calls_ = 0;
     std::string body;
     int budget = o_.ops;
     while (budget > 0) body += statement(0, false, budget);
@@ -17,7 +21,7 @@ class Gen {
 .target sm_75
 .address_size 64
 
-.visible .entry prop(
+)" + helpers + R"(.visible .entry prop(
 	.param .u64 prop_param_0,
 	.param .u64 prop_param_1,
 	.param .u64 prop_param_2
@@ -341,10 +345,78 @@ class Gen {
     }
   }
 
+  // h_k(a, b): the kernel's register set, every register defined from a and b first (the
+  // oracle's fresh frame would read 0 from an unwritten one, the inlined copy a stale value).
+  std::string helper(int k) {
+    function_ = k;
+    calls_ = 0;
+    std::string body;
+    int budget = 2 + pick(6);
+    while (budget > 0) body += statement(0, false, budget);
+    std::string s = fmt::format(R"(.func (.param .b32 func_retval0) h{0}(.param .b32 h{0}_param_0, .param .b32 h{0}_param_1)
+{{
+	.reg .pred 	%p<8>;
+	.reg .b16 	%rs<4>;
+	.reg .b32 	%r<24>;
+	.reg .f32 	%f<8>;
+	.reg .f64 	%fd<4>;
+	.reg .b64 	%rd<16>;
+
+	ld.param.u32 	%r1, [h{0}_param_0];
+	ld.param.u32 	%r2, [h{0}_param_1];
+	mov.u32 	%r0, %tid.x;
+	xor.b32 	%r3, %r1, 1540483477;
+	add.s32 	%r4, %r2, 7;
+	mul.lo.s32 	%r5, %r1, %r2;
+	sub.s32 	%r6, %r2, %r1;
+	shl.b32 	%r7, %r1, 3;
+	or.b32 	%r8, %r2, %r0;
+	mov.b32 	%f1, %r1;
+	mov.b32 	%f2, %r2;
+	cvt.rn.f32.s32 	%f3, %r3;
+	cvt.rn.f32.u32 	%f4, %r4;
+	mov.b32 	%f5, %r5;
+	cvt.rz.f32.s32 	%f6, %r6;
+	setp.lt.s32 	%p1, %r1, %r2;
+	setp.ne.s32 	%p2, %r3, 0;
+	setp.gt.u32 	%p3, %r4, %r5;
+	setp.eq.s32 	%p4, %r6, %r0;
+	cvt.u16.u32 	%rs1, %r7;
+)", k);
+    s += body;
+    s += "\txor.b32 \t%r9, %r1, %r2;\n";
+    for (int i = 3; i <= 8; ++i) s += fmt::format("\tmad.lo.s32 \t%r9, %r9, 31, %r{};\n", i);
+    for (int i = 1; i <= 6; ++i) s += fmt::format("\tmov.b32 \t%r11, %f{};\n\txor.b32 \t%r9, %r9, %r11;\n", i);
+    s += "\tselp.u32 \t%r11, 1, 0, %p1;\n\tadd.s32 \t%r9, %r9, %r11;\n";
+    s += "\tcvt.u32.u16 \t%r11, %rs1;\n\tadd.s32 \t%r9, %r9, %r11;\n";
+    s += "\tst.param.b32 \t[func_retval0+0], %r9;\n\tret;\n}\n\n";
+    return s;
+  }
+
+  // A call of an earlier helper: from the kernel, any; from h_k, h_0..h_{k-1}.
+  std::string call() {
+    ++calls_;
+    int callee = pick(function_ < 0 ? o_.functions : function_);
+    return fmt::format("\t{{\n\t.param .b32 \tparam0;\n\tst.param.b32 \t[param0+0], {};\n\t.param .b32 \tparam1;\n"
+                       "\tst.param.b32 \t[param1+0], {};\n\t.param .b32 \tretval0;\n{}call.uni (retval0), h{}, (param0, param1);\n"
+                       "\tld.param.b32 \t{}, [retval0+0];\n\t}}\n",
+                       r(), rOrImm(), guard(), callee, r());
+  }
+
+  // In a helper: a guarded early return, which stores the return value first or not.
+  std::string earlyReturn() {
+    std::string s;
+    if (chance(50)) s += fmt::format("\tst.param.b32 \t[func_retval0+0], {};\n", r());
+    return s + fmt::format("\t@{}{} ret;\n", chance(50) ? "!" : "", p());
+  }
+
   std::string statement(int depth, bool inLoop, int& budget) {
     --budget;
     int kind = pick(100);
-    bool converged = depth == 0;
+    bool converged = depth == 0 && function_ < 0;
+    const int callable = function_ < 0 ? o_.functions : function_;
+    if (callable > 0 && calls_ < (function_ < 0 ? 3 : 1) && kind >= 56 && kind < 66) return call();
+    if (function_ >= 0 && kind >= 50 && kind < 56) return earlyReturn();
     if (o_.branchy && depth < 3 && kind < 18) return ifElse(depth, inLoop, budget);
     if (o_.branchy && depth < 3 && !inLoop && kind < 26) return loop(depth, budget);
     if (converged && kind >= 90) return warpOp();
@@ -387,6 +459,8 @@ class Gen {
   std::mt19937_64& rng_;
   SnippetOptions o_;
   int label_ = 0;
+  int function_ = -1;  // helper being generated, -1: the kernel
+  int calls_ = 0;      // calls in the body being generated
 };
 
 }  // namespace
