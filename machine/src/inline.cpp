@@ -584,9 +584,8 @@ class Inliner {
 
   /// Fills each call's save and restore placeholders. Saved: the registers live after the
   /// call (backward liveness over the flat code, where a CALL leads to the callee's entry and
-  /// to the next instruction, and an END marker to the instruction after each CALL of its
-  /// function) that the code of a recursive function may touch, except the call's return
-  /// values. Save: ST.local of each at [sp + offset], then sp += frame; restore: sp -= frame,
+  /// an END marker to the instruction after each CALL of its function; below) that the code
+  /// of a recursive function may touch, except the call's return values. Save: ST.local of each at [sp + offset], then sp += frame; restore: sp -= frame,
   /// LD.local of each. A call without saved registers leaves sp alone.
   void expandSaves() {
     const size_t n = code_.size();
@@ -635,28 +634,64 @@ class Inliner {
       }
       std::erase_if(succ[i], [&](uint32_t x) { return x >= n; });
     }
-    std::vector<std::vector<uint64_t>> live(n, std::vector<uint64_t>(words, 0));
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t i = n; i-- > 0;) {
-        std::vector<uint64_t> in(words, 0);
-        for (uint32_t j : succ[i])
-          for (size_t w = 0; w < words; ++w) in[w] |= live[j][w];
-        for (uint32_t x : defs[i]) in[x / 64] &= ~(uint64_t{1} << (x % 64));
-        for (uint32_t x : uses[i]) in[x / 64] |= uint64_t{1} << (x % 64);
-        if (in != live[i]) {
-          live[i] = std::move(in);
-          changed = true;
-        }
-      }
-    }
+    // Across a call, a register is either untouched by the recursive code or saved before
+    // the call (the save reads it) and restored after. So a CALL's live-in is the callee
+    // entry's plus what is live at the restore point and untouched (minus the call's return
+    // values); each save reads its saved set. The callee's own effects (its return values,
+    // what it writes on every path) reach the instruction after the CALL through its code
+    // and END. The saved sets depend on liveness and liveness on them: iterate (they grow).
     touched[sp_] = false;
-    std::map<size_t, std::vector<std::pair<Instr, std::string>>> expansion;
-    for (const Site& site : sites_) {
+    std::map<size_t, const Site*> siteOf;
+    for (const Site& site : sites_) siteOf[site.call] = &site;
+    std::map<size_t, std::vector<uint32_t>> savedAt;  // save placeholder -> saved slots
+    auto savedSet = [&](const Site& site, const std::vector<std::vector<uint64_t>>& live) {
       std::vector<uint32_t> saved;
       for (uint32_t x = 0; x < slots; ++x)
         if ((live[site.restore][x / 64] >> (x % 64) & 1) && touched[x] && !fixed[x] && !site.returned.count(x))
           saved.push_back(x);
+      return saved;
+    };
+    std::vector<std::vector<uint64_t>> live;
+    for (bool grew = true; grew;) {
+      live.assign(n, std::vector<uint64_t>(words, 0));
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = n; i-- > 0;) {
+          std::vector<uint64_t> in(words, 0);
+          auto call = siteOf.find(i);
+          if (call != siteOf.end()) {
+            const Site& site = *call->second;
+            in = live[site.restore];
+            for (uint32_t x : site.returned) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+            for (uint32_t x = 0; x < slots; ++x)
+              if (touched[x]) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+            for (size_t w = 0; w < words; ++w) in[w] |= live[code_[i].target][w];
+          } else {
+            for (uint32_t j : succ[i])
+              for (size_t w = 0; w < words; ++w) in[w] |= live[j][w];
+          }
+          for (uint32_t x : defs[i]) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+          for (uint32_t x : uses[i]) in[x / 64] |= uint64_t{1} << (x % 64);
+          if (auto sv = savedAt.find(i); sv != savedAt.end())
+            for (uint32_t x : sv->second) in[x / 64] |= uint64_t{1} << (x % 64);
+          if (in != live[i]) {
+            live[i] = std::move(in);
+            changed = true;
+          }
+        }
+      }
+      grew = false;
+      for (const Site& site : sites_) {
+        std::vector<uint32_t> saved = savedSet(site, live);
+        if (saved != savedAt[site.save]) {
+          savedAt[site.save] = std::move(saved);
+          grew = true;
+        }
+      }
+    }
+    std::map<size_t, std::vector<std::pair<Instr, std::string>>> expansion;
+    for (const Site& site : sites_) {
+      std::vector<uint32_t> saved = savedAt[site.save];
       if (saved.empty()) continue;
       std::stable_sort(saved.begin(), saved.end(),
                        [&](uint32_t a, uint32_t b) { return flat_.slotBytes[a] > flat_.slotBytes[b]; });
