@@ -173,18 +173,22 @@ TEST(MachineRecursion, MutualRecursionMatchesTheOracle) {
 }
 
 TEST(MachineRecursion, CallsFromTwoSitesADivergentBranchAndAnInlinedFunction) {
-  // fact(n) = n <= 1 ? 1 : n * fact(n-1). The entry calls it under a guard (odd lanes), then
-  // unguarded, and through h(x) = fact(x) + 7x, which is inlined and keeps x across the CALL;
-  // a is live in the entry across the later calls.
+  // fact(n) = n <= 1 ? 1 : n * fact(n-1) + sq(n), sq(n) = n² + 1 inlined into fact. The entry
+  // calls it under a guard (odd lanes), then unguarded, and through h(x) = fact(x) + 7x, which
+  // is inlined and keeps x across the CALL (sq's registers must not be x's); a is live in the
+  // entry across the later calls.
   std::string fact = func("fact", "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n",
                           "\tsetp.le.u32 %p1, %r1, 1;\n\t@%p1 bra ONE;\n\tadd.s32 %r2, %r1, -1;\n" +
                               call("fact", "%r2", "%r3") +
-                              "\tmul.lo.s32 %r4, %r3, %r1;\n\tst.param.b32 [func_retval0+0], %r4;\n\tret;\n"
+                              "\tmul.lo.s32 %r4, %r3, %r1;\n" + call("sq", "%r1", "%r5") +
+                              "\tadd.s32 %r4, %r4, %r5;\n\tst.param.b32 [func_retval0+0], %r4;\n\tret;\n"
                               "ONE:\n\tst.param.b32 [func_retval0+0], 1;\n\tret;\n");
   std::string h = func("h", "\t.reg .b32 %r<8>;\n",
                        call("fact", "%r1", "%r2") +
                            "\tmad.lo.s32 %r3, %r1, 7, %r2;\n\tst.param.b32 [func_retval0+0], %r3;\n\tret;\n");
-  std::string ptx = std::string(kHeader) + decl("fact") + fact + h +
+  std::string sq = func("sq", "\t.reg .b32 %r<4>;\n",
+                        "\tmul.lo.s32 %r2, %r1, %r1;\n\tadd.s32 %r3, %r2, 1;\n\tst.param.b32 [func_retval0+0], %r3;\n\tret;\n");
+  std::string ptx = std::string(kHeader) + sq + decl("fact") + fact + h +
                     ".visible .entry k(.param .u64 k_out)\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<12>;\n"
                     "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_out];\n\tmov.u32 %r1, %tid.x;\n"
                     "\tand.b32 %r2, %r1, 1;\n\tsetp.ne.u32 %p1, %r2, 0;\n\tmov.u32 %r3, 5;\n"
@@ -200,7 +204,7 @@ TEST(MachineRecursion, CallsFromTwoSitesADivergentBranchAndAnInlinedFunction) {
   EXPECT_EQ(r.oracle, r.replayed);
   auto f = [](uint32_t n) {
     uint32_t p = 1;
-    for (uint32_t i = 2; i <= n; ++i) p *= i;
+    for (uint32_t i = 2; i <= n; ++i) p = p * i + i * i + 1;
     return p;
   };
   for (uint32_t t = 0; t < 8; ++t) {
