@@ -175,7 +175,7 @@ TEST(MachineRecursion, MutualRecursionMatchesTheOracle) {
 TEST(MachineRecursion, CallsFromTwoSitesADivergentBranchAndAnInlinedFunction) {
   // fact(n) = n <= 1 ? 1 : n * fact(n-1) + sq(n), sq(n) = n² + 1 inlined into fact. The entry
   // calls it under a guard (odd lanes), then unguarded, and through h(x) = fact(x) + 7x, which
-  // is inlined and keeps x across the CALL (sq's registers must not be x's); a is live in the
+  // is inlined and keeps 7x across the CALL (sq's registers must not be its); a is live in the
   // entry across the later calls.
   std::string fact = func("fact", "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n",
                           "\tsetp.le.u32 %p1, %r1, 1;\n\t@%p1 bra ONE;\n\tadd.s32 %r2, %r1, -1;\n" +
@@ -184,8 +184,8 @@ TEST(MachineRecursion, CallsFromTwoSitesADivergentBranchAndAnInlinedFunction) {
                               "\tadd.s32 %r4, %r4, %r5;\n\tst.param.b32 [func_retval0+0], %r4;\n\tret;\n"
                               "ONE:\n\tst.param.b32 [func_retval0+0], 1;\n\tret;\n");
   std::string h = func("h", "\t.reg .b32 %r<8>;\n",
-                       call("fact", "%r1", "%r2") +
-                           "\tmad.lo.s32 %r3, %r1, 7, %r2;\n\tst.param.b32 [func_retval0+0], %r3;\n\tret;\n");
+                       "\tmul.lo.s32 %r4, %r1, 7;\n" + call("fact", "%r1", "%r2") +
+                           "\tadd.s32 %r3, %r4, %r2;\n\tst.param.b32 [func_retval0+0], %r3;\n\tret;\n");
   std::string sq = func("sq", "\t.reg .b32 %r<4>;\n",
                         "\tmul.lo.s32 %r2, %r1, %r1;\n\tadd.s32 %r3, %r2, 1;\n\tst.param.b32 [func_retval0+0], %r3;\n\tret;\n");
   std::string ptx = std::string(kHeader) + sq + decl("fact") + fact + h +
