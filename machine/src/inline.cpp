@@ -22,6 +22,11 @@
 //  * Local memory: the callee's frame starts at the caller's local top, aligned to the
 //    callee's .local alignment — static here, so the callee's local addresses get that
 //    offset added.
+//  * Recursion: a function on a cycle of the call graph is emitted once after the entry
+//    (emitBodies) and each call of it is `mov params; CALL; mov returns` with the registers
+//    live across the call that recursive code touches saved to the call stack around it
+//    (expandSaves). Its `ret` branches to its END marker, where the CALL's SIMT entry pops
+//    as the oracle's call-base entry does.
 #include "inline.h"
 
 #include <algorithm>

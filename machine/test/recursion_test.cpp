@@ -255,7 +255,7 @@ std::string overflowError(const std::string& ptx, uint32_t threadsInBlock) {
 
 TEST(MachineRecursion, DeepRecursionIsACallStackOverflow) {
   // sum(n) = n ? n + sum(n-1) : 0 keeps n (4 bytes, an 8-byte frame) across each call: at
-  // depth 200 the SIMT stack (32 entries) is full before the 1,024-byte call stack.
+  // depth 200 the SIMT stack (32 entries) is full before the 256-byte call stack (31 frames).
   std::string sum = func("sum", "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n",
                          "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra Z;\n\tadd.s32 %r2, %r1, -1;\n" +
                              call("sum", "%r2", "%r3") +
@@ -272,8 +272,8 @@ TEST(MachineRecursion, DeepRecursionIsACallStackOverflow) {
   EXPECT_EQ(r.oracle, r.machine);
   for (uint32_t t = 0; t < 8; ++t) EXPECT_EQ(word(r.machine[0], t), (t + 4) * (t + 5) / 2) << t;
 
-  // Ten 64-bit values live across each call: 80-byte frames pass the 1,024-byte stack at
-  // depth 13, before the SIMT stack is full.
+  // Ten 64-bit values live across each call: 80-byte frames pass the 256-byte stack at
+  // depth 4, long before the SIMT stack is full; three frames fit.
   std::string regs = "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<24>;\n";
   std::string body = "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra Z;\n\tcvt.u64.u32 %rd1, %r1;\n";
   for (int i = 2; i <= 11; ++i) body += fmt::format("\tmul.lo.s64 %rd{}, %rd{}, {};\n", i, i - 1, 3 + i);
@@ -285,7 +285,7 @@ TEST(MachineRecursion, DeepRecursionIsACallStackOverflow) {
   e = overflowError(wide + entry("wide", "\tadd.s32 %r2, %r1, 20;\n"), 4);
   EXPECT_NE(e.find("machine: call stack overflow at step"), std::string::npos) << e;
   EXPECT_NE(e.find("is past the"), std::string::npos) << e;
-  BothResult w = runBoth(wide + entry("wide", "\tadd.s32 %r2, %r1, 3;\n"), "k", threads(8, 8));
+  BothResult w = runBoth(wide + entry("wide", "\tand.b32 %r2, %r1, 3;\n"), "k", threads(8, 8));
   EXPECT_EQ(w.oracle, w.machine);
   EXPECT_EQ(w.oracle, w.replayed);
 }

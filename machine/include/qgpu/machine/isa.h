@@ -59,7 +59,7 @@ constexpr uint32_t kMaxCode = 1023;       // pcs 0..1022
 // limit operand; the lowering gives each thread kCallStackBytes of local memory for the
 // registers it saves around calls.
 constexpr uint32_t kMaxSimtEntries = 32;
-constexpr uint32_t kCallStackBytes = 1024;
+constexpr uint32_t kCallStackBytes = 256;
 
 /// Memory spaces of LD/ST/CVTA (fl field).
 enum class MSpace : uint8_t { Generic, Global, Shared, Local, Const, Param };
