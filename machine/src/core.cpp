@@ -173,6 +173,7 @@ class Machine {
       top.pc = pc + 1;
       switch (in.op) {
         case MOp::Bra: branch(w, in, pc, mask, eff); break;
+        case MOp::Call: call(w, in, pc, eff); break;
         case MOp::Exit:
           done(w, pc, "exit");
           w.exited |= eff;
@@ -236,6 +237,24 @@ class Machine {
     else top.pc = rpc;
     if (pc + 1 != rpc) w.stack.push_back({pc + 1, rpc, notTaken});
     if (in.b != rpc) w.stack.push_back({in.b, rpc, eff});
+  }
+
+  // CALL b (callee entry), c (END): pushes {b, c, lanes} on top of the caller's entry, whose
+  // pc already is the instruction after the CALL; the callee's returns branch to END, where
+  // the entry pops (§1.2). a = the stack pointer after the caller's saves, d = its limit.
+  void call(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
+    if (in.g != kNoGuard) throw Error(ErrorKind::Input, fmt::format("machine: {}: CALL takes no guard", where(w, pc)));
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1 && read(in.a, w, l) > read(in.d, w, l))
+        throw Error(ErrorKind::Memory,
+                    fmt::format("machine: call stack overflow at {}: lane {}'s stack pointer {:#x} is past the "
+                                "{} bytes of local memory the calls may use",
+                                where(w, pc), l, read(in.a, w, l), read(in.d, w, l)));
+    if (w.stack.size() >= kMaxSimtEntries)
+      throw Error(ErrorKind::Memory, fmt::format("machine: call stack overflow at {}: the SIMT stack already holds "
+                                                 "{} entries", where(w, pc), kMaxSimtEntries));
+    done(w, pc, "call");
+    if (eff != 0) w.stack.push_back({in.b, in.c, eff});
   }
 
   void store(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {

@@ -7,7 +7,12 @@ namespace {
 
 class Cfg {
  public:
-  Cfg(const Program& p, const FunctionInfo& f) : p_(p), f_(f), n_(f.endPc - f.entryPc) {}
+  Cfg(const Program& p, const FunctionInfo& f) : p_(p), f_(f), n_(f.endPc - f.entryPc), returns_(n_) {
+    for (uint32_t i = 0; i < n_; ++i) {
+      const Instr& in = p_.code[f_.entryPc + i];
+      if (in.flow == Flow::Call && in.mode == kMachineCall) returns_[in.reconverge - f_.entryPc].push_back(i + 1);
+    }
+  }
   uint32_t size() const { return n_; }
 
   /// Successors of function-relative pc `i`.
@@ -22,6 +27,14 @@ class Cfg {
         break;
       case Flow::Return: case Flow::Exit: case Flow::Trap:
         if (guarded) s.push_back(i + 1);
+        break;
+      case Flow::Call:  // a machine CALL, or the END marker of a recursive function
+        if (in.mode == kMachineCall) {
+          s.push_back(in.target - f_.entryPc);
+          s.push_back(i + 1);
+        } else {
+          s = returns_[i];
+        }
         break;
       default:
         s.push_back(i + 1);
@@ -49,6 +62,7 @@ class Cfg {
   const Program& p_;
   const FunctionInfo& f_;
   uint32_t n_;
+  std::vector<std::vector<uint32_t>> returns_;  // per END marker: the instructions after its CALLs
 };
 
 std::vector<uint32_t> readsOf(const Instr& in) {

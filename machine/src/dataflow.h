@@ -14,6 +14,15 @@
 
 namespace qgpu::machine {
 
+/// Calls of recursive functions in an inlined kernel (inline.h): an instruction with
+/// Flow::Call and mode kMachineCall is a machine CALL (target = the callee's entry, reconverge
+/// = its END marker, s[0] = the stack pointer, s[1] = the stack limit); mode kCallEnd is the
+/// END marker after a recursive function's body, which lowers to no instruction. Control
+/// leaves a CALL for the callee's entry and, when the callee returns, reaches the instruction
+/// after the CALL; the END marker leads to the instruction after every CALL of its function.
+constexpr uint8_t kMachineCall = 1;
+constexpr uint8_t kCallEnd = 2;
+
 struct Dataflow {
   std::vector<uint32_t> substitute;  // per slot: the slot whose value it always holds
   std::vector<bool> dropped;         // per pc (function-relative)

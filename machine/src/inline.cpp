@@ -22,6 +22,11 @@
 //  * Local memory: the callee's frame starts at the caller's local top, aligned to the
 //    callee's .local alignment — static here, so the callee's local addresses get that
 //    offset added.
+//  * Recursion: a function on a cycle of the call graph is emitted once after the entry
+//    (emitBodies) and each call of it is `mov params; CALL; mov returns` with the registers
+//    live across the call that recursive code touches saved to the call stack around it
+//    (expandSaves). Its `ret` branches to its END marker, where the CALL's SIMT entry pops
+//    as the oracle's call-base entry does.
 #include "inline.h"
 
 #include <algorithm>
@@ -33,6 +38,7 @@
 
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/types.h"
+#include "qgpu/machine/isa.h"
 
 namespace qgpu::machine {
 namespace {
@@ -62,6 +68,16 @@ ScalarType signedType(uint32_t bytes) {
 std::string mnemonicOf(const std::string& text) { return text.substr(0, text.find('.')); }
 
 class Inliner {
+  struct Body {  // the one copy of a recursive function
+    std::vector<uint32_t> slot;
+    ParamVars vars;  // its parameters (formal) and return values
+    uint32_t entry = 0, end = 0;  // flat pcs of its first instruction and its END marker
+  };
+  struct Site {  // a call of a recursive function
+    size_t save = 0, call = 0, restore = 0;  // flat pcs of the placeholders and the CALL
+    std::set<uint32_t> returned;             // the caller's slots the return values go to
+  };
+
  public:
   explicit Inliner(const Program& p) : p_(p), flatIndex_(static_cast<uint32_t>(p.functions.size())) {}
 
@@ -76,13 +92,36 @@ class Inliner {
     std::copy(std::begin(root.reqntid), std::end(root.reqntid), flat_.reqntid);
     counted_.insert(entry);
     ptxInstructions_ = root.endPc - root.entryPc;
+    findRecursion(entry);
+    if (!recursive_.empty()) {  // the stack pointer starts after the static .local bytes
+      sp_ = newSlot("%sp", 4);
+      spBase_ = newSlot("%sp.base", 4);
+      limit_ = newSlot("%sp.limit", 4);
+      Instr m;
+      m.typeBytes = 4;
+      m.d[0] = sp_;
+      m.s[0] = spBase_;
+      emit(m, "mov.b32", root.entryPc);
+      flat_.constants.push_back({spBase_, 0});
+      flat_.constants.push_back({limit_, 0});
+    }
     instance(entry, ParamVars{}, 0, true);
+    if (!bodyQueue_.empty()) {
+      const Instr& last = code_.back();
+      if (last.guard != kNoSlot || (last.flow != Flow::Exit && last.flow != Flow::Return && last.flow != Flow::Branch)) {
+        Instr x;
+        x.flow = Flow::Exit;
+        emit(x, "exit", root.endPc - 1);
+      }
+    }
+    emitBodies();
+    if (sp_ != kNoSlot) expandSaves();
 
     InlinedKernel k;
     k.program = p_;
     const uint32_t base = static_cast<uint32_t>(k.program.code.size());
     for (Instr in : code_) {
-      if (in.flow == Flow::Branch) {
+      if (in.flow == Flow::Branch || (in.flow == Flow::Call && in.mode == kMachineCall)) {
         if (in.target == kContinuation || in.reconverge == kContinuation)
           throw Error(ErrorKind::Decode, "not lowerable to the machine: internal: unresolved call continuation");
         in.target += base;
@@ -94,6 +133,16 @@ class Inliner {
     flat_.entryPc = base;
     flat_.endPc = static_cast<uint32_t>(k.program.code.size());
     flat_.localBytes = maxLocal_;
+    if (sp_ != kNoSlot) {  // the call stack: kCallStackBytes after the static .local bytes
+      const uint32_t stackBase = alignUp(maxLocal_, 8);
+      for (auto& [slot, v] : flat_.constants) {
+        if (slot == spBase_) v = stackBase;
+        if (slot == limit_) v = stackBase + kCallStackBytes;
+      }
+      // A CALL checks the stack pointer against the limit after the caller's saves, which
+      // therefore stay inside the window when the stack pointer was at most the limit.
+      flat_.localBytes = stackBase + kCallStackBytes + maxFrame_;
+    }
     k.program.functions.push_back(std::move(flat_));
     k.function = flatIndex_;
     k.origin = std::move(origin_);
@@ -257,15 +306,27 @@ class Inliner {
     return result;
   }
 
-  void instance(uint32_t fn, ParamVars vars, uint32_t localBase, bool root, uint32_t callPc = 0) {
+  void instance(uint32_t fn, ParamVars vars, uint32_t localBase, bool root, uint32_t callPc = 0,
+                const std::vector<uint32_t>* preset = nullptr) {
     const FunctionInfo& f = p_.functions[fn];
     stack_.push_back(fn);
     const uint32_t caller = current_;
-    current_ = static_cast<uint32_t>(parent_.size());
-    parent_.push_back(root ? 0 : caller);
-    const std::string prefix = root ? "" : fmt::format("{}#{}:", f.name, current_);
+    if (flatten_ > 0) {
+      // Code of a recursive function and what is inlined into it runs while any caller's
+      // registers may be live: its instances belong to the entry's and share no register.
+      if (f.localBytes > 0)
+        fail(callPc, fmt::format("'{}' has .local variables and is called from a recursive function, which is not "
+                                 "lowered (its frame would have to live on the call stack)", f.name));
+      current_ = 0;
+    } else {
+      current_ = static_cast<uint32_t>(parent_.size());
+      parent_.push_back(root ? 0 : caller);
+    }
+    const std::string prefix = root ? "" : fmt::format("{}#{}:", f.name, ++instances_);
     std::vector<uint32_t> slot(f.numSlots);
-    for (uint32_t s = 0; s < f.numSlots; ++s) slot[s] = newSlot(prefix + f.slotNames[s], f.slotBytes[s]);
+    if (preset) slot = *preset;
+    else
+      for (uint32_t s = 0; s < f.numSlots; ++s) slot[s] = newSlot(prefix + f.slotNames[s], f.slotBytes[s]);
     std::set<uint32_t> localBaseSlots;
     for (const auto& [s, v] : f.constants) flat_.constants.push_back({slot[s], v});
     for (const auto& [s, r] : f.specials) {
@@ -345,6 +406,7 @@ class Inliner {
             uint32_t localTop) {
     const CallSite& cs = p_.callSites[static_cast<size_t>(in.imm)];
     const FunctionInfo& g = p_.functions[cs.callee];
+    if (recursive_.count(cs.callee)) return machineCall(pc, in, slot, vars);
     auto again = std::find(stack_.begin(), stack_.end(), cs.callee);
     if (again != stack_.end()) {
       std::string chain;
@@ -379,6 +441,351 @@ class Inliner {
       if (b.target == kContinuation) b.target = continuation;
       if (b.reconverge == kContinuation) b.reconverge = continuation;
     }
+  }
+
+  /// Functions on a cycle of the call graph reachable from the entry: they are called with
+  /// CALL, their code is emitted once after the entry's (emitBodies).
+  void findRecursion(uint32_t entry) {
+    std::map<uint32_t, std::set<uint32_t>> callees;
+    std::vector<uint32_t> work{entry};
+    while (!work.empty()) {
+      const uint32_t fn = work.back();
+      work.pop_back();
+      if (callees.count(fn)) continue;
+      std::set<uint32_t>& out = callees[fn];
+      const FunctionInfo& f = p_.functions[fn];
+      for (uint32_t pc = f.entryPc; pc < f.endPc; ++pc)
+        if (p_.code[pc].flow == Flow::Call) out.insert(p_.callSites[static_cast<size_t>(p_.code[pc].imm)].callee);
+      for (uint32_t g : out) work.push_back(g);
+    }
+    for (const auto& [fn, out] : callees) {  // fn is recursive if it reaches itself
+      std::set<uint32_t> seen;
+      std::vector<uint32_t> todo(out.begin(), out.end());
+      while (!todo.empty()) {
+        const uint32_t g = todo.back();
+        todo.pop_back();
+        if (g == fn) {
+          recursive_.insert(fn);
+          break;
+        }
+        if (!seen.insert(g).second) continue;
+        for (uint32_t h : callees[g]) todo.push_back(h);
+      }
+    }
+  }
+
+  /// The one copy of recursive function `fn`: its register slots and param variables, made
+  /// when the first call needs them; the code follows in emitBodies.
+  Body& body(uint32_t fn, uint32_t pc) {
+    auto it = bodies_.find(fn);
+    if (it != bodies_.end()) return it->second;
+    const FunctionInfo& g = p_.functions[fn];
+    if (g.localBytes > 0)
+      fail(pc, fmt::format("the recursive function '{}' has .local variables, which are not lowered (its frame "
+                           "would have to live on the call stack)", g.name));
+    Body b;
+    const std::string prefix = g.name + ":";
+    for (uint32_t s = 0; s < g.numSlots; ++s) b.slot.push_back(newSlot(prefix + g.slotNames[s], g.slotBytes[s]));
+    for (const ParamSlot& ps : g.params) {
+      if (ps.size > 8) fail(pc, fmt::format("the {}-byte parameter '{}' of a recursive function is not lowered", ps.size, ps.name));
+      b.vars[ps.offset] = {newSlot(prefix + ps.name, ps.size), ps.size, true, false, ps.name};
+    }
+    for (const ParamSlot& ps : g.returns) {
+      if (ps.size > 8) fail(pc, fmt::format("the {}-byte return value '{}' of a recursive function is not lowered", ps.size, ps.name));
+      b.vars[ps.offset] = {newSlot(prefix + ps.name, ps.size), ps.size, false, true, ps.name};
+    }
+    if (counted_.insert(fn).second) ptxInstructions_ += g.endPc - g.entryPc;
+    bodyQueue_.push_back(fn);
+    return bodies_.emplace(fn, std::move(b)).first->second;
+  }
+
+  void copy(uint32_t d, uint32_t s, uint32_t bytes, uint32_t pc) {
+    Instr m;
+    m.typeBytes = static_cast<uint8_t>(bytes);
+    m.d[0] = d;
+    m.s[0] = s;
+    emit(m, fmt::format("mov.b{}", 8 * bytes), pc);
+  }
+
+  /// A call of a recursive function: its parameters go into the callee's parameter slots, a
+  /// CALL runs the callee's one copy, its return values come back from the callee's slots.
+  /// The registers live across the call that the callee's code may write are saved to the
+  /// call stack before and restored after (expandSaves fills the two placeholders).
+  void machineCall(uint32_t pc, const Instr& in, const std::vector<uint32_t>& slot, const ParamVars& vars) {
+    const CallSite& cs = p_.callSites[static_cast<size_t>(in.imm)];
+    const FunctionInfo& g = p_.functions[cs.callee];
+    Body& b = body(cs.callee, pc);
+    const size_t first = code_.size();
+    if (in.guard != kNoSlot) {  // lanes that do not call wait at the continuation
+      Instr br;
+      br.flow = Flow::Branch;
+      br.guard = slot[in.guard];
+      br.guardNegated = !in.guardNegated;
+      br.target = br.reconverge = kContinuation;
+      emit(br, "bra", pc);
+    }
+    Site site;
+    site.save = code_.size();
+    emit(Instr{}, "call.save", pc);
+    for (size_t a = 0; a < cs.argOffsets.size(); ++a) {
+      const ParamVar& v = vars.at(cs.argOffsets[a]);
+      copy(b.vars.at(g.params[a].offset).slot, v.slot, std::min(v.size, g.params[a].size), pc);
+    }
+    Instr c;
+    c.flow = Flow::Call;
+    c.mode = kMachineCall;
+    c.target = cs.callee;  // the callee's entry and END marker: set in emitBodies
+    c.s[0] = sp_;
+    c.s[1] = limit_;
+    site.call = code_.size();
+    emit(c, "call", pc);
+    for (size_t r = 0; r < cs.retOffsets.size(); ++r) {
+      const ParamVar& v = vars.at(cs.retOffsets[r]);
+      copy(v.slot, b.vars.at(g.returns[r].offset).slot, std::min(v.size, g.returns[r].size), pc);
+      site.returned.insert(v.slot);
+    }
+    site.restore = code_.size();
+    emit(Instr{}, "call.restore", pc);
+    sites_.push_back(std::move(site));
+    const uint32_t continuation = static_cast<uint32_t>(code_.size());
+    for (size_t k = first; k < code_.size(); ++k)
+      if (code_[k].flow == Flow::Branch && code_[k].target == kContinuation)
+        code_[k].target = code_[k].reconverge = continuation;
+  }
+
+  /// The code of each recursive function, once, after the entry's: its fresh-frame zeroing,
+  /// its body (returns branch to END, exit-joining branches reconverge there), then the END
+  /// marker. Non-recursive calls in it are inlined as usual.
+  void emitBodies() {
+    for (size_t q = 0; q < bodyQueue_.size(); ++q) {
+      const uint32_t fn = bodyQueue_[q];
+      const FunctionInfo& f = p_.functions[fn];
+      Body& b = bodies_.at(fn);
+      b.entry = static_cast<uint32_t>(code_.size());
+      ++flatten_;
+      const std::vector<uint32_t> slots = b.slot;
+      instance(fn, b.vars, 0, false, f.entryPc, &slots);
+      --flatten_;
+      Body& done = bodies_.at(fn);  // bodies_ is a map: references stay valid
+      done.end = static_cast<uint32_t>(code_.size());
+      for (size_t k = done.entry; k < code_.size(); ++k) {
+        Instr& br = code_[k];
+        if (br.flow != Flow::Branch) continue;
+        if (br.target == kContinuation) br.target = done.end;
+        if (br.reconverge == kContinuation) br.reconverge = done.end;
+      }
+      Instr end;
+      end.flow = Flow::Call;
+      end.mode = kCallEnd;
+      emit(end, "call.end", f.endPc - 1);
+    }
+    for (const Site& site : sites_) {
+      Instr& c = code_[site.call];
+      const Body& b = bodies_.at(c.target);
+      c.target = b.entry;
+      c.reconverge = b.end;
+    }
+  }
+
+  /// Fills each call's save and restore placeholders. Saved: the registers live after the
+  /// call (backward liveness over the flat code, where a CALL leads to the callee's entry and
+  /// an END marker to the instruction after each CALL of its function; below) that the code
+  /// of a recursive function may touch, except the call's return values. Save: ST.local of each at [sp + offset], then sp += frame; restore: sp -= frame,
+  /// LD.local of each. A call without saved registers leaves sp alone.
+  void expandSaves() {
+    const size_t n = code_.size();
+    const uint32_t slots = flat_.numSlots;
+    const size_t words = (slots + 63) / 64;
+    std::vector<bool> fixed(slots, false), touched(slots, false);
+    for (const auto& [sl, v] : flat_.constants) fixed[sl] = true;
+    for (const auto& [sl, r] : flat_.specials) fixed[sl] = true;
+    std::vector<std::vector<uint32_t>> uses(n), defs(n), succ(n);
+    std::map<uint32_t, std::vector<uint32_t>> returnsTo;  // END marker -> instructions after its CALLs
+    for (size_t i = 0; i < n; ++i) {
+      const Instr& in = code_[i];
+      if (in.flow == Flow::Call && in.mode == kMachineCall) returnsTo[in.reconverge].push_back(static_cast<uint32_t>(i + 1));
+    }
+    size_t bodiesStart = n;
+    for (const auto& [fn, b] : bodies_) bodiesStart = std::min<size_t>(bodiesStart, b.entry);
+    for (size_t i = 0; i < n; ++i) {
+      const Instr& in = code_[i];
+      for (uint32_t x : in.s)
+        if (x != kNoSlot && !fixed[x]) uses[i].push_back(x);
+      if (in.guard != kNoSlot) uses[i].push_back(in.guard);
+      for (uint32_t x : in.d)
+        if (x != kNoSlot && in.guard == kNoSlot) defs[i].push_back(x);
+      if (i >= bodiesStart) {
+        if (in.guard != kNoSlot) touched[in.guard] = true;
+        for (uint32_t x : in.s)
+          if (x != kNoSlot) touched[x] = true;
+        for (uint32_t x : in.d)
+          if (x != kNoSlot) touched[x] = true;
+      }
+      const uint32_t next = static_cast<uint32_t>(i + 1);
+      switch (in.flow) {
+        case Flow::Branch:
+          succ[i].push_back(in.target);
+          if (in.guard != kNoSlot) succ[i].push_back(next);
+          break;
+        case Flow::Return: case Flow::Exit: case Flow::Trap:
+          if (in.guard != kNoSlot) succ[i].push_back(next);
+          break;
+        case Flow::Call:
+          if (in.mode == kMachineCall) succ[i] = {in.target, next};
+          else succ[i] = returnsTo[static_cast<uint32_t>(i)];
+          break;
+        default:
+          succ[i].push_back(next);
+      }
+      std::erase_if(succ[i], [&](uint32_t x) { return x >= n; });
+    }
+    // Across a call, a register is either untouched by the recursive code or saved before
+    // the call (the save reads it) and restored after. So a CALL's live-in is the callee
+    // entry's plus what is live at the restore point and untouched (minus the call's return
+    // values); each save reads its saved set. The callee's own effects (its return values,
+    // what it writes on every path) reach the instruction after the CALL through its code
+    // and END. The saved sets depend on liveness and liveness on them: iterate (they grow).
+    touched[sp_] = false;
+    std::map<size_t, const Site*> siteOf;
+    for (const Site& site : sites_) siteOf[site.call] = &site;
+    std::map<size_t, std::vector<uint32_t>> savedAt;  // save placeholder -> saved slots
+    auto savedSet = [&](const Site& site, const std::vector<std::vector<uint64_t>>& live) {
+      std::vector<uint32_t> saved;
+      for (uint32_t x = 0; x < slots; ++x)
+        if ((live[site.restore][x / 64] >> (x % 64) & 1) && touched[x] && !fixed[x] && !site.returned.count(x))
+          saved.push_back(x);
+      return saved;
+    };
+    std::vector<std::vector<uint64_t>> live;
+    for (bool grew = true; grew;) {
+      live.assign(n, std::vector<uint64_t>(words, 0));
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = n; i-- > 0;) {
+          std::vector<uint64_t> in(words, 0);
+          auto call = siteOf.find(i);
+          if (call != siteOf.end()) {
+            const Site& site = *call->second;
+            in = live[site.restore];
+            for (uint32_t x : site.returned) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+            for (uint32_t x = 0; x < slots; ++x)
+              if (touched[x]) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+            for (size_t w = 0; w < words; ++w) in[w] |= live[code_[i].target][w];
+          } else {
+            for (uint32_t j : succ[i])
+              for (size_t w = 0; w < words; ++w) in[w] |= live[j][w];
+          }
+          for (uint32_t x : defs[i]) in[x / 64] &= ~(uint64_t{1} << (x % 64));
+          for (uint32_t x : uses[i]) in[x / 64] |= uint64_t{1} << (x % 64);
+          if (auto sv = savedAt.find(i); sv != savedAt.end())
+            for (uint32_t x : sv->second) in[x / 64] |= uint64_t{1} << (x % 64);
+          if (in != live[i]) {
+            live[i] = std::move(in);
+            changed = true;
+          }
+        }
+      }
+      grew = false;
+      for (const Site& site : sites_) {
+        std::vector<uint32_t> saved = savedSet(site, live);
+        if (saved != savedAt[site.save]) {
+          savedAt[site.save] = std::move(saved);
+          grew = true;
+        }
+      }
+    }
+    std::map<size_t, std::vector<std::pair<Instr, std::string>>> expansion;
+    for (const Site& site : sites_) {
+      std::vector<uint32_t> saved = savedAt[site.save];
+      if (saved.empty()) continue;
+      std::stable_sort(saved.begin(), saved.end(),
+                       [&](uint32_t a, uint32_t b) { return flat_.slotBytes[a] > flat_.slotBytes[b]; });
+      std::vector<std::pair<uint32_t, uint32_t>> at;  // slot, offset in the frame
+      uint32_t frame = 0;
+      for (uint32_t x : saved) {
+        const uint32_t bytes = std::max<uint32_t>(flat_.slotBytes[x], 1);
+        frame = alignUp(frame, bytes);
+        at.push_back({x, frame});
+        frame += bytes;
+      }
+      frame = alignUp(frame, 8);
+      maxFrame_ = std::max(maxFrame_, frame);
+      const uint32_t frameSlot = newSlot(fmt::format("%sp.frame{}", frame), 4);
+      flat_.constants.push_back({frameSlot, frame});
+      auto& save = expansion[site.save];
+      auto& restore = expansion[site.restore];
+      for (auto [x, off] : at) {
+        Instr st;
+        st.space = MemSpace::Local;
+        st.typeBytes = flat_.slotBytes[x];
+        st.count = 1;
+        st.s[0] = x;
+        st.s[4] = sp_;
+        st.imm = off;
+        save.push_back({st, fmt::format("st.local.b{}", 8 * st.typeBytes)});
+      }
+      Instr add;
+      add.typeBytes = 4;
+      add.d[0] = add.s[0] = sp_;
+      add.s[1] = frameSlot;
+      save.push_back({add, "add.u32"});
+      Instr sub = add;
+      restore.push_back({sub, "sub.u32"});
+      for (auto [x, off] : at) {
+        Instr ld;
+        ld.space = MemSpace::Local;
+        ld.typeBytes = ld.dstBytes = flat_.slotBytes[x];
+        ld.count = 1;
+        ld.d[0] = x;
+        ld.s[0] = sp_;
+        ld.imm = off;
+        restore.push_back({ld, fmt::format("ld.local.b{}", 8 * ld.typeBytes)});
+      }
+    }
+    // Rebuild the code without the placeholders; pcs move.
+    std::vector<uint32_t> moved(n + 1);
+    std::vector<Instr> code;
+    std::vector<std::string> text;
+    std::vector<uint32_t> origin, instanceOf;
+    std::set<size_t> placeholders;
+    for (const Site& site : sites_) placeholders.insert({site.save, site.restore});
+    for (size_t i = 0; i < n; ++i) {
+      moved[i] = static_cast<uint32_t>(code.size());
+      if (placeholders.count(i)) {
+        auto it = expansion.find(i);
+        if (it == expansion.end()) continue;
+        for (auto& [in, t] : it->second) {
+          in.function = flatIndex_;
+          const Instr& from = p_.code[origin_[i]];
+          in.ptxLine = from.ptxLine;
+          in.ptxCol = from.ptxCol;
+          in.srcFile = from.srcFile;
+          in.srcLine = from.srcLine;
+          code.push_back(in);
+          text.push_back(t);
+          origin.push_back(origin_[i]);
+          instanceOf.push_back(instanceOf_[i]);
+        }
+        continue;
+      }
+      code.push_back(code_[i]);
+      text.push_back(text_[i]);
+      origin.push_back(origin_[i]);
+      instanceOf.push_back(instanceOf_[i]);
+    }
+    moved[n] = static_cast<uint32_t>(code.size());
+    for (Instr& in : code) {
+      if (in.flow != Flow::Branch && !(in.flow == Flow::Call && in.mode == kMachineCall)) continue;
+      in.target = moved[in.target];
+      if (in.reconverge != kExitPc) in.reconverge = moved[in.reconverge];
+    }
+    if (code.size() > kMaxFlatInstructions)
+      fail(origin_.back(), fmt::format("inlining the calls gives more than {} instructions (the machine holds 1023)",
+                                       kMaxFlatInstructions));
+    code_ = std::move(code);
+    text_ = std::move(text);
+    origin_ = std::move(origin);
+    instanceOf_ = std::move(instanceOf);
   }
 
   /// ld.param / st.param of a call parameter: a mov (or sign-extending cvt) on its slot.
@@ -434,6 +841,11 @@ class Inliner {
   std::set<uint32_t> counted_;
   std::map<uint32_t, uint32_t> storeWidth_;  // param slot -> width of its stores
   uint32_t ptxInstructions_ = 0, current_ = 0, maxLocal_ = 0, zero_ = kNoSlot;
+  std::set<uint32_t> recursive_;  // functions called with CALL
+  std::map<uint32_t, Body> bodies_;
+  std::vector<uint32_t> bodyQueue_;
+  std::vector<Site> sites_;
+  uint32_t sp_ = kNoSlot, spBase_ = kNoSlot, limit_ = kNoSlot, maxFrame_ = 0, instances_ = 0, flatten_ = 0;
 };
 
 }  // namespace

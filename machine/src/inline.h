@@ -1,8 +1,8 @@
 // Inlining of .func calls for the machine lowering (docs/machine.md §2.1, "calls").
 //
-// The machine has no call stack, so a kernel that calls functions is lowered from a flat
-// copy of its entry in which every call site holds the callee's body (recursively for
-// nested calls). The flat copy is an ordinary function of the oracle's decoded-program
+// A kernel that calls functions is lowered from a flat copy of its entry in which every
+// call site holds the callee's body (recursively for nested calls), except calls of
+// recursive functions (below). The flat copy is an ordinary function of the oracle's decoded-program
 // format, so the lowering and its dataflow pass (§2.2) treat it like any kernel:
 //  * each inlined instance has its own register slots, constants and special registers;
 //  * a `.param` variable (call argument, formal parameter, return value) is a register
@@ -15,7 +15,9 @@
 //    immediate post-dominator is the callee's exit;
 //  * a callee's .local variables sit where the oracle's frame puts them (after the
 //    caller's, aligned), which is static once calls are inlined.
-// A recursive call (direct or through other functions) is an error naming the call.
+// A function on a cycle of the call graph (recursion) cannot be inlined: it is emitted once
+// after the entry and called with a machine CALL; registers live across such a call that
+// the recursive code touches are saved to a per-thread call stack (inline.cpp, §2.1).
 #pragma once
 
 #include <cstdint>
@@ -63,9 +65,10 @@ class RegisterSharing {
 /// Whether the .entry `entry` (an index into program.functions) contains a call.
 bool hasCalls(const Program& program, uint32_t entry);
 
-/// The entry with every call inlined. Throws qgpu::Error(ErrorKind::Decode) reading
-/// "not lowerable to the machine: pc N (file:line: text): why" for recursion and for
-/// parameter accesses it cannot map to registers.
+/// The entry with every non-recursive call inlined and recursive functions appended, called
+/// with CALL. Throws qgpu::Error(ErrorKind::Decode) reading "not lowerable to the machine: pc N
+/// (file:line: text): why" for parameter accesses it cannot map to registers and for
+/// .local variables in recursive code.
 InlinedKernel inlineCalls(const Program& program, uint32_t entry);
 
 }  // namespace qgpu::machine

@@ -15,7 +15,7 @@ const char* opName(MOp op) {
       "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT", "POPC", "CLZ", "BREV",
       "BFIND", "BFE", "BFI", "SHF", "PRMT", "ATOM", "ATOMS", "DIVINIT", "DIVSTEP", "DIVFIN", "DP", "MUL24", "SAD", "CADD", "CARRY", "FDIVINIT", "FDIVSTEP", "FDIVFIN", "FSQRTSTEP", "FSQRTFIN", "DIV64R", "DIV64Q", "DIV64FIN", "MULP", "MULPC", "H2F", "F2H", "F2D", "FRNDI", "DSIG", "DSTICKY", "DMULFIN", "D2F",
       "DDIVQ", "DDIVR", "DDIVFIN", "DSQRTN", "DSQRTQ", "DSQRTR", "DSQRTFIN", "DFMAPACK",
-      "DFMALO", "DFMASUM", "DFMAFIN"};
+      "DFMALO", "DFMASUM", "DFMAFIN", "CALL"};
   static_assert(std::size(kNames) == static_cast<size_t>(MOp::Count));
   return static_cast<size_t>(op) < std::size(kNames) ? kNames[static_cast<size_t>(op)] : "?";
 }
@@ -95,6 +95,8 @@ std::string disassemble(const MInstr& in) {
   if (in.fl) s += fmt::format(".f{}", in.fl);
   if (in.op == MOp::Bra)
     return s + fmt::format(" -> {} (join {})", in.b, in.c == kExitTarget ? std::string("exit") : std::to_string(in.c));
+  if (in.op == MOp::Call)
+    return s + fmt::format(" -> {} (end {}), sp {}, limit {}", in.b, in.c, operandName(in.a), operandName(in.d));
   s += " " + operandName(in.d);
   for (uint32_t o : {in.a, in.b, in.c})
     if (o != kNoOperand) s += ", " + operandName(o);

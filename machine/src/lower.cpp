@@ -71,7 +71,8 @@ class Lowerer {
       const uint32_t pc = f_.entryPc + i;
       const Instr& in = p_.code[pc];
       Text t(p_.opcodeText[pc]);
-      if (in.flow == Flow::Call) fail(pc, "internal: a call was not inlined");
+      if (in.flow == Flow::Call && in.mode != kMachineCall && in.mode != kCallEnd)
+        fail(pc, "internal: a call was not inlined");
       static const std::set<std::string> kSideEffects = {"st", "atom", "red", "membar", "fence",
                                                         "prefetch", "nanosleep", "bar", "barrier"};
       // Carry arithmetic also writes CC.CF, which is not a destination slot.
@@ -112,7 +113,7 @@ class Lowerer {
       lowerOne(f_.entryPc + i);
       for (size_t k = before; k < code_.size(); ++k) {
         ptxPc_.push_back(oraclePc(f_.entryPc + i));
-        if (code_[k].op == MOp::Bra) branchFix.push_back({k, f_.entryPc + i});
+        if (code_[k].op == MOp::Bra || code_[k].op == MOp::Call) branchFix.push_back({k, f_.entryPc + i});
       }
     }
     firstMpc[n] = static_cast<uint32_t>(code_.size());
@@ -683,6 +684,13 @@ class Lowerer {
       return emit(m);
     }
     if (in.flow == Flow::Branch) return emit(base(pc, MOp::Bra, in));
+    if (in.flow == Flow::Call && in.mode == kCallEnd) return;  // END: the pc after the body
+    if (in.flow == Flow::Call && in.mode == kMachineCall) {  // b, c (entry, END) are set with the branches
+      MInstr m = base(pc, MOp::Call, in);
+      m.a = operand(pc, in.s[0]);
+      m.d = operand(pc, in.s[1]);
+      return emit(m);
+    }
     if (in.flow == Flow::Return || in.flow == Flow::Exit) return emit(base(pc, MOp::Exit, in));
     fail(pc, fmt::format("'{}' is not lowered", p_.opcodeText[pc]));
   }

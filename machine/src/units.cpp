@@ -850,7 +850,7 @@ uint32_t writeBytes(const MInstr& in) {
     case MOp::FDivFin: case MOp::FSqrtFin: return 4;
     case MOp::Shfl: case MOp::Popc: case MOp::DivFin: case MOp::Dp: case MOp::Clz: case MOp::Bfind: case MOp::Shf:
     case MOp::Prmt: return 4;
-    case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: return 0;
+    case MOp::St: case MOp::Bar: case MOp::Bra: case MOp::Exit: case MOp::Call: return 0;
     default: return in.bytes();
   }
 }

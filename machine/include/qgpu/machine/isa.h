@@ -31,6 +31,7 @@ enum class MOp : uint8_t {
   FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
   H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin, D2F,
   DDivQ, DDivR, DDivFin, DSqrtN, DSqrtQ, DSqrtR, DSqrtFin, DFmaPack, DFmaLo, DFmaSum, DFmaFin,
+  Call,
   Count
 };
 const char* opName(MOp op);
@@ -53,6 +54,12 @@ constexpr uint32_t kNoGuard = 0x3ff;
 constexpr uint32_t kGuardNegated = 0x200;
 constexpr uint32_t kExitTarget = 0x3ff;   // BRA reconvergence "at exit"
 constexpr uint32_t kMaxCode = 1023;       // pcs 0..1022
+// Calls of recursive functions (docs/machine.md §1.2, §2.1): a CALL finding this many SIMT
+// entries on its warp's stack is a call stack overflow, and so is a stack pointer past the
+// limit operand; the lowering gives each thread kCallStackBytes of local memory for the
+// registers it saves around calls.
+constexpr uint32_t kMaxSimtEntries = 32;
+constexpr uint32_t kCallStackBytes = 256;
 
 /// Memory spaces of LD/ST/CVTA (fl field).
 enum class MSpace : uint8_t { Generic, Global, Shared, Local, Const, Param };
