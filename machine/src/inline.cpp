@@ -416,14 +416,7 @@ class Inliner {
     }
     if (counted_.insert(cs.callee).second) ptxInstructions_ += g.endPc - g.entryPc;
     const size_t first = code_.size();
-    if (in.guard != kNoSlot) {  // lanes that do not call wait at the continuation
-      Instr b;
-      b.flow = Flow::Branch;
-      b.guard = slot[in.guard];
-      b.guardNegated = !in.guardNegated;
-      b.target = b.reconverge = kContinuation;
-      emit(b, "bra", pc);
-    }
+    skipLanesThatDoNotCall(pc, in, slot);
     ParamVars callee;
     for (size_t a = 0; a < cs.argOffsets.size(); ++a) {
       const ParamVar& v = vars.at(cs.argOffsets[a]);
@@ -509,6 +502,17 @@ class Inliner {
 
   /// A call of a recursive function: its parameters go into the callee's parameter slots, a
   /// CALL runs the callee's one copy, its return values come back from the callee's slots.
+  /// A guarded call: the lanes that do not call branch to the continuation and wait there.
+  void skipLanesThatDoNotCall(uint32_t pc, const Instr& in, const std::vector<uint32_t>& slot) {
+    if (in.guard == kNoSlot) return;
+    Instr br;
+    br.flow = Flow::Branch;
+    br.guard = slot[in.guard];
+    br.guardNegated = !in.guardNegated;
+    br.target = br.reconverge = kContinuation;
+    emit(br, "bra", pc);
+  }
+
   /// The registers live across the call that the callee's code may write are saved to the
   /// call stack before and restored after (expandSaves fills the two placeholders).
   void machineCall(uint32_t pc, const Instr& in, const std::vector<uint32_t>& slot, const ParamVars& vars) {
@@ -516,14 +520,7 @@ class Inliner {
     const FunctionInfo& g = p_.functions[cs.callee];
     Body& b = body(cs.callee, pc);
     const size_t first = code_.size();
-    if (in.guard != kNoSlot) {  // lanes that do not call wait at the continuation
-      Instr br;
-      br.flow = Flow::Branch;
-      br.guard = slot[in.guard];
-      br.guardNegated = !in.guardNegated;
-      br.target = br.reconverge = kContinuation;
-      emit(br, "bra", pc);
-    }
+    skipLanesThatDoNotCall(pc, in, slot);
     Site site;
     site.save = code_.size();
     emit(Instr{}, "call.save", pc);
