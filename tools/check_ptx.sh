@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks that the checked-in PTX of every corpus kernel equals fresh compiler
-# output (tools/gen_ptx.sh into a temporary directory, then diff).
+# Checks that the checked-in PTX of every corpus kernel, and of the test fixtures in
+# machine/test/data, equals fresh compiler output (tools/gen_ptx.sh into a temporary
+# directory, then diff).
 # Exit 0: up to date, or a compiler is absent (a notice says which, and the
 # flavours it would build are skipped). Exit 1: a file differs (named).
 set -euo pipefail
@@ -29,5 +30,18 @@ for d in kernels/*/; do
     fi
   fi
 done
+# Test fixtures compiled like the corpus (both compilers needed).
+if ((check_nvcc && check_clang)); then
+  for src in machine/test/data/*.cu; do
+    [[ -f $src ]] || continue
+    base=${src%.cu}
+    NVCC=$NVCC CLANG=$CLANG tools/gen_ptx.sh --out "$tmp/fixtures" --fixture "$src" >/dev/null
+    for fl in sm_75 clang; do
+      if ! cmp -s "$base.$fl.ptx" "$tmp/fixtures/$(basename "$base").$fl.ptx"; then
+        echo "check_ptx: $base.$fl.ptx differs from fresh compiler output"; fail=1
+      fi
+    done
+  done
+fi
 ((fail)) && exit 1
 echo "check_ptx: all PTX up to date"

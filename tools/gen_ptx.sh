@@ -9,8 +9,11 @@
 # "ptx". Every file is checked with `ptxas -arch=sm_75`.
 #
 # usage: tools/gen_ptx.sh [--out DIR] [name...]
-#   --out DIR  write DIR/<name>/kernel.*.ptx instead of into kernels/<name>/
-#   name...    only these kernels (default: every kernels/*/kernel.cu)
+#        tools/gen_ptx.sh [--out DIR] --fixture FILE.cu
+#   --out DIR      write DIR/<name>/kernel.*.ptx instead of into kernels/<name>/
+#   name...        only these kernels (default: every kernels/*/kernel.cu)
+#   --fixture F    a test fixture outside kernels/ (machine/test/data/calls.cu): writes
+#                  <base>.sm_75.ptx and <base>.clang.ptx next to it (or into DIR)
 # QGPU_PTX_JOBS (default 2): kernels compiled in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,17 @@ CLANG_FLAGS=(-x cuda --cuda-device-only --cuda-gpu-arch=sm_75 -nocudainc -nocuda
 
 out=""
 if [[ ${1:-} == --out ]]; then out=$2; shift 2; fi
+if [[ ${1:-} == --fixture ]]; then
+  src=$2; base=$(basename "$src" .cu); dst=${out:-$(dirname "$src")}; mkdir -p "$dst"
+  "$NVCC" "${NVCC_FLAGS[@]}" "$src" -o "$dst/$base.sm_75.ptx"
+  "$CLANG" "${CLANG_FLAGS[@]}" "$src" -o "$dst/$base.clang.ptx" 2> >(grep -v 'Wunknown-cuda-version' >&2)
+  if [[ -x $PTXAS ]]; then
+    for f in "$dst/$base.sm_75.ptx" "$dst/$base.clang.ptx"; do
+      "$PTXAS" -arch=sm_75 "$f" -o /dev/null || { echo "gen_ptx: ptxas rejects $f" >&2; exit 1; }
+    done
+  fi
+  exit 0
+fi
 if (($#)); then names=("$@"); else
   names=(); for f in kernels/*/kernel.cu; do d=${f%/kernel.cu}; names+=("${d#kernels/}"); done
 fi
