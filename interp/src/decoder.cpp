@@ -785,11 +785,18 @@ uint32_t Program::findEntry(const std::string& name) const {
 std::string Program::describePc(uint32_t pc) const {
   if (pc >= code.size()) return fmt::format("pc {}", pc);
   const Instr& in = code[pc];
+  // The statement's text: its first line, and the following ones up to the ';' for
+  // statements compilers spread over several lines (nvcc's calls).
   std::string text;
-  if (in.ptxLine >= 1 && in.ptxLine <= module.sourceLines.size()) {
-    text = module.sourceLines[in.ptxLine - 1];
-    size_t b = text.find_first_not_of(" \t");
-    text = b == std::string::npos ? "" : text.substr(b);
+  for (size_t line = in.ptxLine; line >= 1 && line <= module.sourceLines.size() && line < in.ptxLine + 8; ++line) {
+    const std::string& src = module.sourceLines[line - 1];
+    const size_t b = src.find_first_not_of(" \t");
+    if (b == std::string::npos) continue;
+    std::string part = src.substr(b);
+    while (!part.empty() && (part.back() == ' ' || part.back() == '\t' || part.back() == '\r')) part.pop_back();
+    if (!text.empty() && !part.empty() && text.back() != '(' && part != ")" && part != ");") text += ' ';
+    text += part;
+    if (part.find(';') != std::string::npos) break;
   }
   return fmt::format("pc {} ({}:{}: {})", pc, module.fileName, in.ptxLine, text);
 }

@@ -2,6 +2,8 @@
 // with the exact error location and text.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/ptx_parser.h"
 #include "test_util.h"
@@ -165,6 +167,40 @@ TEST(Parser, LocFileCommentsAndCallBlocks) {
   // And it decodes: the call site resolves param0/retval0 in the block scope.
   Program p = decodeModule(std::move(m));
   EXPECT_EQ(p.callSites.size(), 1u);
+}
+
+// Messages quote the whole statement, also when a compiler spreads it over lines (nvcc's calls).
+TEST(Parser, DescribePcQuotesMultiLineStatements) {
+  Program p = decodeModule(parse(test::header() + R"(
+.func (.param .b32 func_retval0) f(.param .b32 f_param_0)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [f_param_0];
+  st.param.b32 [func_retval0+0], %r1;
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<3>;
+  { // callseq 0, 0
+  .param .b32 param0;
+  st.param.b32 [param0+0], 1;
+  .param .b32 retval0;
+  call.uni (retval0),
+  f,
+  (
+  param0
+  );
+  ld.param.b32 %r2, [retval0+0];
+  }
+  ret;
+}
+)"));
+  uint32_t callPc = 0;
+  while (callPc < p.code.size() && p.code[callPc].flow != Flow::Call) ++callPc;
+  ASSERT_LT(callPc, p.code.size());
+  EXPECT_EQ(p.describePc(callPc), fmt::format("pc {} (t.ptx:19: call.uni (retval0), f, (param0);)", callPc));
+  EXPECT_EQ(p.describePc(callPc + 1), fmt::format("pc {} (t.ptx:24: ld.param.b32 %r2, [retval0+0];)", callPc + 1));
 }
 
 TEST(Parser, ScopedRegistersWithoutPercent) {
