@@ -5,6 +5,15 @@
 namespace qgpu::machine::test {
 namespace {
 
+// The registers the statements use; the kernel and every helper function declare all of them.
+constexpr const char* kRegisters = R"(	.reg .pred 	%p<8>;
+	.reg .b16 	%rs<4>;
+	.reg .b32 	%r<24>;
+	.reg .f32 	%f<8>;
+	.reg .f64 	%fd<4>;
+	.reg .b64 	%rd<16>;
+)";
+
 class Gen {
  public:
   Gen(std::mt19937_64& rng, const SnippetOptions& o) : rng_(rng), o_(o) {}
@@ -29,13 +38,7 @@ class Gen {
 {
 	.local .align 4 .b8 	lm[32];
 	.shared .align 4 .b8 	sm[64];
-	.reg .pred 	%p<8>;
-	.reg .b16 	%rs<4>;
-	.reg .b32 	%r<24>;
-	.reg .f32 	%f<8>;
-	.reg .f64 	%fd<4>;
-	.reg .b64 	%rd<16>;
-
+)" + std::string(kRegisters) + R"(
 	ld.param.u64 	%rd1, [prop_param_0];
 	ld.param.u64 	%rd2, [prop_param_1];
 	ld.param.u64 	%rd3, [prop_param_2];
@@ -355,13 +358,7 @@ class Gen {
     while (budget > 0) body += statement(0, false, budget);
     std::string s = fmt::format(R"(.func (.param .b32 func_retval0) h{0}(.param .b32 h{0}_param_0, .param .b32 h{0}_param_1)
 {{
-	.reg .pred 	%p<8>;
-	.reg .b16 	%rs<4>;
-	.reg .b32 	%r<24>;
-	.reg .f32 	%f<8>;
-	.reg .f64 	%fd<4>;
-	.reg .b64 	%rd<16>;
-
+{1}
 	ld.param.u32 	%r1, [h{0}_param_0];
 	ld.param.u32 	%r2, [h{0}_param_1];
 	mov.u32 	%r0, %tid.x;
@@ -382,7 +379,7 @@ class Gen {
 	setp.gt.u32 	%p3, %r4, %r5;
 	setp.eq.s32 	%p4, %r6, %r0;
 	cvt.u16.u32 	%rs1, %r7;
-)", k);
+)", k, kRegisters);
     s += body;
     s += "\txor.b32 \t%r9, %r1, %r2;\n";
     for (int i = 3; i <= 8; ++i) s += fmt::format("\tmad.lo.s32 \t%r9, %r9, 31, %r{};\n", i);
