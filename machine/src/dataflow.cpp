@@ -1,46 +1,21 @@
 #include "dataflow.h"
 
 #include <algorithm>
+#include <span>
 
 namespace qgpu::machine {
 namespace {
 
 class Cfg {
  public:
-  Cfg(const Program& p, const FunctionInfo& f) : p_(p), f_(f), n_(f.endPc - f.entryPc), returns_(n_) {
-    for (uint32_t i = 0; i < n_; ++i) {
-      const Instr& in = p_.code[f_.entryPc + i];
-      if (in.flow == Flow::Call && in.mode == kMachineCall) returns_[in.reconverge - f_.entryPc].push_back(i + 1);
-    }
-  }
+  Cfg(const Program& p, const FunctionInfo& f)
+      : p_(p), f_(f), n_(f.endPc - f.entryPc),
+        returns_(returnPoints(std::span(p.code).subspan(f.entryPc, n_), f.entryPc)) {}
   uint32_t size() const { return n_; }
 
   /// Successors of function-relative pc `i`.
   std::vector<uint32_t> succ(uint32_t i) const {
-    const Instr& in = p_.code[f_.entryPc + i];
-    std::vector<uint32_t> s;
-    bool guarded = in.guard != kNoSlot;
-    switch (in.flow) {
-      case Flow::Branch:
-        s.push_back(in.target - f_.entryPc);
-        if (guarded) s.push_back(i + 1);
-        break;
-      case Flow::Return: case Flow::Exit: case Flow::Trap:
-        if (guarded) s.push_back(i + 1);
-        break;
-      case Flow::Call:  // a machine CALL, or the END marker of a recursive function
-        if (in.mode == kMachineCall) {
-          s.push_back(in.target - f_.entryPc);
-          s.push_back(i + 1);
-        } else {
-          s = returns_[i];
-        }
-        break;
-      default:
-        s.push_back(i + 1);
-    }
-    s.erase(std::remove_if(s.begin(), s.end(), [&](uint32_t x) { return x >= n_; }), s.end());
-    return s;
+    return successors(p_.code[f_.entryPc + i], i, f_.entryPc, n_, returns_[i]);
   }
 
   /// Nodes reachable from `starts` without passing through `blocked`.
@@ -64,6 +39,41 @@ class Cfg {
   uint32_t n_;
   std::vector<std::vector<uint32_t>> returns_;  // per END marker: the instructions after its CALLs
 };
+
+}  // namespace
+
+std::vector<std::vector<uint32_t>> returnPoints(std::span<const Instr> code, uint32_t base) {
+  std::vector<std::vector<uint32_t>> out(code.size());
+  for (uint32_t i = 0; i < code.size(); ++i)
+    if (code[i].flow == Flow::Call && code[i].mode == kMachineCall) out[code[i].reconverge - base].push_back(i + 1);
+  return out;
+}
+
+std::vector<uint32_t> successors(const Instr& in, uint32_t i, uint32_t base, uint32_t n,
+                                 const std::vector<uint32_t>& afterEnd) {
+  std::vector<uint32_t> s;
+  const bool guarded = in.guard != kNoSlot;
+  switch (in.flow) {
+    case Flow::Branch:
+      s.push_back(in.target - base);
+      if (guarded) s.push_back(i + 1);
+      break;
+    case Flow::Return: case Flow::Exit: case Flow::Trap:
+      if (guarded) s.push_back(i + 1);
+      break;
+    case Flow::Call:
+      if (in.mode == kMachineCall) s = {in.target - base, i + 1};
+      else if (in.mode == kCallEnd) s = afterEnd;
+      else s.push_back(i + 1);
+      break;
+    default:
+      s.push_back(i + 1);
+  }
+  std::erase_if(s, [&](uint32_t x) { return x >= n; });
+  return s;
+}
+
+namespace {
 
 std::vector<uint32_t> readsOf(const Instr& in) {
   std::vector<uint32_t> r;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "qgpu/interp/program.h"
@@ -22,6 +23,17 @@ namespace qgpu::machine {
 /// after the CALL; the END marker leads to the instruction after every CALL of its function.
 constexpr uint8_t kMachineCall = 1;
 constexpr uint8_t kCallEnd = 2;
+
+/// Per instruction of `code` (whose first instruction is at pc `base`): for an END marker,
+/// the indices of the instructions after every CALL of its function.
+std::vector<std::vector<uint32_t>> returnPoints(std::span<const Instr> code, uint32_t base);
+
+/// Where control can go after `in`, the instruction at index i of a code range that starts at
+/// pc `base` (so `in.target - base` is an index too): a branch's target, the next instruction
+/// unless `in` always leaves, a CALL's callee entry and its return point, and for an END
+/// marker `afterEnd` (its entry of returnPoints). Indices at or past `n` are left out.
+std::vector<uint32_t> successors(const Instr& in, uint32_t i, uint32_t base, uint32_t n,
+                                 const std::vector<uint32_t>& afterEnd = {});
 
 struct Dataflow {
   std::vector<uint32_t> substitute;  // per slot: the slot whose value it always holds

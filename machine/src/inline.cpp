@@ -269,22 +269,7 @@ class Inliner {
       work.pop_back();
       std::vector<bool> out = unwritten[i];
       for (uint32_t k : writes[i]) out[k] = false;
-      const Instr& in = p_.code[g.entryPc + i];
-      const bool guarded = in.guard != kNoSlot;
-      std::vector<uint32_t> next;
-      switch (in.flow) {
-        case Flow::Branch:
-          next.push_back(in.target - g.entryPc);
-          if (guarded) next.push_back(i + 1);
-          break;
-        case Flow::Return: case Flow::Exit: case Flow::Trap:
-          if (guarded) next.push_back(i + 1);
-          break;
-        default:
-          next.push_back(i + 1);
-      }
-      for (uint32_t j : next) {
-        if (j >= n) continue;
+      for (uint32_t j : successors(p_.code[g.entryPc + i], i, g.entryPc, n)) {
         bool changed = unwritten[j].empty();
         if (changed) unwritten[j] = out;
         for (uint32_t k = 0; k < keys && !changed; ++k) changed = out[k] && !unwritten[j][k];
@@ -597,11 +582,7 @@ class Inliner {
     for (const auto& [sl, v] : flat_.constants) fixed[sl] = true;
     for (const auto& [sl, r] : flat_.specials) fixed[sl] = true;
     std::vector<std::vector<uint32_t>> uses(n), defs(n), succ(n);
-    std::map<uint32_t, std::vector<uint32_t>> returnsTo;  // END marker -> instructions after its CALLs
-    for (size_t i = 0; i < n; ++i) {
-      const Instr& in = code_[i];
-      if (in.flow == Flow::Call && in.mode == kMachineCall) returnsTo[in.reconverge].push_back(static_cast<uint32_t>(i + 1));
-    }
+    const std::vector<std::vector<uint32_t>> returnsTo = returnPoints(code_, 0);
     size_t bodiesStart = n;
     for (const auto& [fn, b] : bodies_) bodiesStart = std::min<size_t>(bodiesStart, b.entry);
     for (size_t i = 0; i < n; ++i) {
@@ -618,23 +599,7 @@ class Inliner {
         for (uint32_t x : in.d)
           if (x != kNoSlot) touched[x] = true;
       }
-      const uint32_t next = static_cast<uint32_t>(i + 1);
-      switch (in.flow) {
-        case Flow::Branch:
-          succ[i].push_back(in.target);
-          if (in.guard != kNoSlot) succ[i].push_back(next);
-          break;
-        case Flow::Return: case Flow::Exit: case Flow::Trap:
-          if (in.guard != kNoSlot) succ[i].push_back(next);
-          break;
-        case Flow::Call:
-          if (in.mode == kMachineCall) succ[i] = {in.target, next};
-          else succ[i] = returnsTo[static_cast<uint32_t>(i)];
-          break;
-        default:
-          succ[i].push_back(next);
-      }
-      std::erase_if(succ[i], [&](uint32_t x) { return x >= n; });
+      succ[i] = successors(in, static_cast<uint32_t>(i), 0, static_cast<uint32_t>(n), returnsTo[i]);
     }
     // Across a call, a register is either untouched by the recursive code or saved before
     // the call (the save reads it) and restored after. So a CALL's live-in is the callee
