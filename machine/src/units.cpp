@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,8 @@ namespace {
 
 constexpr uint32_t kNaN32 = 0x7fffffffu;
 constexpr uint64_t kNaN64 = 0x7fffffffffffffffull;
+constexpr uint64_t kInf64 = 0x7ff0000000000000ull;
+constexpr uint64_t kQuietBit64 = 1ull << 51;
 
 int64_t sext(uint64_t v, uint32_t bytes) {
   if (bytes >= 8) return static_cast<int64_t>(v);
@@ -201,14 +205,20 @@ Unpacked64 unpack64(uint64_t bits) {
 
 uint64_t negateUnlessNaN(uint64_t b) { return unpack64(b).nan ? b : b ^ (1ull << 63); }
 
+/// The oracle's f64 NaN rule (docs/semantics.md): the first NaN operand propagates, quieted.
+std::optional<uint64_t> propagatedNaN(std::initializer_list<uint64_t> operands) {
+  for (uint64_t x : operands)
+    if (unpack64(x).nan) return x | kQuietBit64;
+  return std::nullopt;
+}
+
 // add.f64 correctly rounded in mode (0 rn, 1 rz, 2 rm, 3 rp): the operands' significands in a
 // 128-bit frame (the larger at bits 126..63), the smaller shifted in with a sticky bit for
 // what falls out, one rounding. NaN rule as in dmulFinish; inf - inf is the canonical NaN.
 uint64_t daddRounded(uint64_t a, uint64_t b, uint32_t mode) {
+  if (auto nan = propagatedNaN({a, b})) return *nan;
   Unpacked64 ua = unpack64(a), ub = unpack64(b);
-  if (ua.nan) return a | (1ull << 51);
-  if (ub.nan) return b | (1ull << 51);
-  if (ua.inf && ub.inf) return ua.sign == ub.sign ? a : 0x7fffffffffffffffull;
+  if (ua.inf && ub.inf) return ua.sign == ub.sign ? a : kNaN64;
   if (ua.inf) return a;
   if (ub.inf) return b;
   if (ua.zero && ub.zero) return uint64_t{mode == 2 ? (ua.sign || ub.sign) : (ua.sign && ub.sign)} << 63;
@@ -248,12 +258,11 @@ uint64_t daddRounded(uint64_t a, uint64_t b, uint32_t mode) {
 // low half's sticky bit in bit 0) and the original operands a, b. NaN rule of the oracle
 // (docs/semantics.md): an input NaN propagates quieted (a first), a generated one is canonical.
 uint64_t dmulFinish(uint32_t mode, uint64_t hi, uint64_t a, uint64_t b) {
+  if (auto nan = propagatedNaN({a, b})) return *nan;
   const Unpacked64 ua = unpack64(a), ub = unpack64(b);
-  if (ua.nan) return a | (1ull << 51);
-  if (ub.nan) return b | (1ull << 51);
   const uint64_t sign = uint64_t{ua.sign != ub.sign} << 63;
-  if ((ua.inf && ub.zero) || (ua.zero && ub.inf)) return 0x7fffffffffffffffull;
-  if (ua.inf || ub.inf) return sign | 0x7ff0000000000000ull;
+  if ((ua.inf && ub.zero) || (ua.zero && ub.inf)) return kNaN64;
+  if (ua.inf || ub.inf) return sign | kInf64;
   if (ua.zero || ub.zero) return sign;
   // value = hi * 2^64 * 2^(ea + eb - 126) (+ sticky below bit 0)
   return roundSignificand(sign != 0, hi, false, ua.e + ub.e - 62, mode, kF64);
@@ -282,12 +291,11 @@ uint64_t ddivGroup(uint8_t fl, uint64_t r, uint64_t q, uint64_t sigB, bool wantQ
 }
 
 uint64_t ddivFinish(uint32_t mode, uint64_t q, uint64_t a, uint64_t b) {
+  if (auto nan = propagatedNaN({a, b})) return *nan;
   const Unpacked64 ua = unpack64(a), ub = unpack64(b);
-  if (ua.nan) return a | (1ull << 51);
-  if (ub.nan) return b | (1ull << 51);
   const uint64_t sign = uint64_t{ua.sign != ub.sign} << 63;
-  if ((ua.inf && ub.inf) || (ua.zero && ub.zero)) return 0x7fffffffffffffffull;
-  if (ua.inf || ub.zero) return sign | 0x7ff0000000000000ull;
+  if ((ua.inf && ub.inf) || (ua.zero && ub.zero)) return kNaN64;
+  if (ua.inf || ub.zero) return sign | kInf64;
   if (ua.zero || ub.inf) return sign;
   return roundSignificand(sign != 0, q, false, ua.e - ub.e - 59, mode, kF64);
 }
@@ -338,9 +346,9 @@ uint64_t dsqrtGroup(uint8_t fl, uint64_t r, uint64_t q, uint64_t n, bool wantQ) 
 
 uint64_t dsqrtFinish(uint32_t mode, uint64_t q, uint64_t a) {
   const Unpacked64 u = unpack64(a);
-  if (u.nan) return a | (1ull << 51);
+  if (u.nan) return a | kQuietBit64;
   if (u.zero) return a;  // sqrt(-0) = -0
-  if (u.sign) return 0x7fffffffffffffffull;
+  if (u.sign) return kNaN64;
   if (u.inf) return a;
   const uint64_t root = q & ((1ull << 60) - 1);  // the sentinel is bit 60
   return roundSignificand(false, root, false, dsqrtRadicand(u).k - 33, mode, kF64);
@@ -385,9 +393,9 @@ FmaParts fmaParts(uint32_t mode, uint64_t hiPacked, uint64_t lo, uint64_t c) {
              pzero = (hiPacked >> 60) & 1;
   f.special = true;
   if (nanAB) { f.result = lo; return f; }  // DFMALO put the quieted NaN there
-  if (f.c.nan) { f.result = c | (1ull << 51); return f; }
-  if (invalid || (pinf && f.c.inf && f.c.sign != f.psign)) { f.result = 0x7fffffffffffffffull; return f; }
-  if (pinf) { f.result = uint64_t{f.psign} << 63 | 0x7ff0000000000000ull; return f; }
+  if (f.c.nan) { f.result = c | kQuietBit64; return f; }
+  if (invalid || (pinf && f.c.inf && f.c.sign != f.psign)) { f.result = kNaN64; return f; }
+  if (pinf) { f.result = uint64_t{f.psign} << 63 | kInf64; return f; }
   if (f.c.inf) { f.result = c; return f; }
   if (pzero && f.c.zero) {
     f.result = uint64_t{mode == 2 ? (f.psign || f.c.sign) : (f.psign && f.c.sign)} << 63;
@@ -679,21 +687,14 @@ uint64_t intToFloat(const MInstr& in, uint64_t a) {
   return bits32(roundToF32(x, e, in.fl & 3));
 }
 
-float fminmax(float a, float b, bool isMax) {
-  if (std::isnan(a) && std::isnan(b)) return std::bit_cast<float>(kNaN32);
+// min/max of f32 or f64: one NaN gives the other operand, two the canonical NaN; -0 < +0.
+template <class F>
+F fminmax(F a, F b, bool isMax, F canonicalNaN) {
+  if (std::isnan(a) && std::isnan(b)) return canonicalNaN;
   if (std::isnan(a)) return b;
   if (std::isnan(b)) return a;
   if (a == b) return (std::signbit(a) != isMax) ? a : b;
   return (a < b) != isMax ? a : b;
-}
-
-uint64_t fminmax64(uint64_t a, uint64_t b, bool isMax) {
-  double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
-  if (std::isnan(x) && std::isnan(y)) return kNaN64;
-  if (std::isnan(x)) return b;
-  if (std::isnan(y)) return a;
-  if (x == y) return (std::signbit(x) != isMax) ? a : b;
-  return (x < y) != isMax ? a : b;
 }
 
 // ---- f16 <-> f32 and rounding to integral: small conversion units ----
@@ -932,8 +933,10 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
       return out32(in, addRounded(p, in32(in, c), roundingOf(in)));
     }
     case MOp::FMin: case MOp::FMax: {
-      if (w == 8) return fminmax64(a, b, in.op == MOp::FMax);
-      float r = fminmax(in32(in, a), in32(in, b), in.op == MOp::FMax);
+      if (w == 8)
+        return std::bit_cast<uint64_t>(fminmax(std::bit_cast<double>(a), std::bit_cast<double>(b), in.op == MOp::FMax,
+                                               std::bit_cast<double>(kNaN64)));
+      float r = fminmax(in32(in, a), in32(in, b), in.op == MOp::FMax, std::bit_cast<float>(kNaN32));
       return std::isnan(r) ? kNaN32 : out32(in, r);
     }
     case MOp::H2F: return out32(in, halfToFloat(static_cast<uint16_t>(a)));
@@ -948,11 +951,7 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     // exponent, rounding and special values.
     case MOp::DSig: return unpack64(a).m >> ((in.fl & kFlSig53) ? 11 : 0);
     case MOp::DFmaPack: return dfmaPack(a, b, c);
-    case MOp::DFmaLo: {
-      if (unpack64(b).nan) return b | (1ull << 51);
-      if (unpack64(c).nan) return c | (1ull << 51);
-      return a;
-    }
+    case MOp::DFmaLo: return propagatedNaN({b, c}).value_or(a);
     case MOp::DFmaSum: return dfmaSum(roundingOf(in), a, b, c);
     case MOp::DFmaFin: return dfmaFinish(roundingOf(in), a, b, c);
     case MOp::DSticky: return a | (b != 0 && c != 0 && std::countr_zero(b) + std::countr_zero(c) < 64 ? 1 : 0);
