@@ -44,6 +44,12 @@ struct Text {
     }
   }
   bool has(const std::string& m) const { return std::find(mods.begin(), mods.end(), m) != mods.end(); }
+  /// Rounding-mode field of float ops (0 rn, 1 rz, 2 rm, 3 rp), from .rn/.rz/.rm/.rp or the
+  /// round-to-integral .rni/.rzi/.rmi/.rpi; 0 when there is none.
+  bool hasRounding() const { return has("rn") || has("rz") || has("rm") || has("rp"); }
+  uint8_t rounding() const {
+    return has("rz") || has("rzi") ? 1 : has("rm") || has("rmi") ? 2 : has("rp") || has("rpi") ? 3 : 0;
+  }
 };
 
 const std::set<std::string>& memoryHints() {
@@ -354,8 +360,14 @@ class Lowerer {
   uint8_t floatFlags(uint32_t pc, const Text& t, bool allowSat) {
     only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
     if (t.has("sat") && !allowSat) fail(pc, ".sat is not lowered here");
-    uint8_t rounding = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
-    return static_cast<uint8_t>((t.has("ftz") ? kFlFtz : 0) | (t.has("sat") ? kFlSat : 0) | rounding << 2);
+    return static_cast<uint8_t>((t.has("ftz") ? kFlFtz : 0) | (t.has("sat") ? kFlSat : 0) | t.rounding() << 2);
+  }
+
+  /// div/rcp/sqrt .approx and div.full: their bits are the oracle's model, not a specification.
+  void rejectApproximate(uint32_t pc, const Text& t) {
+    if (t.has("approx") || t.has("full"))
+      fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
+                           p_.opcodeText[pc]));
   }
 
   void alu(uint32_t pc, const Instr& in, MOp op, uint8_t tyCode, uint8_t fl, int nsrc) {
@@ -395,11 +407,11 @@ class Lowerer {
       ScalarType ty0 = oneType(pc, t);
       int nsrc = mn == "mul" ? 2 : 3;
       if (ty0 == ScalarType::F64 && mn == "mul") return lowerDMul(pc, in, t);
-      if (ty0 == ScalarType::F64 && (mn == "fma" || (mn == "mad" && (t.has("rn") || t.has("rz") || t.has("rm") || t.has("rp")))))
+      if (ty0 == ScalarType::F64 && (mn == "fma" || (mn == "mad" && t.hasRounding())))
         return lowerDFma(pc, in, t);
       if (isFloat(ty0)) {
         requireF32(pc, ty0);
-        if (mn == "mad" && !t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
+        if (mn == "mad" && !t.hasRounding()) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
         return alu(pc, in, mn == "mul" ? MOp::FMul : MOp::FFma, ty(ty0), floatFlags(pc, t, true), nsrc);
       }
       if (mn == "fma") fail(pc, "integer fma does not exist");
@@ -806,12 +818,10 @@ class Lowerer {
   //         DSQRTFIN
   // The first group reads no R/Q, the last folds the remainder's sticky bit into Q.
   void lowerDDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
-    if (t.has("approx") || t.has("full"))
-      fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
-                           p_.opcodeText[pc]));
+    rejectApproximate(pc, t);
     only(pc, t, {"rn", "rz", "rm", "rp"});
-    if (!t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "needs a rounding modifier");
-    const uint8_t rounding = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) << 2);
+    if (!t.hasRounding()) fail(pc, "needs a rounding modifier");
+    const uint8_t rounding = static_cast<uint8_t>(t.rounding() << 2);
     auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t a, uint16_t b, uint16_t c) {
       emitStep(pc, in, op, typeCode(8, false), fl, d, a, b, c);
     };
@@ -849,7 +859,7 @@ class Lowerer {
   // low half), DFMASUM (exact sum with c: top 54 bits + sticky, packed), DFMAFIN (rounding).
   void lowerDFma(uint32_t pc, const Instr& in, const Text& t) {
     only(pc, t, {"rn", "rz", "rm", "rp"});
-    const uint8_t rounding = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) << 2);
+    const uint8_t rounding = static_cast<uint8_t>(t.rounding() << 2);
     const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), c = operand(pc, in.s[2]);
     const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a", kFlSig53);
     const uint16_t mb = significand(pc, in, b, dsigB_, "f64.sig_b", kFlSig53);
@@ -871,7 +881,7 @@ class Lowerer {
   // rounding, special values) from the original operands. d is written last.
   void lowerDMul(uint32_t pc, const Instr& in, const Text& t) {
     only(pc, t, {"rn", "rz", "rm", "rp"});
-    const uint8_t rounding = t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0;
+    const uint8_t rounding = t.rounding();
     const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
     const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a"), mb = significand(pc, in, b, dsigB_, "f64.sig_b");
     const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
@@ -887,10 +897,8 @@ class Lowerer {
     ScalarType ty0 = oneType(pc, t);
     if (ty0 == ScalarType::F64) return lowerDDivSqrt(pc, in, t);
     requireF32(pc, ty0);
-    if (t.has("approx") || t.has("full"))
-      fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
-                           p_.opcodeText[pc]));
-    if (!t.has("rn") && !t.has("rz") && !t.has("rm") && !t.has("rp")) fail(pc, "needs a rounding modifier");
+    rejectApproximate(pc, t);
+    if (!t.hasRounding()) fail(pc, "needs a rounding modifier");
     uint8_t fl = floatFlags(pc, t, false);
     const bool sqrt = t.mnemonic == "sqrt";
     uint16_t state = sharedTemporary(pc, fstate_, "fdiv.state");
@@ -937,7 +945,7 @@ class Lowerer {
       only(pc, t, {"rn", "rz", "rm", "rp"});
       m.op = MOp::I2F;
       m.ty = ty(st);
-      m.fl = static_cast<uint8_t>((t.has("rz") ? 1 : t.has("rm") ? 2 : t.has("rp") ? 3 : 0) |
+      m.fl = static_cast<uint8_t>(t.rounding() |
                                   (dt == ScalarType::F64 ? kFlI2FDest64 : 0));
       return emit(m);
     }
@@ -953,8 +961,7 @@ class Lowerer {
     }
     if (fd && fs) {  // float -> float: small conversion units
       const bool integral = t.has("rni") || t.has("rzi") || t.has("rmi") || t.has("rpi");
-      uint8_t r = t.has("rz") || t.has("rzi") ? 1 : t.has("rm") || t.has("rmi") ? 2 : t.has("rp") || t.has("rpi") ? 3 : 0;
-      uint8_t flags = static_cast<uint8_t>((in.ftz ? kFlFtz : 0) | (in.sat ? kFlSat : 0) | r << 2);
+      uint8_t flags = static_cast<uint8_t>((in.ftz ? kFlFtz : 0) | (in.sat ? kFlSat : 0) | t.rounding() << 2);
       if (dt == ScalarType::F32 && st == ScalarType::F32) {
         only(pc, t, {"rni", "rzi", "rmi", "rpi", "ftz", "sat"});
         if (integral) {
