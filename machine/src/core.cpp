@@ -271,12 +271,13 @@ class Machine {
     commitRounds(w, pc, writes, "store");
   }
 
-  /// The step's tokens for its memory write rounds (§5.3): one DONE per round.
-  void commitRounds(const Warp& w, uint32_t pc, const std::vector<ByteWrite>& writes, const char* what) {
+  /// One DONE per memory write round (§5.3) from round `first` on: a store says all of its
+  /// rounds with DONEs, an atomic's first round commits with its new-value tokens.
+  void commitRounds(const Warp& w, uint32_t pc, const std::vector<ByteWrite>& writes, const std::string& what,
+                    uint32_t first = 1) {
     const uint32_t rounds = writeRounds(writes);
-    for (uint32_t r = 1; r <= rounds; ++r)
-      done(w, pc, rounds == 1 ? std::string(what)
-                              : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
+    for (uint32_t r = first; r <= rounds; ++r)
+      done(w, pc, rounds == 1 ? what : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
   }
 
   // Atomics apply in lane order. Lanes that hit an address an earlier lane also hits wait
@@ -317,15 +318,8 @@ class Machine {
           std::memcpy(&olds[l], p, bytes);
           news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
         }
-        auto put = [&](const std::array<uint64_t, 4>& v, const std::string& field) {
-          WriteForm form;
-          std::vector<uint32_t> ids = encodeWrite(v, lanes, bytes, &form);
-          for (size_t i = 0; i < ids.size(); ++i)
-            emit(ids[i], fmt::format("{}: {}{} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), field, what,
-                                     lanes, writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
-        };
-        if (in.d != kNoOperand) put(olds, fmt::format("write {} (old values)", operandName(in.d)));
-        put(news, "new memory values");
+        if (in.d != kNoOperand) emitWrite(w, pc, olds, lanes, bytes, fmt::format("write {} (old values){}", operandName(in.d), what));
+        emitWrite(w, pc, news, lanes, bytes, "new memory values" + what);
       } else {
         if (in.d != kNoOperand) olds = reader_.write(lanes, bytes);
         news = reader_.write(lanes, bytes);
@@ -333,13 +327,21 @@ class Machine {
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((lanes >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
       // The new values commit with the write's last token; further rounds take a DONE each.
-      const uint32_t rounds = writeRounds(writes);
-      for (uint32_t r = 2; r <= rounds; ++r)
-        done(w, pc, fmt::format("atomic{}, write round {}/{}: bank conflict", what, r, rounds));
+      commitRounds(w, pc, writes, "atomic" + what, 2);
       if (in.d == kNoOperand) continue;
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((lanes >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
     }
+  }
+
+  /// The tokens of one write (§3.3) of `vals` for `lanes`, each with its meaning.
+  void emitWrite(const Warp& w, uint32_t pc, const std::array<uint64_t, 4>& vals, uint32_t lanes, uint32_t bytes,
+                 const std::string& what) {
+    WriteForm form;
+    std::vector<uint32_t> ids = encodeWrite(vals, lanes, bytes, &form);
+    for (size_t i = 0; i < ids.size(); ++i)
+      emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, lanes,
+                               writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
   }
 
   void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
@@ -349,12 +351,8 @@ class Machine {
     if (mode_ == Mode::Execute) {
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((eff >> l) & 1) vals[l] = laneValue(w, in, l, eff);
-      WriteForm form;
-      std::vector<uint32_t> ids = encodeWrite(vals, eff, bytes, &form);
-      std::string target = fmt::format("{} ({})", operandName(in.d), in.d < p_.regNames.size() ? p_.regNames[in.d] : "?");
-      for (size_t i = 0; i < ids.size(); ++i)
-        emit(ids[i], fmt::format("{}: write {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), target,
-                                 eff, writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+      emitWrite(w, pc, vals, eff, bytes,
+                fmt::format("write {} ({})", operandName(in.d), in.d < p_.regNames.size() ? p_.regNames[in.d] : "?"));
     } else {
       vals = reader_.write(eff, bytes);
     }
