@@ -29,19 +29,6 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-LaunchArg bufferArg(uint32_t i) {
-  LaunchArg a;
-  a.kind = LaunchArg::Kind::Buffer;
-  a.buffer = i;
-  return a;
-}
-
-uint32_t word(const std::vector<uint8_t>& b, size_t i) {
-  uint32_t v = 0;
-  std::memcpy(&v, b.data() + 4 * i, 4);
-  return v;
-}
-
 std::string lowerError(const std::string& ptx, const std::string& entry = "k") {
   Program p = decodeText(ptx);
   try {
@@ -238,16 +225,8 @@ L1:
 }
 )";
 
-Launch fourLanes(uint32_t words) {
-  Launch l;
-  l.block = {4, 1, 1};
-  l.buffers = {{"out", std::vector<uint8_t>(4 * words)}};
-  l.args = {bufferArg(0)};
-  return l;
-}
-
 TEST(MachineInline, CallsMatchTheOracle) {
-  BothResult r = runBoth(kCallsPtx, "k", fourLanes(16));
+  BothResult r = runBoth(kCallsPtx, "k", oneBufferLaunch(4, 16));
   ASSERT_EQ(r.oracle.size(), 1u);
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
@@ -273,7 +252,7 @@ TEST(MachineInline, CallsMatchTheOracle) {
 }
 
 TEST(MachineInline, ReturnIsABranchToTheContinuation) {
-  BothResult r = runBoth(kCallsPtx, "k", fourLanes(16));
+  BothResult r = runBoth(kCallsPtx, "k", oneBufferLaunch(4, 16));
   // The guarded `ret` inside tri's loop is a guarded BRA whose target is its own join point
   // (the continuation); tri's final `ret` falls through to it and takes no instruction.
   int guardedToJoin = 0, exits = 0, fromRet = 0;
@@ -334,7 +313,7 @@ TEST(MachineInline, ParametersAreRegistersAndCostNothingWhenCopiesPropagate) {
 	ret;
 }
 )";
-  BothResult r = runBoth(ptx, "k", fourLanes(4));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(4, 4));
   EXPECT_EQ(r.oracle, r.machine);
   for (uint32_t t = 0; t < 4; ++t) EXPECT_EQ(word(r.machine[0], t), (t * 3 + 1) * 1000 + (t + 10) * 3 + 1);
   int madlo = 0;
@@ -409,7 +388,7 @@ L:
 	ret;
 }
 )";
-  BothResult r = runBoth(ptx, "k", fourLanes(12));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(4, 12));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   auto g = [](uint32_t x) { return x > 4 ? 3 * x * 1000 + 7 + x : x; };
@@ -444,7 +423,7 @@ TEST(MachineInline, RecursiveCallsAreNotInlined) {
   std::string viaG = "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r2;\n\t.param .b32 retval0;\n"
                      "\tcall.uni (retval0), g, (param0);\n\tld.param.b32 %r1, [retval0+0];\n\t}\n";
   for (const std::string& ptx : {recursive(self), recursive(viaG, g)}) {
-    BothResult r = runBoth(ptx, "k", fourLanes(1));
+    BothResult r = runBoth(ptx, "k", oneBufferLaunch(4, 1));
     EXPECT_EQ(r.oracle, r.machine);
     EXPECT_EQ(r.oracle, r.replayed);
     int calls = 0;

@@ -22,16 +22,6 @@ std::string kernel(const std::string& body) {
          "\tret;\n}\n";
 }
 
-Launch launchFor(uint32_t words) {
-  Launch l;
-  l.block = {4, 1, 1};
-  l.buffers = {{"out", std::vector<uint8_t>(4 * words)}};
-  LaunchArg a;
-  a.kind = LaunchArg::Kind::Buffer;
-  l.args = {a};
-  return l;
-}
-
 std::string lowerError(const std::string& ptx) {
   Program p = decodeText(ptx);
   try {
@@ -59,7 +49,7 @@ TEST(MachineLower, UnsupportedInstructionsNameTheInstructionAndReason) {
 TEST(MachineLower, ConstantsAndCopiesCostNoSteps) {
   BothResult r = runBoth(kernel("\tmov.u32 %r2, 7;\n\tmov.b32 %r3, %r1;\n\tadd.s32 %r4, %r3, %r2;\n"
                                 "\tst.global.u32 [%rd4], %r4;\n"),
-                         "k", launchFor(4));
+                         "k", oneBufferLaunch(4, 4));
   EXPECT_EQ(r.oracle, r.machine);
   // ld.param, mul.wide, add.s64, add.s32, st, ret: the two movs, the cvta and mov %tid are gone.
   EXPECT_EQ(r.program.code.size(), 6u);
@@ -70,7 +60,7 @@ TEST(MachineLower, CopyIsKeptWhenItsSourceChangesBeforeAUse) {
   // %r3 = %r1 then %r1 changes: %r3 must keep the old value.
   BothResult r = runBoth(kernel("\tmov.b32 %r3, %r1;\n\tadd.s32 %r1, %r1, 100;\n\tadd.s32 %r4, %r3, %r1;\n"
                                 "\tst.global.u32 [%rd4], %r4;\n"),
-                         "k", launchFor(4));
+                         "k", oneBufferLaunch(4, 4));
   EXPECT_EQ(r.oracle, r.machine);
   bool hasMov = false;
   for (const MInstr& in : r.program.code) hasMov = hasMov || in.op == MOp::Mov;
@@ -81,7 +71,7 @@ TEST(MachineLower, CopyIsKeptWhenItDoesNotDominateTheUse) {
   std::string body =
       "\tsetp.eq.s32 %p1, %r1, 2;\n\t@%p1 bra L1;\n\tmov.u32 %r5, 9;\nL1:\n"
       "\tst.global.u32 [%rd4], %r5;\n";
-  BothResult r = runBoth(kernel(body), "k", launchFor(4));
+  BothResult r = runBoth(kernel(body), "k", oneBufferLaunch(4, 4));
   EXPECT_EQ(r.oracle, r.machine);  // lane 2 stores the initial 0, the others 9
   uint32_t lane2 = 0;
   std::memcpy(&lane2, r.machine[0].data() + 8, 4);
@@ -91,7 +81,7 @@ TEST(MachineLower, CopyIsKeptWhenItDoesNotDominateTheUse) {
 TEST(MachineLower, DeadWritesAreDropped) {
   BothResult r = runBoth(kernel("\tmul.lo.s32 %r6, %r1, %r1;\n\tadd.s32 %r7, %r1, 1;\n"
                                 "\tst.global.u32 [%rd4], %r7;\n"),
-                         "k", launchFor(4));
+                         "k", oneBufferLaunch(4, 4));
   EXPECT_EQ(r.oracle, r.machine);
   for (const MInstr& in : r.program.code) EXPECT_NE(in.op, MOp::MulLo) << "dead mul.lo kept";
 }
@@ -102,7 +92,7 @@ TEST(MachineLower, VectorAccessesBecomeOneStepPerElement) {
                                 "\tst.global.v2.u32 [%rd6], {%r2, %r3};\n"
                                 "\tld.global.v2.u32 {%r4, %r5}, [%rd6];\n\tadd.s32 %r6, %r4, %r5;\n"
                                 "\tst.global.u32 [%rd6+4], %r6;\n"),
-                         "k", launchFor(8));
+                         "k", oneBufferLaunch(4, 8));
   EXPECT_EQ(r.oracle, r.machine);
   int st = 0, ld = 0;
   for (const MInstr& in : r.program.code) {
@@ -114,7 +104,7 @@ TEST(MachineLower, VectorAccessesBecomeOneStepPerElement) {
 }
 
 TEST(MachineLower, EveryMachineInstructionKnowsItsPtx) {
-  BothResult r = runBoth(kernel("\tst.global.u32 [%rd4], %r1;\n"), "k", launchFor(4));
+  BothResult r = runBoth(kernel("\tst.global.u32 [%rd4], %r1;\n"), "k", oneBufferLaunch(4, 4));
   ASSERT_EQ(r.program.ptxText.size(), r.program.code.size());
   EXPECT_NE(r.program.ptxText.back().find("ret;"), std::string::npos);
 }

@@ -1,10 +1,33 @@
 #include "machine_test_util.h"
 
+#include <cstring>
+
 #include "qgpu/interp/ptx_parser.h"
 #include "qgpu/machine/lower.h"
 #include "qgpu/machine/prompt.h"
 
 namespace qgpu::machine::test {
+
+LaunchArg bufferArg(uint32_t i) {
+  LaunchArg a;
+  a.kind = LaunchArg::Kind::Buffer;
+  a.buffer = i;
+  return a;
+}
+
+Launch oneBufferLaunch(uint32_t threads, uint32_t words) {
+  Launch l;
+  l.block = {threads, 1, 1};
+  l.buffers = {{"out", std::vector<uint8_t>(4 * words)}};
+  l.args = {bufferArg(0)};
+  return l;
+}
+
+uint32_t word(const std::vector<uint8_t>& buffer, size_t i) {
+  uint32_t v = 0;
+  std::memcpy(&v, buffer.data() + 4 * i, 4);
+  return v;
+}
 
 Program decodeText(const std::string& ptx, const std::string& name) {
   return decodeModule(ptx::parseModule(ptx, name));

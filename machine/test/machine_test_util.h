@@ -23,4 +23,12 @@ struct BothResult {
 /// replay decoder on the executor's tokens). Lowering errors propagate.
 BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch);
 
+/// A launch argument naming launch buffer i.
+LaunchArg bufferArg(uint32_t i);
+/// One block of `threads` threads and one zeroed output buffer of `words` 32-bit words, the
+/// kernel's only argument.
+Launch oneBufferLaunch(uint32_t threads, uint32_t words);
+/// 32-bit word i of a buffer.
+uint32_t word(const std::vector<uint8_t>& buffer, size_t i);
+
 }  // namespace qgpu::machine::test

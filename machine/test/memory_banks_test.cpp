@@ -58,16 +58,7 @@ TEST(MachineBanks, LocalStoresNeverCollide) {
 	ret;
 }
 )";
-  Launch launch;
-  launch.block = {4, 1, 1};
-  LaunchBuffer out;
-  out.data.assign(16, 0);
-  launch.buffers.push_back(out);
-  LaunchArg arg;
-  arg.kind = LaunchArg::Kind::Buffer;
-  arg.buffer = 0;
-  launch.args.push_back(arg);
-  test::BothResult r = test::runBoth(ptx, "k", launch);
+  test::BothResult r = test::runBoth(ptx, "k", test::oneBufferLaunch(4, 4));
   EXPECT_EQ(r.machine, r.oracle);
   for (const std::string& m : r.trace.meanings) EXPECT_EQ(m.find("write round"), std::string::npos) << m;
 }

@@ -5,7 +5,6 @@
 // and restored. Every kernel here is compared with the oracle, which runs real frames.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <functional>
 
 #include <fmt/format.h>
@@ -45,24 +44,6 @@ std::string entry(const std::string& name, const std::string& n) {
          "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.u32 [%rd3], %r3;\n\tret;\n}\n";
 }
 
-LaunchArg bufferArg(uint32_t i) {
-  LaunchArg a;
-  a.kind = LaunchArg::Kind::Buffer;
-  a.buffer = i;
-  return a;
-}
-Launch threads(uint32_t n, uint32_t words) {
-  Launch l;
-  l.block = {n, 1, 1};
-  l.buffers = {{"out", std::vector<uint8_t>(4 * words)}};
-  l.args = {bufferArg(0)};
-  return l;
-}
-uint32_t word(const std::vector<uint8_t>& b, size_t i) {
-  uint32_t v = 0;
-  std::memcpy(&v, b.data() + 4 * i, 4);
-  return v;
-}
 int count(const MachineProgram& p, MOp op) {
   int n = 0;
   for (const MInstr& in : p.code) n += in.op == op;
@@ -84,7 +65,7 @@ const std::string kFib =
 uint32_t fib(uint32_t n) { return n < 2 ? n + 1 : fib(n - 1) ^ (fib(n - 2) * 3u + n); }
 
 TEST(MachineRecursion, TreeRecursionWithDivergentDepthMatchesTheOracle) {
-  BothResult r = runBoth(kFib, "k", threads(8, 8));
+  BothResult r = runBoth(kFib, "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   for (uint32_t t = 0; t < 8; ++t) EXPECT_EQ(word(r.machine[0], t), fib(t % 8 + 3)) << "thread " << t;
@@ -111,7 +92,7 @@ TEST(MachineRecursion, TheParameterReadAgainAfterTheSecondCall) {
                "\tst.param.b32 [func_retval0+0], %r7;\n\tret;\n"
                "BASE:\n\tadd.s32 %r8, %r1, 1;\n\tst.param.b32 [func_retval0+0], %r8;\n\tret;\n") +
       entry("fib", "\tand.b32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 3;\n");
-  BothResult r = runBoth(ptx, "k", threads(8, 8));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   for (uint32_t t = 0; t < 8; ++t) EXPECT_EQ(word(r.machine[0], t), fib(t % 8 + 3)) << "thread " << t;
@@ -162,7 +143,7 @@ TEST(MachineRecursion, MutualRecursionMatchesTheOracle) {
                "\tmad.lo.s32 %r4, %r1, 3, %r3;\n\tst.param.b32 [func_retval0+0], %r4;\n\tret;\n"
                "Z:\n\tst.param.b32 [func_retval0+0], 7;\n\tret;\n") +
       entry("f", "\tadd.s32 %r2, %r1, 1;\n");
-  BothResult r = runBoth(ptx, "k", threads(8, 8));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   std::function<uint32_t(uint32_t)> f, g;
@@ -199,7 +180,7 @@ TEST(MachineRecursion, CallsFromTwoSitesADivergentBranchAndAnInlinedFunction) {
                     "\tand.b32 %r9, %r1, 3;\n" + call("h", "%r9", "%r8") +
                     "SKIP:\n\tmul.wide.u32 %rd2, %r1, 12;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
                     "\tst.u32 [%rd3], %r3;\n\tst.u32 [%rd3+4], %r6;\n\tst.u32 [%rd3+8], %r8;\n\tret;\n}\n";
-  BothResult r = runBoth(ptx, "k", threads(8, 24));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(8, 24));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   auto f = [](uint32_t n) {
@@ -227,7 +208,7 @@ TEST(MachineRecursion, DivergentEarlyReturnInsideTheRecursiveFunction) {
                            "\tst.param.b32 [func_retval0+0], %r7;\n\tret;\n"
                            "ZERO:\n\tst.param.b32 [func_retval0+0], 0;\n\tret;\n");
   std::string ptx = std::string(kHeader) + decl("f") + f + entry("f", "\tmov.u32 %r2, %r1;\n");
-  BothResult r = runBoth(ptx, "k", threads(8, 8));
+  BothResult r = runBoth(ptx, "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(r.oracle, r.machine);
   EXPECT_EQ(r.oracle, r.replayed);
   std::function<uint32_t(uint32_t)> ref = [&](uint32_t n) -> uint32_t {
@@ -244,7 +225,7 @@ TEST(MachineRecursion, DivergentEarlyReturnInsideTheRecursiveFunction) {
 
 std::string overflowError(const std::string& ptx, uint32_t threadsInBlock) {
   MachineProgram p = lowerKernel(decodeText(ptx), "k");
-  Launch l = threads(threadsInBlock, threadsInBlock);
+  Launch l = oneBufferLaunch(threadsInBlock, threadsInBlock);
   try {
     execute(p, machineLaunch(p, l));
   } catch (const Error& e) {
@@ -268,7 +249,7 @@ TEST(MachineRecursion, DeepRecursionIsACallStackOverflow) {
   EXPECT_NE(e.find("the SIMT stack already holds 32 entries"), std::string::npos) << e;
   // Within the limits the same function runs and equals the oracle (depth 4..11).
   std::string shallow = std::string(kHeader) + decl("sum") + sum + entry("sum", "\tadd.s32 %r2, %r1, 4;\n");
-  BothResult r = runBoth(shallow, "k", threads(8, 8));
+  BothResult r = runBoth(shallow, "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(r.oracle, r.machine);
   for (uint32_t t = 0; t < 8; ++t) EXPECT_EQ(word(r.machine[0], t), (t + 4) * (t + 5) / 2) << t;
 
@@ -285,7 +266,7 @@ TEST(MachineRecursion, DeepRecursionIsACallStackOverflow) {
   e = overflowError(wide + entry("wide", "\tadd.s32 %r2, %r1, 20;\n"), 4);
   EXPECT_NE(e.find("machine: call stack overflow at step"), std::string::npos) << e;
   EXPECT_NE(e.find("is past the"), std::string::npos) << e;
-  BothResult w = runBoth(wide + entry("wide", "\tand.b32 %r2, %r1, 3;\n"), "k", threads(8, 8));
+  BothResult w = runBoth(wide + entry("wide", "\tand.b32 %r2, %r1, 3;\n"), "k", oneBufferLaunch(8, 8));
   EXPECT_EQ(w.oracle, w.machine);
   EXPECT_EQ(w.oracle, w.replayed);
 }
