@@ -479,14 +479,13 @@ uint64_t dfmaSum(uint32_t mode, uint64_t hiPacked, uint64_t lo, uint64_t c) {
   const int drop = top - 54 + 1;  // bits below the kept 54 (drop may be negative: shift left)
   uint64_t s55;
   if (drop <= 0) {
-    s55 = static_cast<uint64_t>(s.lo << (1 - drop)) ;
+    s55 = static_cast<uint64_t>(s.lo << (1 - drop)) | (sticky ? 1 : 0);
   } else {
-    U256 kept = drop >= 128 ? U256{0, s.hi >> (drop - 128)} : U256{s.hi >> drop, (s.lo >> drop) | (s.hi << (128 - drop))};
+    const u128 kept = drop >= 128 ? s.hi >> (drop - 128) : (s.lo >> drop) | (s.hi << (128 - drop));  // 54 bits
     const bool below = drop >= 128 ? (s.lo != 0 || (s.hi & ((static_cast<u128>(1) << (drop - 128)) - 1)) != 0)
                                    : (s.lo & ((static_cast<u128>(1) << drop) - 1)) != 0;
-    s55 = static_cast<uint64_t>(kept.lo) << 1 | (below || sticky ? 1 : 0);
+    s55 = static_cast<uint64_t>(kept) << 1 | (below || sticky ? 1 : 0);
   }
-  if (drop <= 0 && sticky) s55 |= 1;
   const int lead = top + e0;  // exponent of the sum's leading bit
   const int adj = f.ref - lead;
   return uint64_t{sign} << 63 | static_cast<uint64_t>(adj) << 55 | s55;
