@@ -15,7 +15,7 @@
 
 #include "dataflow.h"
 #include "inline.h"
-#include "units.h"
+#include "qgpu/machine/units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/types.h"
