@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "units.h"  // machine/src: the reference
+#include "qgpu/machine/units.h"  // the reference
 
 namespace qgpu::compiler {
 namespace {
