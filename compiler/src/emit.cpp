@@ -69,7 +69,10 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   cfg.hiddenSize = hidden;
   cfg.intermediateSize = inter;
   cfg.numLayers = u.plan.layers;
+  // DeltaNet mixers everywhere but the last layer: Hugging Face's cache needs one attention
+  // layer to count positions. Every mixer is silent.
   cfg.layerTypes.assign(static_cast<size_t>(u.plan.layers), model::LayerType::LinearAttention);
+  cfg.layerTypes.back() = model::LayerType::FullAttention;
   cfg.numHeads = 1;
   cfg.numKvHeads = 1;
   cfg.headDim = 256;
@@ -106,15 +109,25 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
     const std::string p = fmt::format("layers.{}.", l);
     add(p + "input_layernorm.weight", silent);  // the mixer reads an exact zero vector
     add(p + "post_attention_layernorm.weight", norm);
-    add(p + "linear_attn.in_proj_qkv.weight", Tensor({conv, hidden}));
-    add(p + "linear_attn.in_proj_z.weight", Tensor({value, hidden}));
-    add(p + "linear_attn.in_proj_b.weight", Tensor({cfg.linearValueHeads, hidden}));
-    add(p + "linear_attn.in_proj_a.weight", Tensor({cfg.linearValueHeads, hidden}));
-    add(p + "linear_attn.conv1d.weight", Tensor({conv, 1, cfg.convKernel}));
-    add(p + "linear_attn.dt_bias", Tensor({cfg.linearValueHeads}));
-    add(p + "linear_attn.A_log", Tensor({cfg.linearValueHeads}));
-    add(p + "linear_attn.norm.weight", Tensor({cfg.linearValueHeadDim}));
-    add(p + "linear_attn.out_proj.weight", Tensor({hidden, value}));
+    if (cfg.layerTypes[static_cast<size_t>(l)] == model::LayerType::LinearAttention) {
+      add(p + "linear_attn.in_proj_qkv.weight", Tensor({conv, hidden}));
+      add(p + "linear_attn.in_proj_z.weight", Tensor({value, hidden}));
+      add(p + "linear_attn.in_proj_b.weight", Tensor({cfg.linearValueHeads, hidden}));
+      add(p + "linear_attn.in_proj_a.weight", Tensor({cfg.linearValueHeads, hidden}));
+      add(p + "linear_attn.conv1d.weight", Tensor({conv, 1, cfg.convKernel}));
+      add(p + "linear_attn.dt_bias", Tensor({cfg.linearValueHeads}));
+      add(p + "linear_attn.A_log", Tensor({cfg.linearValueHeads}));
+      add(p + "linear_attn.norm.weight", Tensor({cfg.linearValueHeadDim}));
+      add(p + "linear_attn.out_proj.weight", Tensor({hidden, value}));
+    } else {
+      const int64_t hd = cfg.headDim, nh = cfg.numHeads, nkv = cfg.numKvHeads;
+      add(p + "self_attn.q_proj.weight", Tensor({2 * nh * hd, hidden}));
+      add(p + "self_attn.k_proj.weight", Tensor({nkv * hd, hidden}));
+      add(p + "self_attn.v_proj.weight", Tensor({nkv * hd, hidden}));
+      add(p + "self_attn.o_proj.weight", Tensor({hidden, nh * hd}));
+      add(p + "self_attn.q_norm.weight", Tensor({hd}));
+      add(p + "self_attn.k_norm.weight", Tensor({hd}));
+    }
     Tensor gate({inter, hidden}), up({inter, hidden}), down({hidden, inter});
     const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
     auto put = [&](Tensor& m, int64_t row, const ChannelForm& f, double scale) {

@@ -341,18 +341,35 @@ class Prover {
     const model::TensorView& in = tensor(p + "input_layernorm.weight");
     bool zeroInput = true;
     for (int c = 0; c < H_; ++c) zeroInput = zeroInput && (1.0f + at(in, static_cast<size_t>(c))) == 0.0f;
-    const model::TensorView& out = tensor(p + "linear_attn.out_proj.weight");
-    bool zeroOut = true;
-    for (size_t i = 0; i < out.numel(); ++i) zeroOut = zeroOut && at(out, i) == 0.0f;
-    for (const char* t : {"in_proj_qkv.weight", "in_proj_z.weight", "in_proj_b.weight", "in_proj_a.weight",
-                          "conv1d.weight", "dt_bias", "A_log", "norm.weight", "out_proj.weight"}) {
-      const model::TensorView& v = tensor(p + "linear_attn." + t);
+    const bool deltaNet = u_.config.layerTypes.at(static_cast<size_t>(L - 1)) == model::LayerType::LinearAttention;
+    const std::vector<std::string> names =
+        deltaNet ? std::vector<std::string>{"linear_attn.in_proj_qkv.weight", "linear_attn.in_proj_z.weight",
+                                            "linear_attn.in_proj_b.weight",   "linear_attn.in_proj_a.weight",
+                                            "linear_attn.conv1d.weight",      "linear_attn.dt_bias",
+                                            "linear_attn.A_log",              "linear_attn.norm.weight",
+                                            "linear_attn.out_proj.weight"}
+                 : std::vector<std::string>{"self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                                            "self_attn.v_proj.weight", "self_attn.o_proj.weight",
+                                            "self_attn.q_norm.weight", "self_attn.k_norm.weight"};
+    for (const std::string& t : names) {
+      const model::TensorView& v = tensor(p + t);
       for (size_t i = 0; i < v.numel(); ++i)
         if (!std::isfinite(at(v, i))) refuse(L, fmt::format("mixer tensor {} is not finite", t));
     }
-    // A zero input gives q = k = v = z = 0, a zero state and a zero gated norm (0 * finite);
-    // a zero out_proj gives +0 whatever it reads.
-    if (!zeroInput && !zeroOut) refuse(L, "the DeltaNet mixer is not silent (mixer proofs are part 2b)");
+    const model::TensorView& out = tensor(p + (deltaNet ? "linear_attn.out_proj.weight" : "self_attn.o_proj.weight"));
+    bool zeroOut = true;
+    for (size_t i = 0; i < out.numel(); ++i) zeroOut = zeroOut && at(out, i) == 0.0f;
+    // A zero input gives zero projections: DeltaNet's q = k = v = z = 0 keep a zero state and
+    // a zero gated norm (0 * finite); attention averages zero values. A zero output
+    // projection gives +0 whatever it reads.
+    if (!zeroInput && !zeroOut) refuse(L, "the mixer is not silent (mixer proofs are part 2b)");
+    // Relying on the zero input alone: DeltaNet's decay must stay finite (exp(A_log) * 0 is
+    // NaN once exp overflows), so that a zero state stays zero.
+    if (!zeroOut && deltaNet) {
+      const model::TensorView& a = tensor(p + "linear_attn.A_log");
+      for (size_t i = 0; i < a.numel(); ++i)
+        if (at(a, i) > 80.0f) refuse(L, "A_log above 80: exp(A_log) may overflow on a silent mixer");
+    }
   }
 
   void finalHead() {

@@ -41,10 +41,17 @@ std::vector<std::vector<int64_t>> runEngine(const CompiledUnit& cu, const model:
     }
     return out;
   }
-  Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(b.samples.size()));
-  for (size_t i = 0; i < b.samples.size(); ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(b.samples[i].inputs);
-  Eigen::MatrixXf logits = m.forwardEmbeddings(st, x);
-  for (Eigen::Index t = 0; t < logits.cols(); ++t) out.push_back(cu.decode(logits.col(t)));
+  // Sequences of 512 positions: the unit's last layer is an attention layer (silent, but
+  // quadratic in the sequence length).
+  constexpr size_t kSequence = 512;
+  for (size_t first = 0; first < b.samples.size(); first += kSequence) {
+    const size_t n = std::min(kSequence, b.samples.size() - first);
+    Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(n));
+    for (size_t i = 0; i < n; ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(b.samples[first + i].inputs);
+    model::DecodeState seq = m.newState();
+    Eigen::MatrixXf logits = m.forwardEmbeddings(seq, x);
+    for (Eigen::Index t = 0; t < logits.cols(); ++t) out.push_back(cu.decode(logits.col(t)));
+  }
   return out;
 }
 

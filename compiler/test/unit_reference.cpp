@@ -130,6 +130,8 @@ uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
   return r & m;
 }
 
+void PrintTo(const UnitCase& c, std::ostream* os) { *os << c.name; }
+
 std::vector<UnitCase> unitCases() {
   return {
       binaryCase("add32", [] { return integerAddUnit(32, 4, false); }, machine::MOp::Add, 32),

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct UnitCase {
 };
 
 std::vector<UnitCase> unitCases();
+/// gtest prints a case by its name.
+void PrintTo(const UnitCase& c, std::ostream* os);
 
 /// Operand values that stress carries, signs and chunk boundaries, or random ones.
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index);
