@@ -118,6 +118,36 @@ UnitCase shuffleCase() {
           }};
 }
 
+UnitCase shuffleFullCase() {
+  return {"shfl", [] { return shuffleFullUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+            for (size_t k = 0; k < u.selectors.size(); ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+            const uint32_t eff = static_cast<uint32_t>(rng() % 15) + 1;
+            as.bus(u.shared.at(0), eff);
+            std::vector<uint64_t> v(u.lanes.size());
+            for (size_t l = 0; l < u.lanes.size(); ++l) v[l] = operand(rng, 32, index + static_cast<int>(l));
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              // b mostly a small offset; c mostly what nvcc writes for width-4 segments.
+              const uint32_t b = static_cast<uint32_t>(rng() % 3 ? rng() % 5 : rng() % 32);
+              const uint32_t c = static_cast<uint32_t>(rng() % 3 ? (0x1c << 8) | (mode == 0 ? 0 : 31)
+                                                                 : ((rng() % 32) << 8) | (rng() % 32));
+              as.bus(u.lanes[l].operands[0], v[l]);
+              as.bus(u.lanes[l].operands[1], b);
+              as.bus(u.lanes[l].operands[2], c & 31);
+              as.bus(u.lanes[l].operands[3], (c >> 8) & 31);
+              const uint32_t src = machine::shuffleSource(mode, static_cast<uint32_t>(l), b, c);
+              const bool undefined = src >= 4 || !((eff >> src) & 1);
+              pushBits(s.expected, src < 4 ? v[src] : 0, 32);
+              s.expected.push_back(undefined ? 1 : 0);
+              s.describe += fmt::format("lane {}: mode {} b={} c={:#x} -> src {}; ", l, mode, b, c, src);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
 }  // namespace
 
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
@@ -143,6 +173,7 @@ std::vector<UnitCase> unitCases() {
       compareCase(32, false),
       compareCase(64, true),
       shuffleCase(),
+      shuffleFullCase(),
   };
 }
 

@@ -380,19 +380,8 @@ class Machine {
   // Lane exchange. The membermask is a ROM constant the lowering checked; the machine takes
   // the executing lanes as the members (docs/machine.md §1.5).
   uint64_t shuffle(const Warp& w, const MInstr& in, uint32_t lane, uint32_t eff) const {
-    uint32_t b = static_cast<uint32_t>(read(in.b, w, lane)) & 31;
-    uint32_t c = static_cast<uint32_t>(read(in.c, w, lane));
-    uint32_t cval = c & 31, seg = (c >> 8) & 31;
-    uint32_t maxLane = (lane & seg) | (cval & ~seg), minLane = lane & seg;
-    int64_t j;
-    bool ok;
-    switch (in.fl & 3) {
-      case 0: j = int64_t{lane} - b; ok = j >= maxLane; break;
-      case 1: j = int64_t{lane} + b; ok = j <= maxLane; break;
-      case 2: j = lane ^ b; ok = j <= maxLane; break;
-      default: j = minLane | (b & ~seg); ok = j <= maxLane; break;
-    }
-    uint32_t src = ok ? static_cast<uint32_t>(j) : lane;
+    const uint32_t src = shuffleSource(in.fl & 3, lane, static_cast<uint32_t>(read(in.b, w, lane)),
+                                       static_cast<uint32_t>(read(in.c, w, lane)));
     if (src >= kLanes || !((eff >> src) & 1))
       throw Error(ErrorKind::Undefined, fmt::format("machine: SHFL in lane {} reads lane {}, which does not take part", lane, src));
     return read(in.a, w, src) & 0xffffffffu;

@@ -1,6 +1,6 @@
 // Memory-side units (docs/machine.md §1.3, §1.4): generic <-> space address conversion
-// (CVTA) and the new memory value of an atomic (ATOM/ATOMS). The loads, stores and the
-// atomics' lane order are the executor's (core.cpp).
+// (CVTA), the new memory value of an atomic (ATOM/ATOMS) and SHFL's source lane. The loads,
+// stores, the atomics' lane order and the lane exchange itself are the executor's (core.cpp).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -9,6 +9,21 @@
 #include "unit_common.h"
 
 namespace qgpu::machine {
+
+uint32_t shuffleSource(uint32_t mode, uint32_t lane, uint32_t b, uint32_t c) {
+  b &= 31;
+  const uint32_t cval = c & 31, seg = (c >> 8) & 31;
+  const uint32_t maxLane = (lane & seg) | (cval & ~seg), minLane = lane & seg;
+  int64_t j;
+  bool ok;
+  switch (mode & 3) {
+    case 0: j = int64_t{lane} - b; ok = j >= maxLane; break;
+    case 1: j = int64_t{lane} + b; ok = j <= maxLane; break;
+    case 2: j = lane ^ b; ok = j <= maxLane; break;
+    default: j = minLane | (b & ~seg); ok = j <= maxLane; break;
+  }
+  return ok ? static_cast<uint32_t>(j) : lane;
+}
 
 uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {
   const uint32_t w = in.bytes();

@@ -63,7 +63,7 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
 }
 
 Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract) {
-  Unit u{Circuit(fmt::format("{}{}x{}", subtract ? "sub" : "add", bits, lanes)), {}, {}, {}};
+  Unit u{Circuit(fmt::format("{}{}x{}", subtract ? "sub" : "add", bits, lanes)), {}, {}, {}, {}};
   for (uint32_t l = 0; l < lanes; ++l) {
     LaneBuses lb;
     lb.operands.push_back(u.circuit.inputBus(fmt::format("l{}.a", l), bits));

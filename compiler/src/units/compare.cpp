@@ -16,7 +16,7 @@ const std::vector<std::string>& compareCodes() {
 }
 
 Unit compareUnit(uint32_t bits, uint32_t lanes, bool isSigned) {
-  Unit u{Circuit(fmt::format("setp.{}{}x{}", isSigned ? "s" : "u", bits, lanes)), {}, {}, {}};
+  Unit u{Circuit(fmt::format("setp.{}{}x{}", isSigned ? "s" : "u", bits, lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
   for (const std::string& code : compareCodes()) {
     u.selectors.push_back(c.inputBit("sel." + code));

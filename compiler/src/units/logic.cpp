@@ -12,7 +12,7 @@ const std::vector<std::string>& logicOps() {
 }
 
 Unit logicUnit(uint32_t bits, uint32_t lanes) {
-  Unit u{Circuit(fmt::format("logic{}x{}", bits, lanes)), {}, {}, {}};
+  Unit u{Circuit(fmt::format("logic{}x{}", bits, lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
   for (const std::string& op : logicOps()) {
     u.selectors.push_back(c.inputBit("sel." + op));
@@ -47,7 +47,7 @@ Unit logicUnit(uint32_t bits, uint32_t lanes) {
 }
 
 Unit shuffleUnit(uint32_t bits, uint32_t lanes) {
-  Unit u{Circuit(fmt::format("shfl{}x{}", bits, lanes)), {}, {}, {}};
+  Unit u{Circuit(fmt::format("shfl{}x{}", bits, lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
   std::vector<Bus> value(lanes), src(lanes);
   for (uint32_t l = 0; l < lanes; ++l) value[l] = c.inputBus(fmt::format("l{}.v", l), bits);
@@ -62,6 +62,81 @@ Unit shuffleUnit(uint32_t bits, uint32_t lanes) {
     }
     c.outputBus(fmt::format("l{}.d", l), d);
     u.lanes.push_back({{value[l], src[l]}, {d}});
+  }
+  return u;
+}
+
+}  // namespace qgpu::compiler
+
+namespace qgpu::compiler {
+
+// The whole SHFL step: the source lane from the mode, b and c (machine::shuffleSource), then
+// the mux. Four levels: clamp/segment bits; each mode's in-range test and position compares;
+// the source lane's one-hot (mode selector folded in); the value bits and the check that the
+// source takes part.
+Unit shuffleFullUnit(uint32_t lanes) {
+  Unit u{Circuit(fmt::format("shflfull{}", lanes)), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  static const char* modes[] = {"up", "down", "bfly", "idx"};
+  for (const char* m : modes) {
+    u.selectors.push_back(c.inputBit(std::string("mode.") + m));
+    u.selectorNames.push_back(m);
+  }
+  Bus eff = c.inputBus("eff", lanes);  // the lanes that execute the step
+  u.shared.push_back(eff);
+  std::vector<Bus> v(lanes), b(lanes), cval(lanes), seg(lanes);
+  for (uint32_t l = 0; l < lanes; ++l) {
+    v[l] = c.inputBus(fmt::format("l{}.v", l), 32);
+    b[l] = c.inputBus(fmt::format("l{}.b", l), 5);
+    cval[l] = c.inputBus(fmt::format("l{}.clamp", l), 5);
+    seg[l] = c.inputBus(fmt::format("l{}.seg", l), 5);
+  }
+  for (uint32_t l = 0; l < lanes; ++l) {
+    const std::string n = fmt::format("l{}", l);
+    // Level 1: maxLane = (lane & seg) | (clamp & ~seg) and idx's j = (lane & seg) | (b & ~seg),
+    // bit by bit (the lane is a constant); bfly's j = lane ^ b is linear.
+    Expr maxLane, jIdx, jBfly, B;
+    for (uint32_t k = 0; k < 5; ++k) {
+      const bool lk = (l >> k) & 1;
+      const Expr s = w(seg[l][k]), cv = w(cval[l][k]), bk = w(b[l][k]);
+      const int64_t p = int64_t{1} << k;
+      maxLane += p * w(c.step(fmt::format("{}.max[{}]", n, k), lk ? s + cv - 1 : cv - s - 1));
+      jIdx += p * w(c.step(fmt::format("{}.jidx[{}]", n, k), lk ? s + bk - 1 : bk - s - 1));
+      jBfly += p * (lk ? 1 - bk : bk);
+      B += p * bk;
+    }
+    const Expr lane(static_cast<int64_t>(l));
+    const Expr j[4] = {lane - B, lane + B, jBfly, jIdx};
+    // Level 2: in range (up: j >= maxLane; the others: j <= maxLane) and j >= s for s = 0..4.
+    Expr onehot[4];
+    Expr self;
+    for (int m = 0; m < 4; ++m) {
+      const std::string nm = fmt::format("{}.{}", n, modes[m]);
+      WireId ok = c.step(nm + ".ok", m == 0 ? j[m] - maxLane : maxLane - j[m]);
+      std::vector<WireId> ge;
+      for (int s = 0; s <= 4; ++s) ge.push_back(c.step(fmt::format("{}.ge{}", nm, s), j[m] - s));
+      // Level 3: this mode selected, in range, and j == s; or selected and out of range (the lane itself).
+      const Expr sel = w(u.selectors[static_cast<size_t>(m)]);
+      for (int s = 0; s < 4; ++s)
+        onehot[s] += w(c.step(fmt::format("{}.src{}", nm, s), sel + w(ok) + w(ge[s]) - w(ge[s + 1]) - 3));
+      self += w(c.step(nm + ".self", sel - w(ok) - 1));
+    }
+    if (l < 4) onehot[l] += self;
+    // Level 4: the value bits of the source, and whether the source takes part.
+    Bus d;
+    for (uint32_t i = 0; i < 32; ++i) {
+      Expr r;
+      for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
+        r += w(c.step(fmt::format("{}.d[{}].from{}", n, i, s), onehot[s] + w(v[s][i]) - 2));
+      d.push_back(c.sum(fmt::format("{}.d[{}]", n, i), r));
+    }
+    Expr taking;
+    for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
+      taking += w(c.step(fmt::format("{}.takes{}", n, s), onehot[s] + w(eff[s]) - 2));
+    WireId undefined = c.sum(n + ".undefined", 1 - taking);
+    c.outputBus(n + ".d", d);
+    c.output(n + ".undefined", undefined);
+    u.lanes.push_back({{v[l], b[l], cval[l], seg[l]}, {d, {undefined}}});
   }
   return u;
 }

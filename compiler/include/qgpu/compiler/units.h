@@ -22,6 +22,7 @@ struct Unit {
   std::vector<LaneBuses> lanes;
   std::vector<WireId> selectors;  // one-hot op selection inputs (shared by the lanes), if any
   std::vector<std::string> selectorNames;
+  std::vector<Bus> shared;  // other operands all lanes share (SHFL's executing lanes)
 };
 
 // --- bit-level helpers (one MLP level each unless noted) ---
@@ -46,6 +47,11 @@ Unit logicUnit(uint32_t bits, uint32_t lanes);
 Unit compareUnit(uint32_t bits, uint32_t lanes, bool isSigned);
 /// SHFL's lane mux: lane l reads lane src[l] (a one-hot source per lane) of a 32-bit value.
 Unit shuffleUnit(uint32_t bits, uint32_t lanes);
+
+/// The whole SHFL step for `lanes` (<= 4) lanes: mode one-hot (up down bfly idx), the executing
+/// lanes, per lane the value (32 bits), b (5 bits), clamp and segment mask (5 bits each);
+/// per lane the result and an `undefined` bit (the source lane does not take part).
+Unit shuffleFullUnit(uint32_t lanes);
 
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();

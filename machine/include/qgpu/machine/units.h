@@ -31,6 +31,11 @@ uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c);
 uint64_t evaluateUnit(MOp op, uint8_t ty, uint8_t fl, uint64_t a, uint64_t b, uint64_t c,
                       uint32_t destBytes = 0);
 
+/// SHFL's source lane for `lane` (docs/machine.md §1.5): mode = fl & 3 (up, down, bfly, idx),
+/// b the lane operand (& 31), c the packed clamp (bits 0-4) and segment mask (bits 8-12). An
+/// out-of-range source is the lane itself. The caller checks that the source takes part.
+uint32_t shuffleSource(uint32_t mode, uint32_t lane, uint32_t b, uint32_t c);
+
 /// New memory value of an atomic (ATOM/ATOMS) given the old one and the operands.
 uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c);
 
