@@ -18,6 +18,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"setp_u32", "SETP integer, unsigned 32-bit", [] { return compareUnit(32, 4, false); }},
       {"setp_s64", "SETP integer, signed 64-bit", [] { return compareUnit(64, 4, true); }},
       {"shfl32", "SHFL lane mux (source lane given)", [] { return shuffleUnit(32, 4); }},
+      {"vote", "VOTE all/any/uni/ballot", [] { return voteUnit(4); }},
       {"shfl", "SHFL up/down/bfly/idx (source lane from b, c)", [] { return shuffleFullUnit(4); }},
   };
   return units;

@@ -59,6 +59,12 @@ class Planner {
         if (n.kind == NodeKind::Gate) readLater[n.control] = true;
       }
     }
+    // An output mixing levels reads its earlier terms from their channels (a pass neuron).
+    for (const auto& [name, wire] : c_.outputs()) {
+      const int level = std::max(1, s_.level[wire]);
+      for (const Term& t : expand(c_, w(wire)).terms)
+        if (s_.level[t.wire] < level) readLater[t.wire] = true;
+    }
     // Neurons (and channels) level by level, in wire order within a level.
     for (size_t i = 0; i < c_.nodes().size(); ++i) {
       const Node& n = c_.nodes()[i];

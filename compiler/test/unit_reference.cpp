@@ -148,6 +148,29 @@ UnitCase shuffleFullCase() {
           }};
 }
 
+UnitCase voteCase() {
+  return {"vote", [] { return voteUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int) {
+            UnitSample s;
+            Assign as;
+            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+            for (size_t k = 0; k < u.selectors.size(); ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+            const bool negate = rng() & 1;
+            const uint32_t eff = static_cast<uint32_t>(rng() % 16), pred = static_cast<uint32_t>(rng() % 16);
+            as.bus(u.shared.at(0), eff);
+            as.bus(u.shared.at(1), pred);
+            as.bus(u.shared.at(2), negate);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              const uint32_t members = static_cast<uint32_t>(rng() % 2 ? 0xf : rng() % 16);
+              as.bus(u.lanes[l].operands[0], members);
+              pushBits(s.expected, machine::voteResult(mode, negate, eff, members, pred & eff), 4);
+              s.describe += fmt::format("lane {}: mode {} neg {} eff {:#x} members {:#x} pred {:#x}; ", l, mode,
+                                        negate, eff, members, pred);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
 }  // namespace
 
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
@@ -174,6 +197,7 @@ std::vector<UnitCase> unitCases() {
       compareCase(64, true),
       shuffleCase(),
       shuffleFullCase(),
+      voteCase(),
   };
 }
 

@@ -388,17 +388,11 @@ class Machine {
   }
 
   uint64_t vote(const Warp& w, const MInstr& in, uint32_t lane, uint32_t eff) const {
-    uint32_t members = static_cast<uint32_t>(read(in.b, w, lane)) & 0xf & (w.valid & ~w.exited);
-    uint32_t votes = 0;
+    const uint32_t members = static_cast<uint32_t>(read(in.b, w, lane)) & 0xf & (w.valid & ~w.exited);
+    uint32_t predicates = 0;
     for (uint32_t l = 0; l < kLanes; ++l)
-      if ((eff >> l) & 1 && ((read(in.a, w, l) & 1) != 0) != ((in.fl & 4) != 0)) votes |= 1u << l;
-    uint32_t ballot = votes & members;
-    switch (in.fl & 3) {
-      case 0: return ballot == members;
-      case 1: return ballot != 0;
-      case 2: return ballot == 0 || ballot == members;
-      default: return ballot;
-    }
+      if ((eff >> l) & 1 && (read(in.a, w, l) & 1) != 0) predicates |= 1u << l;
+    return voteResult(in.fl & 3, (in.fl & 4) != 0, eff, members, predicates);
   }
 
   const MachineProgram& p_;

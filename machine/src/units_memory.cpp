@@ -1,5 +1,5 @@
 // Memory-side units (docs/machine.md §1.3, §1.4): generic <-> space address conversion
-// (CVTA), the new memory value of an atomic (ATOM/ATOMS) and SHFL's source lane. The loads,
+// (CVTA), the new memory value of an atomic (ATOM/ATOMS), SHFL's source lane and VOTE's result. The loads,
 // stores, the atomics' lane order and the lane exchange itself are the executor's (core.cpp).
 #include <algorithm>
 
@@ -23,6 +23,17 @@ uint32_t shuffleSource(uint32_t mode, uint32_t lane, uint32_t b, uint32_t c) {
     default: j = minLane | (b & ~seg); ok = j <= maxLane; break;
   }
   return ok ? static_cast<uint32_t>(j) : lane;
+}
+
+uint32_t voteResult(uint32_t mode, bool negate, uint32_t executing, uint32_t members, uint32_t predicates) {
+  const uint32_t votes = executing & (negate ? ~predicates : predicates);
+  const uint32_t ballot = votes & members;
+  switch (mode & 3) {
+    case 0: return ballot == members;
+    case 1: return ballot != 0;
+    case 2: return ballot == 0 || ballot == members;
+    default: return ballot;
+  }
 }
 
 uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {

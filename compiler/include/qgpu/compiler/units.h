@@ -53,6 +53,11 @@ Unit shuffleUnit(uint32_t bits, uint32_t lanes);
 /// per lane the result and an `undefined` bit (the source lane does not take part).
 Unit shuffleFullUnit(uint32_t lanes);
 
+/// VOTE for `lanes` lanes: mode one-hot (all any uni ballot), negate, the executing lanes and
+/// every lane's predicate (shared), per lane its member lanes; per lane the result's low
+/// `lanes` bits (the predicate in bit 0, or the ballot).
+Unit voteUnit(uint32_t lanes);
+
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
 /// The ops of logicUnit's selectors, in order.

@@ -36,6 +36,11 @@ uint64_t evaluateUnit(MOp op, uint8_t ty, uint8_t fl, uint64_t a, uint64_t b, ui
 /// out-of-range source is the lane itself. The caller checks that the source takes part.
 uint32_t shuffleSource(uint32_t mode, uint32_t lane, uint32_t b, uint32_t c);
 
+/// VOTE's result (docs/machine.md §1.4): mode = fl & 3 (all, any, uni, ballot), negate = fl
+/// bit 2; `executing` the lanes that run the step, `members` the member lanes (b & live
+/// lanes), `predicates` bit l = lane l's predicate a & 1.
+uint32_t voteResult(uint32_t mode, bool negate, uint32_t executing, uint32_t members, uint32_t predicates);
+
 /// New memory value of an atomic (ATOM/ATOMS) given the old one and the operands.
 uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c);
 
