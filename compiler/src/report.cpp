@@ -18,6 +18,11 @@ UnitReport reportUnit(const std::string& name, const std::string& machineOps, co
   r.inputs = unit.plan.inputChannels.size();
   r.outputs = unit.plan.outputChannels.size();
   for (const PlannedLayer& l : unit.plan.mlp) r.neurons.push_back(l.neurons.size());
+  for (int l = 1; l <= unit.plan.layers; ++l) {
+    size_t used = 0;
+    for (const ChannelInfo& c : unit.plan.channels) used += c.writtenAt <= l ? 1 : 0;
+    r.channelsInUse.push_back(used);
+  }
   r.peakNeurons = r.neurons.empty() ? 0 : *std::max_element(r.neurons.begin(), r.neurons.end());
   r.minMargin = proof.minMargin;
   r.tightestGate = proof.tightestGate;
@@ -34,6 +39,7 @@ nlohmann::json toJson(const UnitReport& r) {
           {"inputs", r.inputs},
           {"outputs", r.outputs},
           {"neurons_per_layer", r.neurons},
+          {"channels_per_layer", r.channelsInUse},
           {"peak_neurons", r.peakNeurons},
           {"deltanet_heads", r.deltaNetHeads},
           {"proof_min_margin", r.minMargin},

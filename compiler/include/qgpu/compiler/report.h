@@ -25,6 +25,7 @@ struct UnitReport {
   size_t channels = 0;        // residual channels used (anchors, inputs, wires, outputs)
   size_t inputs = 0, outputs = 0;
   std::vector<size_t> neurons;  // per layer
+  std::vector<size_t> channelsInUse;  // per layer: channels holding a value after its MLP
   size_t peakNeurons = 0;
   int deltaNetHeads = 0;      // per layer, peak (0: MLP-only unit)
   double minMargin = 0;
