@@ -1,7 +1,7 @@
 // Lowers the syntax tree into a Program: lays out module variables, kernel
 // parameters and per-lane param areas, allocates register slots per
 // function (honouring nested { } scopes), decodes each instruction through
-// the opcode table, resolves labels and computes reconvergence points.
+// the ISA table (ptx_isa.def), resolves labels and computes reconvergence points.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -445,10 +445,10 @@ class Decoder {
             slot.guard = ds.predicate(g);
             slot.guardNegated = in.guardNegated;
           }
-          const auto& table = opcodeTable();
-          auto it = table.find(in.opcode);
-          if (it == table.end()) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
-          it->second(ds);
+          const std::optional<Opcode> op = findOpcode(in.opcode);
+          if (!op) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
+          slot.opcode = *op;
+          opcodeDecoder(*op)(ds);
           ds.finish();
           if (!slot.fn && slot.flow == Flow::None) ds.fail("internal: no handler selected");
           break;

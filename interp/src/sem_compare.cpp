@@ -191,6 +191,8 @@ void decodeCompareCommon(DecodeState& ds, ScalarType t, size_t firstSrc) {
   }
 }
 
+}  // namespace
+
 void decodeSetp(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("setp needs exactly one type");
@@ -249,8 +251,6 @@ void decodeSlct(DecodeState& ds) {
   ds.out.s[2] = ds.source(ds.in.operands[3], types[1]);
 }
 
-}  // namespace
-
 void decodePredicateLogic(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1 || types[0] != ScalarType::Pred) ds.fail("expected .pred");
@@ -261,13 +261,6 @@ void decodePredicateLogic(DecodeState& ds) {
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.out.s[0] = ds.predicate(ds.in.operands[1]);
   if (ds.out.mode != 3) ds.out.s[1] = ds.predicate(ds.in.operands[2]);
-}
-
-void addCompareOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["setp"] = decodeSetp;
-  t["set"] = decodeSet;
-  t["selp"] = decodeSelp;
-  t["slct"] = decodeSlct;
 }
 
 }  // namespace qgpu

@@ -516,9 +516,7 @@ void decodeCarry(DecodeState& ds, bool readCf, bool sub) {
 
 }  // namespace
 
-namespace {
-
-ScalarType peekType(DecodeState& ds) {
+static ScalarType peekType(DecodeState& ds) {
   for (auto it = ds.in.modifiers.rbegin(); it != ds.in.modifiers.rend(); ++it)
     if (auto t = parseScalarType(*it)) return *t;
   for (const std::string& m : ds.in.modifiers)
@@ -661,7 +659,7 @@ void decodeMax(DecodeState& ds) {
 }
 void decodeSad(DecodeState& ds) { ternary<SadOp>(ds, oneType(ds)); }
 
-void decodeLogic2(DecodeState& ds, int which) {
+static void decodeLogic2(DecodeState& ds, int which) {
   if (peekType(ds) == ScalarType::Pred) return decodePredicateLogic(ds);
   ScalarType t = oneType(ds);
   if (which == 0) binary<AndOp>(ds, t);
@@ -677,7 +675,7 @@ void decodeNot(DecodeState& ds) {
 }
 void decodeCnot(DecodeState& ds) { unary<CnotOp>(ds, oneType(ds)); }
 
-void decodeBitCount(DecodeState& ds, bool popc) {
+static void decodeBitCount(DecodeState& ds, bool popc) {
   ScalarType t = oneType(ds);
   if (t != ScalarType::B32 && t != ScalarType::B64) ds.fail("needs .b32 or .b64");
   if (popc) setTyped<PopcH>(ds, t);
@@ -719,7 +717,7 @@ void decodeBfi(DecodeState& ds) {
   ds.out.s[2] = ds.source(ds.in.operands[3], ScalarType::U32);
   ds.out.s[3] = ds.source(ds.in.operands[4], ScalarType::U32);
 }
-void decodeShift(DecodeState& ds, bool left) {
+static void decodeShift(DecodeState& ds, bool left) {
   ScalarType t = oneType(ds);
   if (left && !isBits(t)) ds.fail("shl needs .b16, .b32 or .b64");
   if (left) setTyped<ShlH>(ds, t);
@@ -763,7 +761,7 @@ void decodeLop3(DecodeState& ds) {
 }
 void decodeAddc(DecodeState& ds) { decodeCarry(ds, true, false); }
 void decodeSubc(DecodeState& ds) { decodeCarry(ds, true, true); }
-void decodeDp(DecodeState& ds, bool four) {
+static void decodeDp(DecodeState& ds, bool four) {
   bool hi = false;
   if (!four) {
     int part = ds.mods.takeOneOf({"lo", "hi"});
@@ -780,19 +778,5 @@ void decodeDp(DecodeState& ds, bool four) {
 }
 void decodeDp4a(DecodeState& ds) { decodeDp(ds, true); }
 void decodeDp2a(DecodeState& ds) { decodeDp(ds, false); }
-
-}  // namespace
-
-void addIntegerOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["add"] = decodeAdd;   t["sub"] = decodeSub;   t["mul"] = decodeMul;   t["mad"] = decodeMad;
-  t["madc"] = decodeMadc; t["mul24"] = decodeMul24; t["mad24"] = decodeMad24; t["sad"] = decodeSad;
-  t["div"] = decodeDiv;   t["rem"] = decodeRem;   t["abs"] = decodeAbs;   t["neg"] = decodeNeg;
-  t["min"] = decodeMin;   t["max"] = decodeMax;   t["and"] = decodeAnd;   t["or"] = decodeOr;
-  t["xor"] = decodeXor;   t["not"] = decodeNot;   t["cnot"] = decodeCnot; t["popc"] = decodePopc;
-  t["clz"] = decodeClz;   t["bfind"] = decodeBfind; t["brev"] = decodeBrev; t["bfe"] = decodeBfe;
-  t["bfi"] = decodeBfi;   t["shl"] = decodeShl;   t["shr"] = decodeShr;   t["shf"] = decodeShf;
-  t["prmt"] = decodePrmt; t["lop3"] = decodeLop3; t["addc"] = decodeAddc; t["subc"] = decodeSubc;
-  t["dp4a"] = decodeDp4a; t["dp2a"] = decodeDp2a;
-}
 
 }  // namespace qgpu

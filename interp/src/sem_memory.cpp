@@ -177,6 +177,8 @@ std::vector<ptx::Operand> accessOperands(DecodeState& ds, const ptx::Operand& op
   return op.elements;
 }
 
+}  // namespace
+
 void decodeLd(DecodeState& ds) {
   ds.mods.take("weak");
   MemSpace space = takeSpace(ds, true);
@@ -204,9 +206,9 @@ void decodeSt(DecodeState& ds) {
 }
 
 template <class T>
-Handler atomFor() { return &atomHandler<T>; }
+static Handler atomFor() { return &atomHandler<T>; }
 
-void decodeAtom(DecodeState& ds, bool hasResult) {
+static void decodeAtom(DecodeState& ds, bool hasResult) {
   MemSpace space = takeSpace(ds, false);
   if (space == MemSpace::Local || space == MemSpace::KernelParam || space == MemSpace::FrameParam)
     ds.fail("atomics work on .global, .shared or generic addresses");
@@ -246,17 +248,6 @@ void decodePrefetch(DecodeState& ds) {
   ds.mods.take("L2");
   ds.mods.takeMemoryHints();
   ds.out.fn = &noopHandler;
-}
-
-}  // namespace
-
-void addMemoryOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["ld"] = decodeLd;
-  t["ldu"] = decodeLd;
-  t["st"] = decodeSt;
-  t["atom"] = decodeAtomOp;
-  t["red"] = decodeRed;
-  t["prefetch"] = decodePrefetch;
 }
 
 }  // namespace qgpu

@@ -17,7 +17,6 @@
 namespace qgpu {
 namespace {
 
-
 // Checks the convergence rules for each executing lane (its own membermask
 // must contain it, and every live lane of that mask must execute the
 // instruction now) and returns the per-lane member masks. Lanes of one warp
@@ -109,6 +108,7 @@ void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {
   forLanes(c, m, [&](uint32_t l) { d[l] = m; });
 }
 
+}  // namespace
 
 void decodeShfl(DecodeState& ds) {
   if (!ds.mods.take("sync")) ds.fail("shfl without .sync is not supported on sm_70+");
@@ -221,42 +221,6 @@ void decodeNanosleep(DecodeState& ds) {
   ds.mods.takeTypes();
   ds.expectOperands(1);
   ds.out.fn = &noopHandler;
-}
-
-}  // namespace
-
-void addWarpOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["shfl"] = decodeShfl;
-  t["vote"] = decodeVote;
-  t["activemask"] = decodeActivemask;
-}
-
-void addControlOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["bar"] = decodeBarrier;
-  t["barrier"] = decodeBarrier;
-  t["membar"] = decodeFence;
-  t["fence"] = decodeFence;
-  t["bra"] = decodeBra;
-  t["call"] = decodeCall;
-  t["ret"] = decodeRet;
-  t["exit"] = decodeExit;
-  t["trap"] = decodeTrap;
-  t["nanosleep"] = decodeNanosleep;
-}
-
-const std::map<std::string, OpDecoder, std::less<>>& opcodeTable() {
-  static const auto table = [] {
-    std::map<std::string, OpDecoder, std::less<>> t;
-    addIntegerOps(t);
-    addFloatOps(t);
-    addCompareOps(t);
-    addConvertOps(t);
-    addMemoryOps(t);
-    addWarpOps(t);
-    addControlOps(t);
-    return t;
-  }();
-  return table;
 }
 
 }  // namespace qgpu

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "qgpu/interp/isa.h"
 #include "qgpu/interp/ptx_ast.h"
 
 namespace qgpu {
@@ -51,6 +52,7 @@ struct Instr {
   bool sat = false;
   bool guardNegated = false;
   MemSpace space = MemSpace::Generic;
+  Opcode opcode = Opcode::None;  // the ptx_isa.def row it was decoded by
   uint32_t guard = kNoSlot;
   uint32_t d[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
   uint32_t s[5] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};

@@ -1,0 +1,101 @@
+// ptx_isa.def against the decoder: every row is used and unique, every example decodes to its
+// opcode, the unsupported rows are rejected, and the coverage catalogue only names
+// supported rows.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "qgpu/interp/error.h"
+#include "qgpu/interp/isa.h"
+#include "qgpu/interp/program.h"
+#include "qgpu/interp/ptx_parser.h"
+
+namespace qgpu {
+namespace {
+
+// The kernel an example row runs in: registers %p %h %r %rd %f %fd <8>, label END, function f.
+std::string exampleModule(const std::string& instruction) {
+  return ".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".func f()\n{\nret;\n}\n"
+         ".visible .entry k()\n{\n"
+         ".reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n"
+         ".reg .f32 %f<8>;\n.reg .f64 %fd<8>;\n" +
+         instruction + ";\nEND:\nret;\n}\n";
+}
+
+std::string mnemonicOf(const std::string& text) { return text.substr(0, text.find_first_of(". ")); }
+
+TEST(IsaTable, MnemonicsAreUnique) {
+  std::map<std::string, int> seen;
+  for (const IsaRow& r : isaRows()) ++seen[r.mnemonic];
+  for (const auto& [m, n] : seen) EXPECT_EQ(n, 1) << "ptx_isa.def has " << n << " rows for '" << m << "'";
+}
+
+TEST(IsaTable, EveryOpcodeHasOneSupportedRowInEnumOrder) {
+  size_t supported = 0;
+  for (const IsaRow& r : isaRows()) {
+    if (r.opcode == Opcode::None) continue;
+    ++supported;
+    EXPECT_EQ(static_cast<size_t>(r.opcode), supported) << r.mnemonic;
+    EXPECT_STREQ(opcodeName(r.opcode), r.mnemonic);
+    EXPECT_EQ(findOpcode(r.mnemonic), r.opcode);
+    EXPECT_GE(r.ptx, 10) << r.mnemonic;
+    EXPECT_GE(r.sm, 10) << r.mnemonic;
+  }
+  EXPECT_EQ(supported + 1, static_cast<size_t>(Opcode::Count));
+  EXPECT_EQ(supportedOpcodes().size(), supported);
+  EXPECT_FALSE(findOpcode("bogus").has_value());
+}
+
+TEST(IsaTable, EveryExampleDecodesToItsRow) {
+  for (const IsaRow& r : isaRows()) {
+    if (r.opcode == Opcode::None) continue;
+    SCOPED_TRACE(r.example);
+    EXPECT_EQ(mnemonicOf(r.example), r.mnemonic);
+    Program p;
+    ASSERT_NO_THROW(p = decodeModule(ptx::parseModule(exampleModule(r.example), "example.ptx")));
+    const FunctionInfo& k = p.functions[p.findEntry("k")];
+    EXPECT_EQ(p.code[k.entryPc].opcode, r.opcode);
+    EXPECT_EQ(p.code[k.endPc - 1].opcode, Opcode::Ret);
+  }
+}
+
+TEST(IsaTable, UnsupportedRowsAreRejectedAsUnknown) {
+  for (const std::string& m : unsupportedOpcodes()) {
+    SCOPED_TRACE(m);
+    EXPECT_FALSE(findOpcode(m).has_value());
+    try {
+      decodeModule(ptx::parseModule(exampleModule(m + ".b32 %r1, %r2"), "missing.ptx"));
+      ADD_FAILURE() << m << " decodes";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown instruction '" + m + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(IsaTable, EveryFormFamilyNamesSupportedRowsAndIsUsed) {
+  for (const FormFamily& f : formFamilies()) {
+    SCOPED_TRACE(f.pattern);
+    ASSERT_FALSE(f.mnemonics.empty());
+    for (const std::string& m : f.mnemonics) {
+      EXPECT_TRUE(findOpcode(m).has_value()) << m << " has no QGPU_PTX_OP row";
+      size_t accepted = 0;
+      for (const std::string& form : expandForms({{m}, f.pattern})) accepted += formAccepted(form);
+      EXPECT_GT(accepted, 0u) << "no form of '" << m << " " << f.pattern << "' is accepted (an unused row)";
+    }
+  }
+}
+
+TEST(IsaTable, ExpandsOptionalGroupsAndSets) {
+  EXPECT_EQ(expandForms({{"shf"}, "l|r [wrap] b32"}),
+            (std::vector<std::string>{"shf.l.b32", "shf.l.wrap.b32", "shf.r.b32", "shf.r.wrap.b32"}));
+  EXPECT_EQ(expandForms({{"and", "or"}, "$btypes"}).size(), 6u);
+  EXPECT_THROW(expandForms({{"add"}, "$nosuchset"}), Error);
+  EXPECT_TRUE(formAccepted("add.rn.ftz.f32"));
+  EXPECT_FALSE(formAccepted("add.rn.u32"));
+}
+
+}  // namespace
+}  // namespace qgpu
