@@ -1,14 +1,16 @@
 // ptx_isa.def against the decoder: every row is used and unique, every example decodes to its
-// opcode, the unsupported rows are rejected, and the coverage catalogue only names
-// supported rows.
+// opcode, the unsupported rows are rejected, and the coverage catalogue and the numeric
+// oracle's forms only name forms the decoder accepts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
+#include "qgpu/interp/oracle_matrix.h"
 #include "qgpu/interp/program.h"
 #include "qgpu/interp/ptx_parser.h"
 
@@ -95,6 +97,35 @@ TEST(IsaTable, ExpandsOptionalGroupsAndSets) {
   EXPECT_THROW(expandForms({{"add"}, "$nosuchset"}), Error);
   EXPECT_TRUE(formAccepted("add.rn.ftz.f32"));
   EXPECT_FALSE(formAccepted("add.rn.u32"));
+}
+
+// The oracle tests only forms the front end accepts and that the catalogue lists, so
+// `qgpu coverage` counts every one of them.
+TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
+  auto key = [](const std::string& s) {
+    std::vector<std::string> parts;
+    std::stringstream ss(s);
+    std::string t;
+    while (std::getline(ss, t, '.')) parts.push_back(t);
+    std::sort(parts.begin() + 1, parts.end());
+    std::string k;
+    for (const auto& p : parts) k += p + ".";
+    return k;
+  };
+  std::set<std::string> catalogue;
+  for (const FormFamily& f : formFamilies())
+    for (const std::string& form : expandForms(f)) catalogue.insert(key(form));
+  std::vector<std::string> forms = oracle::floatCases();
+  for (const auto& s : oracle::cvtCases()) forms.push_back(s);
+  for (const auto& s : oracle::integerCases()) {
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, '+')) forms.push_back(part);
+  }
+  for (const std::string& form : forms) {
+    EXPECT_TRUE(catalogue.count(key(form))) << form << " is not in ptx_isa.def's QGPU_PTX_FORMS";
+    EXPECT_TRUE(formAccepted(form)) << form << " is not accepted by the decoder";
+  }
 }
 
 }  // namespace
