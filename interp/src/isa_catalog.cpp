@@ -27,6 +27,16 @@ constexpr OpDecoder kDecoders[] = {
 };
 static_assert(std::size(kDecoders) == static_cast<size_t>(Opcode::Count));
 
+struct ModRow {
+  const char* spelling;
+  bool hint;
+};
+constexpr ModRow kMods[] = {
+#define QGPU_PTX_MOD(Enum, spelling, hint) {spelling, hint},
+#include "qgpu/interp/ptx_isa.def"
+};
+static_assert(std::size(kMods) == static_cast<size_t>(Mod::Count));
+
 const std::map<std::string, Opcode, std::less<>>& opcodeIndex() {
   static const auto index = [] {
     std::map<std::string, Opcode, std::less<>> m;
@@ -60,6 +70,48 @@ std::optional<Opcode> findOpcode(std::string_view mnemonic) {
   auto it = index.find(mnemonic);
   if (it == index.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<Mod> findMod(std::string_view spelling) {
+  static const auto index = [] {
+    std::map<std::string, Mod, std::less<>> m;
+    for (size_t i = 0; i < std::size(kMods); ++i) m.emplace(kMods[i].spelling, static_cast<Mod>(i));
+    return m;
+  }();
+  auto it = index.find(spelling);
+  if (it == index.end()) return std::nullopt;
+  return it->second;
+}
+
+const char* modName(Mod m) { return m < Mod::Count ? kMods[static_cast<size_t>(m)].spelling : ""; }
+
+ModSet memoryHintMods() {
+  ModSet out;
+  for (size_t i = 0; i < std::size(kMods); ++i)
+    if (kMods[i].hint) out.set(static_cast<Mod>(i));
+  return out;
+}
+
+bool setSpelling(Instr& in, std::string_view spelling) {
+  std::vector<std::string> parts = words(std::string(spelling), '.');
+  bool all = true;
+  in.opcode = Opcode::None;
+  in.typeCount = 0;
+  in.mods = {};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i == 0) {
+      auto op = findOpcode(parts[0]);
+      in.opcode = op ? *op : Opcode::None;
+      all = all && op.has_value();
+    } else if (auto t = parseScalarType(parts[i]); t && in.typeCount < 2) {
+      in.types[in.typeCount++] = *t;
+    } else if (auto m = findMod(parts[i])) {
+      in.mods.set(*m);
+    } else {
+      all = false;
+    }
+  }
+  return all;
 }
 
 OpDecoder opcodeDecoder(Opcode op) { return kDecoders[static_cast<size_t>(op)]; }

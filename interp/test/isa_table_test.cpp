@@ -13,6 +13,7 @@
 #include "qgpu/interp/oracle_matrix.h"
 #include "qgpu/interp/program.h"
 #include "qgpu/interp/ptx_parser.h"
+#include "qgpu/interp/types.h"
 
 namespace qgpu {
 namespace {
@@ -97,6 +98,61 @@ TEST(IsaTable, ExpandsOptionalGroupsAndSets) {
   EXPECT_THROW(expandForms({{"add"}, "$nosuchset"}), Error);
   EXPECT_TRUE(formAccepted("add.rn.ftz.f32"));
   EXPECT_FALSE(formAccepted("add.rn.u32"));
+}
+
+TEST(IsaTable, ModifierRowsAreUniqueAndRoundTrip) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < static_cast<size_t>(Mod::Count); ++i) {
+    const Mod m = static_cast<Mod>(i);
+    EXPECT_TRUE(seen.insert(modName(m)).second) << "two QGPU_PTX_MOD rows spell ." << modName(m);
+    EXPECT_EQ(findMod(modName(m)), m);
+    EXPECT_FALSE(parseScalarType(modName(m)).has_value()) << modName(m) << " is a type, not a modifier";
+  }
+  EXPECT_FALSE(findMod("f32").has_value());
+  EXPECT_TRUE(memoryHintMods().has(Mod::L1EvictLast));
+  EXPECT_FALSE(memoryHintMods().has(Mod::Global));
+}
+
+// The decoded instruction says what it is without its text: opcode, types, modifiers and
+// the public encodings of Instr::mode.
+Instr decodeFirst(const std::string& instruction) {
+  Program p = decodeModule(ptx::parseModule(exampleModule(instruction), "typed.ptx"));
+  return p.code[p.functions[p.findEntry("k")].entryPc];
+}
+
+TEST(IsaTable, DecodedInstructionsCarryTypedForms) {
+  Instr cvt = decodeFirst("cvt.rzi.ftz.s32.f32 %r1, %f2");
+  EXPECT_EQ(cvt.opcode, Opcode::Cvt);
+  ASSERT_EQ(cvt.typeCount, 2);
+  EXPECT_EQ(cvt.types[0], ScalarType::S32);
+  EXPECT_EQ(cvt.types[1], ScalarType::F32);
+  EXPECT_EQ(cvt.type(), ScalarType::F32);
+  EXPECT_EQ(cvt.mods, (ModSet{Mod::Rzi, Mod::Ftz}));
+  Instr ld = decodeFirst("ld.global.nc.L1::evict_last.v2.u32 {%r1, %r2}, [%rd3]");
+  EXPECT_EQ(ld.opcode, Opcode::Ld);
+  EXPECT_EQ(ld.mods, (ModSet{Mod::Global, Mod::Nc, Mod::L1EvictLast, Mod::V2}));
+  EXPECT_EQ(decodeFirst("setp.ltu.f32 %p1, %f2, %f3").cmp(), CmpOp::Ltu);
+  EXPECT_EQ(decodeFirst("setp.hs.u32 %p1, %r2, %r3").cmp(), CmpOp::Hs);
+  EXPECT_EQ(decodeFirst("atom.global.exch.b32 %r1, [%rd2], %r3").atomOp(), AtomOp::Exch);
+  EXPECT_EQ(decodeFirst("atom.shared.dec.u32 %r1, [%rd2], %r3").atomOp(), AtomOp::Dec);
+  EXPECT_EQ(decodeFirst("shfl.sync.idx.b32 %r1, %r2, 1, 31, -1").shflMode(), ShflMode::Idx);
+  EXPECT_EQ(decodeFirst("shfl.sync.up.b32 %r1, %r2, 1, 0, -1").shflMode(), ShflMode::Up);
+  EXPECT_EQ(decodeFirst("vote.sync.uni.pred %p1, %p2, -1").voteMode(), VoteMode::Uni);
+  EXPECT_EQ(decodeFirst("vote.sync.ballot.b32 %r1, %p2, -1").voteMode(), VoteMode::Ballot);
+}
+
+TEST(IsaTable, SetSpellingDescribesMadeUpInstructions) {
+  Instr in;
+  EXPECT_TRUE(setSpelling(in, "st.local.b64"));
+  EXPECT_EQ(in.opcode, Opcode::St);
+  EXPECT_EQ(in.typeCount, 1);
+  EXPECT_EQ(in.type(), ScalarType::B64);
+  EXPECT_EQ(in.mods, ModSet{Mod::Local});
+  EXPECT_FALSE(setSpelling(in, "call.save"));
+  EXPECT_EQ(in.opcode, Opcode::Call);
+  EXPECT_TRUE(in.mods.empty());
+  EXPECT_FALSE(setSpelling(in, "nosuch.b32"));
+  EXPECT_EQ(in.opcode, Opcode::None);
 }
 
 // The oracle tests only forms the front end accepts and that the catalogue lists, so

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +19,50 @@ enum class Opcode : uint16_t {
 #include "qgpu/interp/ptx_isa.def"
   Count
 };
+
+/// Every modifier spelling a decoder accepts (QGPU_PTX_MOD rows), types excluded.
+enum class Mod : uint8_t {
+#define QGPU_PTX_MOD(Enum, spelling, hint) Enum,
+#include "qgpu/interp/ptx_isa.def"
+  Count
+};
+static_assert(static_cast<size_t>(Mod::Count) <= 128, "ModSet holds 128 modifiers");
+
+/// A set of modifiers (Instr::mods).
+class ModSet {
+ public:
+  constexpr ModSet() = default;
+  constexpr ModSet(std::initializer_list<Mod> mods) {
+    for (Mod m : mods) set(m);
+  }
+  constexpr bool has(Mod m) const { return (bits_[index(m) / 64] >> (index(m) % 64)) & 1; }
+  constexpr void set(Mod m) { bits_[index(m) / 64] |= uint64_t{1} << (index(m) % 64); }
+  constexpr bool empty() const { return bits_[0] == 0 && bits_[1] == 0; }
+  /// Whether any of `o` is in the set.
+  constexpr bool hasAny(ModSet o) const { return (bits_[0] & o.bits_[0]) != 0 || (bits_[1] & o.bits_[1]) != 0; }
+  constexpr ModSet operator|(ModSet o) const { return ModSet(bits_[0] | o.bits_[0], bits_[1] | o.bits_[1]); }
+  /// The members that are not in `o`.
+  constexpr ModSet without(ModSet o) const { return ModSet(bits_[0] & ~o.bits_[0], bits_[1] & ~o.bits_[1]); }
+  /// The member with the lowest enum value (empty() must be false).
+  constexpr Mod first() const {
+    for (size_t i = 0; i < static_cast<size_t>(Mod::Count); ++i)
+      if (has(static_cast<Mod>(i))) return static_cast<Mod>(i);
+    return Mod::Count;
+  }
+  friend constexpr bool operator==(const ModSet&, const ModSet&) = default;
+
+ private:
+  constexpr ModSet(uint64_t lo, uint64_t hi) : bits_{lo, hi} {}
+  static constexpr size_t index(Mod m) { return static_cast<size_t>(m); }
+  uint64_t bits_[2] = {0, 0};
+};
+
+/// The modifier spelled `spelling` (without the dot).
+std::optional<Mod> findMod(std::string_view spelling);
+/// Its spelling ("rn", "L1::evict_last", ...).
+const char* modName(Mod m);
+/// The caching, ordering and scope hints (rows with hint = true).
+ModSet memoryHintMods();
 
 /// A row of ptx_isa.def: a supported instruction (opcode != None) or one that is not.
 struct IsaRow {
