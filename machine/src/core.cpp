@@ -15,7 +15,7 @@
 #include "memory.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/machine/tokens.h"
-#include "units.h"
+#include "qgpu/machine/units.h"
 
 namespace qgpu::machine {
 namespace {
@@ -171,15 +171,15 @@ class Machine {
         eff = mask & ((in.g & kGuardNegated) ? ~on : on);
       }
       top.pc = pc + 1;
-      switch (in.op) {
-        case MOp::Bra: branch(w, in, pc, mask, eff); break;
-        case MOp::Call: call(w, in, pc, eff); break;
-        case MOp::Exit:
+      switch (opInfo(in.op).exec) {  // ops.def: Exec
+        case MExec::Branch: branch(w, in, pc, mask, eff); break;
+        case MExec::Call: call(w, in, pc, eff); break;
+        case MExec::Exit:
           done(w, pc, "exit");
           w.exited |= eff;
           for (Entry& e : w.stack) e.mask &= ~eff;
           break;
-        case MOp::Bar: {
+        case MExec::Barrier: {
           done(w, pc, "barrier");
           if (eff == 0) break;
           uint32_t live = w.valid & ~w.exited;
@@ -189,9 +189,9 @@ class Machine {
           w.state = WarpState::AtBarrier;
           return;
         }
-        case MOp::St: store(w, in, pc, eff); break;
-        case MOp::Atom: case MOp::AtomS: atomic(w, in, pc, eff); break;
-        default: compute(w, in, pc, eff); break;
+        case MExec::Store: store(w, in, pc, eff); break;
+        case MExec::Atomic: atomic(w, in, pc, eff); break;
+        case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote: compute(w, in, pc, eff); break;
       }
     }
     w.state = WarpState::Done;
@@ -362,8 +362,8 @@ class Machine {
   }
 
   uint64_t laneValue(Warp& w, const MInstr& in, uint32_t l, uint32_t eff) {
-    switch (in.op) {
-      case MOp::Ld: {
+    switch (opInfo(in.op).exec) {
+      case MExec::Load: {
         uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
         uint32_t size = in.bytes();
         uint64_t raw = 0;
@@ -371,8 +371,8 @@ class Machine {
         if (in.isSigned() && size < 8 && ((raw >> (8 * size - 1)) & 1)) raw |= ~0ull << (8 * size);
         return raw & widthMask(writeBytes(in));
       }
-      case MOp::Shfl: return shuffle(w, in, l, eff);
-      case MOp::Vote: return vote(w, in, l, eff);
+      case MExec::Shuffle: return shuffle(w, in, l, eff);
+      case MExec::Vote: return vote(w, in, l, eff);
       default: return computeLane(in, read(in.a, w, l), read(in.b, w, l), read(in.c, w, l));
     }
   }

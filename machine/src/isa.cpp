@@ -7,18 +7,26 @@
 
 namespace qgpu::machine {
 
-const char* opName(MOp op) {
-  static const char* kNames[] = {
-      "MOV", "ADD", "SUB", "MULLO", "MULHI", "MULWIDE", "MADLO", "MADWIDE", "AND", "OR",
-      "XOR", "NOT", "SHL", "SHR", "MIN", "MAX", "NEG", "ABS", "SETP", "SELP", "CVTI",
-      "I2F", "F2I", "FADD", "FSUB", "FMUL", "FFMA", "FMIN", "FMAX", "FNEG", "FABS", "FSETP",
-      "CVTA", "LD", "ST", "SHFL", "VOTE", "BAR", "BRA", "EXIT", "POPC", "CLZ", "BREV",
-      "BFIND", "BFE", "BFI", "SHF", "PRMT", "ATOM", "ATOMS", "DIVINIT", "DIVSTEP", "DIVFIN", "DP", "MUL24", "SAD", "CADD", "CARRY", "FDIVINIT", "FDIVSTEP", "FDIVFIN", "FSQRTSTEP", "FSQRTFIN", "DIV64R", "DIV64Q", "DIV64FIN", "MULP", "MULPC", "H2F", "F2H", "F2D", "FRNDI", "DSIG", "DSTICKY", "DMULFIN", "D2F",
-      "DDIVQ", "DDIVR", "DDIVFIN", "DSQRTN", "DSQRTQ", "DSQRTR", "DSQRTFIN", "DFMAPACK",
-      "DFMALO", "DFMASUM", "DFMAFIN", "CALL"};
-  static_assert(std::size(kNames) == static_cast<size_t>(MOp::Count));
-  return static_cast<size_t>(op) < std::size(kNames) ? kNames[static_cast<size_t>(op)] : "?";
+namespace {
+
+constexpr MOpInfo kOps[] = {
+#define QGPU_MOP(id, name, family, exec, write, operands, cost) \
+  {MOp::id, name, MFamily::family, MExec::exec, MWrite::write, operands, cost},
+#include "qgpu/machine/ops.def"
+#undef QGPU_MOP
+};
+static_assert(std::size(kOps) == static_cast<size_t>(MOp::Count));
+
+// The row of an op number past the list (a hand-made MInstr): computed by nobody.
+constexpr MOpInfo kNoSuchOp{MOp::Count, "?", MFamily::Warp, MExec::Unit, MWrite::W, "----", ""};
+
+}  // namespace
+
+const MOpInfo& opInfo(MOp op) {
+  return static_cast<size_t>(op) < std::size(kOps) ? kOps[static_cast<size_t>(op)] : kNoSuchOp;
 }
+
+const char* opName(MOp op) { return opInfo(op).name; }
 
 const char* specialName(MSpecial s) {
   static const char* kNames[] = {

@@ -18,7 +18,7 @@
 
 #include "dataflow.h"
 #include "inline.h"
-#include "units.h"
+#include "qgpu/machine/units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
@@ -168,7 +168,7 @@ class Lowerer {
       mp.paramSizes.push_back(kp.size);
     }
     mp.paramBytes = f_.kernelParamBytes;
-    mp.staticSharedBytes = p_.staticSharedBytes;
+    mp.staticSharedBytes = p_.dynamicSharedOffset;  // every static byte and the padding before the dynamic area
     mp.localBytes = f_.localBytes;
     mp.constBank.assign(p_.constBytes, 0);
     for (const GlobalVariable& g : p_.globals) {

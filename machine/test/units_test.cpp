@@ -9,7 +9,7 @@
 
 #include "numerics.h"  // the oracle's reference arithmetic (interp/src)
 #include "qgpu/interp/error.h"
-#include "units.h"     // the machine's functional units (machine/src)
+#include "qgpu/machine/units.h"
 
 namespace qgpu::machine {
 namespace {

@@ -22,18 +22,33 @@
 
 namespace qgpu::machine {
 
+/// The machine's ops, in ROM encoding order (machine/include/qgpu/machine/ops.def).
 enum class MOp : uint8_t {
-  Mov, Add, Sub, MulLo, MulHi, MulWide, MadLo, MadWide, And, Or, Xor, Not, Shl, Shr, Min, Max,
-  Neg, Abs, Setp, Selp, CvtI, I2F, F2I, FAdd, FSub, FMul, FFma, FMin, FMax, FNeg, FAbs, FSetp,
-  Cvta, Ld, St, Shfl, Vote, Bar, Bra, Exit,
-  Popc, Clz, Brev, Bfind, Bfe, Bfi, Shf, Prmt, Atom, AtomS,
-  DivInit, DivStep, DivFin, Dp, Mul24, Sad, CAdd, Carry,
-  FDivInit, FDivStep, FDivFin, FSqrtStep, FSqrtFin, Div64R, Div64Q, Div64Fin, MulP, MulPC,
-  H2F, F2H, F2D, FRndI, DSig, DSticky, DMulFin, D2F,
-  DDivQ, DDivR, DDivFin, DSqrtN, DSqrtQ, DSqrtR, DSqrtFin, DFmaPack, DFmaLo, DFmaSum, DFmaFin,
-  Call,
+#define QGPU_MOP(id, name, family, exec, write, operands, cost) id,
+#include "qgpu/machine/ops.def"
+#undef QGPU_MOP
   Count
 };
+
+/// Who computes an op: a functional-unit family (units_<family>.cpp) or the executor.
+enum class MFamily : uint8_t { Integer, Float32, Float64, Convert, Memory, Warp };
+/// How the executor runs a step of an op.
+enum class MExec : uint8_t { Unit, Load, Store, Atomic, Shuffle, Vote, Barrier, Branch, Exit, Call };
+/// The destination bytes an op writes (see writeBytes in qgpu/machine/units.h).
+enum class MWrite : uint8_t { W, TwoW, One, Two, Four, Eight, RegWidth, I2FDest, None };
+
+/// One row of ops.def.
+struct MOpInfo {
+  MOp op;
+  const char* name;
+  MFamily family;
+  MExec exec;
+  MWrite write;
+  const char* operands;  // use of d, a, b, c: '-' unused, 'r' operand, 'o' optional, 'w' width code, 'p' pc
+  const char* cost;      // docs/machine.md §5.1 row(s), '|' between rows
+};
+/// The row of `op` (an op number past the list gets a row named "?" that no unit computes).
+const MOpInfo& opInfo(MOp op);
 const char* opName(MOp op);
 
 /// Special registers: values implied by the launch and the warp, never written.
@@ -139,7 +154,7 @@ struct MachineProgram {
   // Launch layout taken over from the oracle's decoded module.
   std::vector<uint32_t> paramOffsets, paramSizes;
   uint32_t paramBytes = 0;
-  uint32_t staticSharedBytes = 0;
+  uint32_t staticSharedBytes = 0;  // shared bytes before the dynamic area (the oracle's dynamicSharedOffset)
   uint32_t localBytes = 0;
   std::vector<uint8_t> constBank;
   std::vector<std::vector<uint8_t>> moduleGlobals;
