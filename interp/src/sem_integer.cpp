@@ -307,6 +307,26 @@ void shfHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
+// bmsk.{clamp,wrap}.b32 (PTX ISA 7.6): a mask of b bits from bit a; mode 1 = clamp (a, b
+// above 31 saturate: no bits from a >= 32, all bits from a on for b >= 32), else a and b
+// wrap modulo 32. Bits above 31 are dropped.
+void bmskHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  const uint64_t* b = c.reg(in.s[1]);
+  const bool clamp = in.mode == 1;
+  forLanes(c, m, [&](uint32_t l) {
+    const uint32_t av = as<uint32_t>(a[l]), bv = as<uint32_t>(b[l]);
+    const uint32_t a1 = av & 31, b1 = bv & 31, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1;
+    bool overflow = sum >= 32;
+    if (clamp && av >= 32) overflow = true, mask0 = 0;
+    if (clamp && bv >= 32) overflow = true;
+    const uint32_t mask1 = overflow ? 0u : b1 == 0 ? ~0u : ~0u << sum;
+    d[l] = mask0 & ~mask1;
+  });
+}
+
 // prmt: mode 0 = generic, 1..6 = f4e b4e rc8 ecl ecr rc16.
 uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
   uint64_t src = (uint64_t{b} << 32) | a;
@@ -778,5 +798,14 @@ static void decodeDp(DecodeState& ds, bool four) {
 }
 void decodeDp4a(DecodeState& ds) { decodeDp(ds, true); }
 void decodeDp2a(DecodeState& ds) { decodeDp(ds, false); }
+void decodeBmsk(DecodeState& ds) {
+  int mode = ds.mods.takeOneOf({"wrap", "clamp"});
+  ScalarType t = oneType(ds);
+  if (mode < 0 || t != ScalarType::B32) ds.fail("bmsk needs .clamp or .wrap and .b32");
+  ds.out.fn = &bmskHandler;
+  ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.typeBytes = 4;
+  ds.destinationAndSources(t, 2);
+}
 
 }  // namespace qgpu

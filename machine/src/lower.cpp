@@ -434,6 +434,7 @@ class Lowerer {
       set({Opcode::Bfi}, &Lowerer::lowerBfi);
       set({Opcode::Shf}, &Lowerer::lowerShf);
       set({Opcode::Prmt}, &Lowerer::lowerPrmt);
+      set({Opcode::Bmsk}, &Lowerer::lowerBmsk);
       set({Opcode::Atom, Opcode::Red}, &Lowerer::lowerAtom);
       set({Opcode::Addc, Opcode::Subc, Opcode::Madc}, &Lowerer::lowerCarry);
       set({Opcode::Rcp, Opcode::Sqrt}, &Lowerer::lowerFDivSqrt);
@@ -764,6 +765,10 @@ class Lowerer {
     return alu(pc, in, MOp::Prmt, typeCode(4, false), fl, 3);
   }
 
+  void lowerBmsk(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Clamp, Mod::Wrap});
+    return alu(pc, in, MOp::Bmsk, typeCode(4, false), has(in, Mod::Clamp) ? 1 : 0, 2);  // fl bit 0: clamp
+  }
   void lowerAtom(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max}, true);
     ScalarType ty0 = oneType(pc, in);
