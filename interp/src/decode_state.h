@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "qgpu/interp/isa.h"
 #include "qgpu/interp/program.h"
 #include "qgpu/interp/types.h"
 
@@ -92,20 +93,16 @@ void setElementwise(DecodeState& ds, ScalarType t, size_t nsrc) {
   ds.destinationAndSources(t, nsrc);
 }
 
-/// The opcode table: mnemonic -> decoder. Each sem_*.cpp contributes rows.
-const std::map<std::string, OpDecoder, std::less<>>& opcodeTable();
+/// The decoder of each supported row of ptx_isa.def (defined in the sem_*.cpp files).
+#define QGPU_PTX_OP(Enum, mnemonic, ptx, sm, decoder, example) void decoder(DecodeState& ds);
+#include "qgpu/interp/ptx_isa.def"
+/// The decoder of a supported opcode (isa_catalog.cpp).
+OpDecoder opcodeDecoder(Opcode op);
 
 /// Float forms of mnemonics shared with integers (add, mul, min, ...).
 void decodeFloatArithmetic(DecodeState& ds, ScalarType t);
 /// and/or/xor/not on predicates.
 void decodePredicateLogic(DecodeState& ds);
 
-void addIntegerOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addFloatOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addCompareOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addConvertOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addMemoryOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addWarpOps(std::map<std::string, OpDecoder, std::less<>>& table);
-void addControlOps(std::map<std::string, OpDecoder, std::less<>>& table);
 
 }  // namespace qgpu

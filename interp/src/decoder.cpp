@@ -1,7 +1,7 @@
 // Lowers the syntax tree into a Program: lays out module variables, kernel
 // parameters and per-lane param areas, allocates register slots per
 // function (honouring nested { } scopes), decodes each instruction through
-// the opcode table, resolves labels and computes reconvergence points.
+// the ISA table (ptx_isa.def), resolves labels and computes reconvergence points.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -41,14 +41,9 @@ int Modifiers::takeOneOf(std::initializer_list<std::string_view> options) {
 }
 
 void Modifiers::takeMemoryHints() {
-  static const char* kHints[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile",
-                                 "relaxed", "acquire", "release", "acq_rel", "weak", "sc",
-                                 "cta", "gpu", "sys", "L1::evict_normal", "L1::evict_last",
-                                 "L1::evict_first", "L1::no_allocate", "L2::64B", "L2::128B",
-                                 "L2::256B", "L2::cache_hint", "L1::evict_unchanged", "aligned"};
+  static const ModSet kHints = memoryHintMods();
   for (size_t i = 0; i < mods_.size(); ++i)
-    for (const char* h : kHints)
-      if (mods_[i] == h) used_[i] = true;
+    if (auto m = findMod(mods_[i]); m && kHints.has(*m)) used_[i] = true;
 }
 
 std::vector<ScalarType> Modifiers::takeTypes() {
@@ -492,11 +487,22 @@ class Decoder {
             slot.guard = ds.predicate(g);
             slot.guardNegated = in.guardNegated;
           }
-          const auto& table = opcodeTable();
-          auto it = table.find(in.opcode);
-          if (it == table.end()) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
-          it->second(ds);
+          const std::optional<Opcode> op = findOpcode(in.opcode);
+          if (!op) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
+          slot.opcode = *op;
+          opcodeDecoder(*op)(ds);
           ds.finish();
+          // The typed form: every accepted modifier is a type or a row of ptx_isa.def.
+          for (const std::string& m : in.modifiers) {
+            if (auto t = parseScalarType(m)) {
+              if (slot.typeCount == 2) ds.fail("internal: more than two type modifiers");
+              slot.types[slot.typeCount++] = *t;
+            } else if (auto md = findMod(m)) {
+              slot.mods.set(*md);
+            } else {
+              ds.fail(fmt::format("internal: modifier .{} is accepted but has no QGPU_PTX_MOD row", m));
+            }
+          }
           if (!slot.fn && slot.flow == Flow::None) ds.fail("internal: no handler selected");
           break;
         }

@@ -11,12 +11,13 @@
 namespace qgpu {
 namespace {
 
-enum Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+// Instr::mode is a CmpOp (program.h); its spellings in the same order.
 constexpr std::string_view kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
                                           "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
 
 template <class T>
-bool compare(uint8_t op, T a, T b) {
+bool compare(CmpOp op, T a, T b) {
+  using enum CmpOp;
   if constexpr (std::is_floating_point_v<T>) {
     bool unordered = std::isnan(a) || std::isnan(b);
     switch (op) {
@@ -34,6 +35,7 @@ bool compare(uint8_t op, T a, T b) {
       case Geu: return unordered || a >= b;
       case Num: return !unordered;
       case Nan: return unordered;
+      default: break;
     }
     return false;
   } else {
@@ -49,6 +51,7 @@ bool compare(uint8_t op, T a, T b) {
       case Ls: return static_cast<U>(a) <= static_cast<U>(b);
       case Hi: return static_cast<U>(a) > static_cast<U>(b);
       case Hs: return static_cast<U>(a) >= static_cast<U>(b);
+      default: break;
     }
     return false;
   }
@@ -79,7 +82,7 @@ void setpHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
   bool negC = in.imm & 1;
   forLanes(ctx, m, [&](uint32_t l) {
-    bool t = compare<T>(in.mode, flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
+    bool t = compare<T>(in.cmp(), flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
     bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
     p[l] = combine(in.count, t, cv);
     if (q) q[l] = combine(in.count, !t, cv);
@@ -96,7 +99,7 @@ void setHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   bool negC = in.imm & 1;
   bool floatDst = (in.imm >> 8) & 1;
   forLanes(ctx, m, [&](uint32_t l) {
-    bool t = compare<T>(in.mode, flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
+    bool t = compare<T>(in.cmp(), flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
     bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
     bool r = combine(in.count, t, cv);
     d[l] = floatDst ? (r ? 0x3f800000u : 0u) : (r ? 0xffffffffu : 0u);
@@ -153,27 +156,29 @@ template <class T> struct SetH {
   static void run(const Instr& in, ExecContext& c, uint32_t m) { setHandler<T>(in, c, m); }
 };
 
-int takeCmp(DecodeState& ds, ScalarType t) {
+CmpOp takeCmp(DecodeState& ds, ScalarType t) {
+  using enum CmpOp;
   for (size_t i = 0; i < std::size(kCmpNames); ++i)
     if (ds.mods.take(kCmpNames[i])) {
-      bool floatOnly = i >= Equ;
-      bool intOnly = i >= Lo && i <= Hs;
+      const CmpOp c = static_cast<CmpOp>(i);
+      bool floatOnly = c >= Equ;
+      bool intOnly = c >= Lo && c <= Hs;
       if (isFloat(t) && intOnly) ds.fail(fmt::format(".{} is not a float comparison", kCmpNames[i]));
       if (!isFloat(t) && floatOnly) ds.fail(fmt::format(".{} is only for floats", kCmpNames[i]));
       // As ptxas (CUDA 13) decides: .bN compares only for equality, and the unsigned
       // comparisons need an unsigned type ("Mismatch between instruction type and comparison").
-      if (isBits(t) && i != Eq && i != Ne)
+      if (isBits(t) && c != Eq && c != Ne)
         ds.fail(fmt::format(".{} needs a signed or unsigned type; .{} compares only .eq/.ne", kCmpNames[i], scalarTypeName(t)));
       if (isSigned(t) && intOnly)
         ds.fail(fmt::format(".{} is an unsigned comparison; use .{} or an unsigned type", kCmpNames[i],
-                            kCmpNames[i - Lo + Lt]));
-      return static_cast<int>(i);
+                            kCmpNames[i - static_cast<size_t>(Lo) + static_cast<size_t>(Lt)]));
+      return c;
     }
   ds.fail("missing comparison operator (.eq, .lt, ...)");
 }
 
 void decodeCompareCommon(DecodeState& ds, ScalarType t, size_t firstSrc) {
-  ds.out.mode = static_cast<uint8_t>(takeCmp(ds, t));
+  ds.out.mode = static_cast<uint8_t>(takeCmp(ds, t));  // Instr::cmp()
   int boolOp = ds.mods.takeOneOf({"and", "or", "xor"});
   ds.out.count = static_cast<uint8_t>(boolOp + 1);
   ds.out.ftz = ds.mods.take("ftz");
@@ -190,6 +195,8 @@ void decodeCompareCommon(DecodeState& ds, ScalarType t, size_t firstSrc) {
     ds.out.imm |= neg ? 1 : 0;
   }
 }
+
+}  // namespace
 
 void decodeSetp(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
@@ -249,8 +256,6 @@ void decodeSlct(DecodeState& ds) {
   ds.out.s[2] = ds.source(ds.in.operands[3], types[1]);
 }
 
-}  // namespace
-
 void decodePredicateLogic(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1 || types[0] != ScalarType::Pred) ds.fail("expected .pred");
@@ -261,13 +266,6 @@ void decodePredicateLogic(DecodeState& ds) {
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.out.s[0] = ds.predicate(ds.in.operands[1]);
   if (ds.out.mode != 3) ds.out.s[1] = ds.predicate(ds.in.operands[2]);
-}
-
-void addCompareOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["setp"] = decodeSetp;
-  t["set"] = decodeSet;
-  t["selp"] = decodeSelp;
-  t["slct"] = decodeSlct;
 }
 
 }  // namespace qgpu

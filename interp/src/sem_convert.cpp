@@ -126,7 +126,6 @@ uint64_t floatBits(double v, ScalarType t, Rounding r, const Instr& in) {
   }
 }
 
-
 void cvtHandler(const Instr& in, ExecContext& c, uint32_t m) {
   uint64_t* d = c.reg(in.d[0]);
   const uint64_t* a = c.reg(in.s[0]);
@@ -251,6 +250,8 @@ uint64_t windowOf(DecodeState& ds, int space) {
 }
 
 // ------------------------------------------------------------------ decoders
+}  // namespace
+
 void decodeMov(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("mov needs exactly one type");
@@ -360,15 +361,6 @@ void decodeIsspacep(DecodeState& ds) {
   ds.expectOperands(2);
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::U64);
-}
-
-}  // namespace
-
-void addConvertOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["mov"] = decodeMov;
-  t["cvt"] = decodeCvt;
-  t["cvta"] = decodeCvta;
-  t["isspacep"] = decodeIsspacep;
 }
 
 }  // namespace qgpu

@@ -161,7 +161,6 @@ Rounding takeRounding(DecodeState& ds) {
   }
 }
 
-
 void noFtzSatOn64(DecodeState& ds, ScalarType t) {
   if (t == ScalarType::F64 && ds.out.ftz) ds.fail(".ftz is not valid for .f64");
 }
@@ -237,6 +236,8 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
   ds.fail(fmt::format("'{}' is not a floating-point instruction", op));
 }
 
+}  // namespace
+
 void decodeFloatOnly(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
@@ -256,18 +257,10 @@ void decodeTestp(DecodeState& ds) {
   ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
 }
 
-}  // namespace
-
 void decodeFloatArithmetic(DecodeState& ds, ScalarType) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
   decodeF(ds, ds.in.opcode, types[0]);
-}
-
-void addFloatOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  for (const char* op : {"fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign"})
-    t[op] = decodeFloatOnly;
-  t["testp"] = decodeTestp;
 }
 
 }  // namespace qgpu

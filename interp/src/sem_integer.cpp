@@ -307,6 +307,26 @@ void shfHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
+// bmsk.{clamp,wrap}.b32 (PTX ISA 7.6): a mask of b bits from bit a; mode 1 = clamp (a, b
+// above 31 saturate: no bits from a >= 32, all bits from a on for b >= 32), else a and b
+// wrap modulo 32. Bits above 31 are dropped.
+void bmskHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  const uint64_t* b = c.reg(in.s[1]);
+  const bool clamp = in.mode == 1;
+  forLanes(c, m, [&](uint32_t l) {
+    const uint32_t av = as<uint32_t>(a[l]), bv = as<uint32_t>(b[l]);
+    const uint32_t a1 = av & 31, b1 = bv & 31, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1;
+    bool overflow = sum >= 32;
+    if (clamp && av >= 32) overflow = true, mask0 = 0;
+    if (clamp && bv >= 32) overflow = true;
+    const uint32_t mask1 = overflow ? 0u : b1 == 0 ? ~0u : ~0u << sum;
+    d[l] = mask0 & ~mask1;
+  });
+}
+
 // prmt: mode 0 = generic, 1..6 = f4e b4e rc8 ecl ecr rc16.
 uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
   uint64_t src = (uint64_t{b} << 32) | a;
@@ -516,9 +536,7 @@ void decodeCarry(DecodeState& ds, bool readCf, bool sub) {
 
 }  // namespace
 
-namespace {
-
-ScalarType peekType(DecodeState& ds) {
+static ScalarType peekType(DecodeState& ds) {
   for (auto it = ds.in.modifiers.rbegin(); it != ds.in.modifiers.rend(); ++it)
     if (auto t = parseScalarType(*it)) return *t;
   for (const std::string& m : ds.in.modifiers)
@@ -661,7 +679,7 @@ void decodeMax(DecodeState& ds) {
 }
 void decodeSad(DecodeState& ds) { ternary<SadOp>(ds, oneType(ds)); }
 
-void decodeLogic2(DecodeState& ds, int which) {
+static void decodeLogic2(DecodeState& ds, int which) {
   if (peekType(ds) == ScalarType::Pred) return decodePredicateLogic(ds);
   ScalarType t = oneType(ds);
   if (which == 0) binary<AndOp>(ds, t);
@@ -677,7 +695,7 @@ void decodeNot(DecodeState& ds) {
 }
 void decodeCnot(DecodeState& ds) { unary<CnotOp>(ds, oneType(ds)); }
 
-void decodeBitCount(DecodeState& ds, bool popc) {
+static void decodeBitCount(DecodeState& ds, bool popc) {
   ScalarType t = oneType(ds);
   if (t != ScalarType::B32 && t != ScalarType::B64) ds.fail("needs .b32 or .b64");
   if (popc) setTyped<PopcH>(ds, t);
@@ -719,7 +737,7 @@ void decodeBfi(DecodeState& ds) {
   ds.out.s[2] = ds.source(ds.in.operands[3], ScalarType::U32);
   ds.out.s[3] = ds.source(ds.in.operands[4], ScalarType::U32);
 }
-void decodeShift(DecodeState& ds, bool left) {
+static void decodeShift(DecodeState& ds, bool left) {
   ScalarType t = oneType(ds);
   if (left && !isBits(t)) ds.fail("shl needs .b16, .b32 or .b64");
   if (left) setTyped<ShlH>(ds, t);
@@ -763,7 +781,7 @@ void decodeLop3(DecodeState& ds) {
 }
 void decodeAddc(DecodeState& ds) { decodeCarry(ds, true, false); }
 void decodeSubc(DecodeState& ds) { decodeCarry(ds, true, true); }
-void decodeDp(DecodeState& ds, bool four) {
+static void decodeDp(DecodeState& ds, bool four) {
   bool hi = false;
   if (!four) {
     int part = ds.mods.takeOneOf({"lo", "hi"});
@@ -780,19 +798,14 @@ void decodeDp(DecodeState& ds, bool four) {
 }
 void decodeDp4a(DecodeState& ds) { decodeDp(ds, true); }
 void decodeDp2a(DecodeState& ds) { decodeDp(ds, false); }
-
-}  // namespace
-
-void addIntegerOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["add"] = decodeAdd;   t["sub"] = decodeSub;   t["mul"] = decodeMul;   t["mad"] = decodeMad;
-  t["madc"] = decodeMadc; t["mul24"] = decodeMul24; t["mad24"] = decodeMad24; t["sad"] = decodeSad;
-  t["div"] = decodeDiv;   t["rem"] = decodeRem;   t["abs"] = decodeAbs;   t["neg"] = decodeNeg;
-  t["min"] = decodeMin;   t["max"] = decodeMax;   t["and"] = decodeAnd;   t["or"] = decodeOr;
-  t["xor"] = decodeXor;   t["not"] = decodeNot;   t["cnot"] = decodeCnot; t["popc"] = decodePopc;
-  t["clz"] = decodeClz;   t["bfind"] = decodeBfind; t["brev"] = decodeBrev; t["bfe"] = decodeBfe;
-  t["bfi"] = decodeBfi;   t["shl"] = decodeShl;   t["shr"] = decodeShr;   t["shf"] = decodeShf;
-  t["prmt"] = decodePrmt; t["lop3"] = decodeLop3; t["addc"] = decodeAddc; t["subc"] = decodeSubc;
-  t["dp4a"] = decodeDp4a; t["dp2a"] = decodeDp2a;
+void decodeBmsk(DecodeState& ds) {
+  int mode = ds.mods.takeOneOf({"wrap", "clamp"});
+  ScalarType t = oneType(ds);
+  if (mode < 0 || t != ScalarType::B32) ds.fail("bmsk needs .clamp or .wrap and .b32");
+  ds.out.fn = &bmskHandler;
+  ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.typeBytes = 4;
+  ds.destinationAndSources(t, 2);
 }
 
 }  // namespace qgpu

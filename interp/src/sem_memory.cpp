@@ -52,8 +52,6 @@ void stHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
-enum AtomOp : uint8_t { AAnd, AOr, AXor, ACas, AExch, AAdd, AInc, ADec, AMin, AMax };
-
 bool resolvesToGlobal(MemSpace s, uint64_t addr) {
   if (s == MemSpace::Global) return true;
   if (s != MemSpace::Generic) return false;
@@ -62,13 +60,13 @@ bool resolvesToGlobal(MemSpace s, uint64_t addr) {
 
 template <class T>
 T atomApply(const Instr& in, T old, T b, T cmp, bool global) {
-  switch (in.mode) {
-    case AAnd: if constexpr (std::is_integral_v<T>) return old & b; break;
-    case AOr: if constexpr (std::is_integral_v<T>) return old | b; break;
-    case AXor: if constexpr (std::is_integral_v<T>) return old ^ b; break;
-    case ACas: return old == cmp ? b : old;
-    case AExch: return b;
-    case AAdd:
+  switch (in.atomOp()) {
+    case AtomOp::And: if constexpr (std::is_integral_v<T>) return old & b; break;
+    case AtomOp::Or: if constexpr (std::is_integral_v<T>) return old | b; break;
+    case AtomOp::Xor: if constexpr (std::is_integral_v<T>) return old ^ b; break;
+    case AtomOp::Cas: return old == cmp ? b : old;
+    case AtomOp::Exch: return b;
+    case AtomOp::Add:
       if constexpr (std::is_same_v<T, float>) {
         // Global f32 atomics flush subnormal inputs and results; shared ones do not.
         if (global) {
@@ -82,12 +80,12 @@ T atomApply(const Instr& in, T old, T b, T cmp, bool global) {
         using U = std::make_unsigned_t<T>;
         return static_cast<T>(static_cast<U>(old) + static_cast<U>(b));
       }
-    case AInc: if constexpr (std::is_unsigned_v<T>) return old >= b ? T{0} : static_cast<T>(old + 1); break;
-    case ADec: if constexpr (std::is_unsigned_v<T>) return (old == 0 || old > b) ? b : static_cast<T>(old - 1); break;
-    case AMin:
+    case AtomOp::Inc: if constexpr (std::is_unsigned_v<T>) return old >= b ? T{0} : static_cast<T>(old + 1); break;
+    case AtomOp::Dec: if constexpr (std::is_unsigned_v<T>) return (old == 0 || old > b) ? b : static_cast<T>(old - 1); break;
+    case AtomOp::Min:
       if constexpr (std::is_floating_point_v<T>) break;
       else return old < b ? old : b;
-    case AMax:
+    case AtomOp::Max:
       if constexpr (std::is_floating_point_v<T>) break;
       else return old > b ? old : b;
   }
@@ -108,7 +106,7 @@ void atomHandler(const Instr& in, ExecContext& c, uint32_t m) {
     T bv = as<T>(b[l]);
     T cv = cmp ? as<T>(cmp[l]) : T{};
     // For cas the PTX operand order is [a], b (compare), c (new value).
-    T result = in.mode == ACas ? atomApply<T>(in, old, cv, bv, false)
+    T result = in.atomOp() == AtomOp::Cas ? atomApply<T>(in, old, cv, bv, false)
                                : atomApply<T>(in, old, bv, cv, resolvesToGlobal(in.space, addr));
     std::memcpy(p, &result, sizeof(T));
     if (d) d[l] = bitsOf(old);
@@ -177,6 +175,8 @@ std::vector<ptx::Operand> accessOperands(DecodeState& ds, const ptx::Operand& op
   return op.elements;
 }
 
+}  // namespace
+
 void decodeLd(DecodeState& ds) {
   ds.mods.take("weak");
   MemSpace space = takeSpace(ds, true);
@@ -204,22 +204,23 @@ void decodeSt(DecodeState& ds) {
 }
 
 template <class T>
-Handler atomFor() { return &atomHandler<T>; }
+static Handler atomFor() { return &atomHandler<T>; }
 
-void decodeAtom(DecodeState& ds, bool hasResult) {
+static void decodeAtom(DecodeState& ds, bool hasResult) {
   MemSpace space = takeSpace(ds, false);
   if (space == MemSpace::Local || space == MemSpace::KernelParam || space == MemSpace::FrameParam)
     ds.fail("atomics work on .global, .shared or generic addresses");
   ds.mods.takeMemoryHints();
   int op = ds.mods.takeOneOf({"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"});
   if (op < 0) ds.fail("missing atomic operation (.add, .cas, ...)");
+  const AtomOp aop = static_cast<AtomOp>(op);  // the takeOneOf order is AtomOp's
   ScalarType t = oneDataType(ds);
   ds.out.mode = static_cast<uint8_t>(op);
   ds.out.space = space;
   bool isFloatType = t == ScalarType::F32 || t == ScalarType::F64;
-  if (isFloatType && op != AAdd && op != AExch && op != ACas)
+  if (isFloatType && aop != AtomOp::Add && aop != AtomOp::Exch && aop != AtomOp::Cas)
     ds.fail(fmt::format("atom.{} does not support .{}", ds.in.modifiers.empty() ? "" : "op", scalarTypeName(t)));
-  if ((op == AInc || op == ADec) && t != ScalarType::U32) ds.fail("atom.inc/.dec need .u32");
+  if ((aop == AtomOp::Inc || aop == AtomOp::Dec) && t != ScalarType::U32) ds.fail("atom.inc/.dec need .u32");
   switch (t) {
     case ScalarType::B32: case ScalarType::U32: ds.out.fn = atomFor<uint32_t>(); break;
     case ScalarType::S32: ds.out.fn = atomFor<int32_t>(); break;
@@ -231,11 +232,11 @@ void decodeAtom(DecodeState& ds, bool hasResult) {
   }
   ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
   size_t first = hasResult ? 1 : 0;
-  ds.expectOperands(first + (op == ACas ? 3 : 2));
+  ds.expectOperands(first + (aop == AtomOp::Cas ? 3 : 2));
   if (hasResult) ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.address(ds.in.operands[first], 0, space);
   ds.out.s[1] = ds.source(ds.in.operands[first + 1], t);
-  if (op == ACas) ds.out.s[2] = ds.source(ds.in.operands[first + 2], t);
+  if (aop == AtomOp::Cas) ds.out.s[2] = ds.source(ds.in.operands[first + 2], t);
 }
 void decodeAtomOp(DecodeState& ds) { decodeAtom(ds, true); }
 void decodeRed(DecodeState& ds) { decodeAtom(ds, false); }
@@ -246,17 +247,6 @@ void decodePrefetch(DecodeState& ds) {
   ds.mods.take("L2");
   ds.mods.takeMemoryHints();
   ds.out.fn = &noopHandler;
-}
-
-}  // namespace
-
-void addMemoryOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["ld"] = decodeLd;
-  t["ldu"] = decodeLd;
-  t["st"] = decodeSt;
-  t["atom"] = decodeAtomOp;
-  t["red"] = decodeRed;
-  t["prefetch"] = decodePrefetch;
 }
 
 }  // namespace qgpu

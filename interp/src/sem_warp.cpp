@@ -17,7 +17,6 @@
 namespace qgpu {
 namespace {
 
-
 // Checks the convergence rules for each executing lane (its own membermask
 // must contain it, and every live lane of that mask must execute the
 // instruction now) and returns the per-lane member masks. Lanes of one warp
@@ -41,7 +40,7 @@ void checkMembers(ExecContext& c, uint32_t m, const uint64_t* memberReg, const c
   }
 }
 
-// mode: 0 up, 1 down, 2 bfly, 3 idx. d[1]: optional predicate.
+// Instr::shflMode(). d[1]: optional predicate.
 void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
   const uint64_t* a = c.reg(in.s[0]);
   const uint64_t* b = c.reg(in.s[1]);
@@ -60,11 +59,11 @@ void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
     uint32_t minLane = lane & segmask;
     int64_t j;
     bool ok;
-    switch (in.mode) {
-      case 0: j = int64_t{lane} - bval; ok = j >= maxLane; break;
-      case 1: j = int64_t{lane} + bval; ok = j <= maxLane; break;
-      case 2: j = lane ^ bval; ok = j <= maxLane; break;
-      default: j = minLane | (bval & ~segmask); ok = j <= maxLane; break;
+    switch (in.shflMode()) {
+      case ShflMode::Up: j = int64_t{lane} - bval; ok = j >= maxLane; break;
+      case ShflMode::Down: j = int64_t{lane} + bval; ok = j <= maxLane; break;
+      case ShflMode::Bfly: j = lane ^ bval; ok = j <= maxLane; break;
+      default: j = minLane | (bval & ~segmask); ok = j <= maxLane; break;  // Idx
     }
     if (!ok) j = lane;
     uint32_t src = static_cast<uint32_t>(j);
@@ -82,7 +81,7 @@ void shflHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
-// mode: 0 all, 1 any, 2 uni, 3 ballot; imm bit 0: predicate negated.
+// Instr::voteMode(); imm bit 0: predicate negated.
 void voteHandler(const Instr& in, ExecContext& c, uint32_t m) {
   const uint64_t* a = c.reg(in.s[0]);
   uint32_t members[32];
@@ -95,11 +94,11 @@ void voteHandler(const Instr& in, ExecContext& c, uint32_t m) {
   uint64_t* d = c.reg(in.d[0]);
   forLanes(c, m, [&](uint32_t l) {
     uint32_t ballot = votes & members[l];
-    switch (in.mode) {
-      case 0: d[l] = ballot == members[l]; break;
-      case 1: d[l] = ballot != 0; break;
-      case 2: d[l] = ballot == 0 || ballot == members[l]; break;
-      default: d[l] = ballot; break;
+    switch (in.voteMode()) {
+      case VoteMode::All: d[l] = ballot == members[l]; break;
+      case VoteMode::Any: d[l] = ballot != 0; break;
+      case VoteMode::Uni: d[l] = ballot == 0 || ballot == members[l]; break;
+      default: d[l] = ballot; break;  // Ballot
     }
   });
 }
@@ -109,10 +108,11 @@ void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {
   forLanes(c, m, [&](uint32_t l) { d[l] = m; });
 }
 
+}  // namespace
 
 void decodeShfl(DecodeState& ds) {
   if (!ds.mods.take("sync")) ds.fail("shfl without .sync is not supported on sm_70+");
-  int mode = ds.mods.takeOneOf({"up", "down", "bfly", "idx"});
+  int mode = ds.mods.takeOneOf({"up", "down", "bfly", "idx"});  // ShflMode order
   if (mode < 0) ds.fail("shfl needs .up, .down, .bfly or .idx");
   auto types = ds.mods.takeTypes();
   if (types.size() != 1 || types[0] != ScalarType::B32) ds.fail("shfl.sync needs .b32");
@@ -135,11 +135,11 @@ void decodeShfl(DecodeState& ds) {
 
 void decodeVote(DecodeState& ds) {
   if (!ds.mods.take("sync")) ds.fail("vote without .sync is not supported on sm_70+");
-  int mode = ds.mods.takeOneOf({"all", "any", "uni", "ballot"});
+  int mode = ds.mods.takeOneOf({"all", "any", "uni", "ballot"});  // VoteMode order
   if (mode < 0) ds.fail("vote needs .all, .any, .uni or .ballot");
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("vote needs a type");
-  if ((mode == 3) != (types[0] == ScalarType::B32)) ds.fail("vote.ballot needs .b32, the others .pred");
+  if ((static_cast<VoteMode>(mode) == VoteMode::Ballot) != (types[0] == ScalarType::B32)) ds.fail("vote.ballot needs .b32, the others .pred");
   ds.expectOperands(3);
   ds.out.fn = &voteHandler;
   ds.out.mode = static_cast<uint8_t>(mode);
@@ -221,42 +221,6 @@ void decodeNanosleep(DecodeState& ds) {
   ds.mods.takeTypes();
   ds.expectOperands(1);
   ds.out.fn = &noopHandler;
-}
-
-}  // namespace
-
-void addWarpOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["shfl"] = decodeShfl;
-  t["vote"] = decodeVote;
-  t["activemask"] = decodeActivemask;
-}
-
-void addControlOps(std::map<std::string, OpDecoder, std::less<>>& t) {
-  t["bar"] = decodeBarrier;
-  t["barrier"] = decodeBarrier;
-  t["membar"] = decodeFence;
-  t["fence"] = decodeFence;
-  t["bra"] = decodeBra;
-  t["call"] = decodeCall;
-  t["ret"] = decodeRet;
-  t["exit"] = decodeExit;
-  t["trap"] = decodeTrap;
-  t["nanosleep"] = decodeNanosleep;
-}
-
-const std::map<std::string, OpDecoder, std::less<>>& opcodeTable() {
-  static const auto table = [] {
-    std::map<std::string, OpDecoder, std::less<>> t;
-    addIntegerOps(t);
-    addFloatOps(t);
-    addCompareOps(t);
-    addConvertOps(t);
-    addMemoryOps(t);
-    addWarpOps(t);
-    addControlOps(t);
-    return t;
-  }();
-  return table;
 }
 
 }  // namespace qgpu

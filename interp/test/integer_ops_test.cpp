@@ -3,6 +3,7 @@
 // vectors quoted in shared/docs/ptx-semantics.md), not from the interpreter.
 #include <gtest/gtest.h>
 
+#include "qgpu/interp/isa.h"
 #include "test_util.h"
 
 namespace qgpu {
@@ -110,6 +111,29 @@ TEST(IntegerOps, FunnelShiftsMatchIsaVectors) {
   EXPECT_EQ(evalU32("shf.r.clamp.b32 %r4, %r1, %r2, %r3;", 0x12345678, 0x9abcdef0, 44), 0x9abcdef0u);
   EXPECT_EQ(evalU32("shf.l.wrap.b32 %r4, %r1, %r2, %r3;", 0x12345678, 0x9abcdef0, 44), 0xcdef0123u);
   EXPECT_EQ(evalU32("shf.l.wrap.b32 %r4, %r1, %r2, %r3;", 0x12345678, 0x9abcdef0, 0), 0x9abcdef0u);
+}
+
+TEST(IntegerOps, BitMaskClampsOrWrapsPositionAndWidth) {
+  EXPECT_EQ(evalU32("bmsk.wrap.b32 %r4, 1, 2;", 0), 0x6u);  // the PTX ISA's example
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 4, 8), 0xff0u);
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 0, 32), 0xffffffffu);
+  EXPECT_EQ(evalU32("bmsk.wrap.b32 %r4, %r1, %r2;", 0, 32), 0u);            // width 32 wraps to 0
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 4, 40), 0xfffffff0u);  // width clamps to 32
+  EXPECT_EQ(evalU32("bmsk.wrap.b32 %r4, %r1, %r2;", 4, 40), 0xff0u);        // width 40 wraps to 8
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 32, 5), 0u);           // no bits from 32 on
+  EXPECT_EQ(evalU32("bmsk.wrap.b32 %r4, %r1, %r2;", 32, 5), 0x1fu);         // position 32 wraps to 0
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 28, 8), 0xf0000000u);  // bits above 31 dropped
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 31, 1), 0x80000000u);
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 7, 0), 0u);
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 0xffffffffu, 3), 0u);
+  EXPECT_EQ(evalU32("bmsk.wrap.b32 %r4, %r1, %r2;", 0xffffffffu, 3), 0x80000000u);
+  EXPECT_EQ(evalU32("bmsk.clamp.b32 %r4, %r1, %r2;", 3, 0xffffffffu), 0xfffffff8u);
+  // As ptxas (CUDA 13, sm_75) decides: a mode and .b32 are required, one mode only.
+  EXPECT_TRUE(decodesInKernel("bmsk.clamp.b32 %r1, %r2, 7;"));
+  EXPECT_FALSE(decodesInKernel("bmsk.b32 %r1, %r2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("bmsk.clamp.b64 %rd1, %r2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("bmsk.wrap.u32 %r1, %r2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("bmsk.clamp.wrap.b32 %r1, %r2, %r3;"));
 }
 
 TEST(IntegerOps, PermuteMatchesIsaVectors) {

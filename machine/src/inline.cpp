@@ -65,8 +65,6 @@ ScalarType signedType(uint32_t bytes) {
   return bytes == 1 ? ScalarType::S8 : bytes == 2 ? ScalarType::S16 : bytes == 4 ? ScalarType::S32 : ScalarType::S64;
 }
 
-std::string mnemonicOf(const std::string& text) { return text.substr(0, text.find('.')); }
-
 class Inliner {
   struct Body {  // the one copy of a recursive function
     std::vector<uint32_t> slot;
@@ -180,6 +178,7 @@ class Inliner {
     in.ptxCol = from.ptxCol;
     in.srcFile = from.srcFile;
     in.srcLine = from.srcLine;
+    setSpelling(in, text);  // opcode, types and modifiers of a made-up instruction (the lowering reads them)
     code_.push_back(in);
     text_.push_back(std::move(text));
     origin_.push_back(pc);
@@ -227,8 +226,7 @@ class Inliner {
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t pc = g.entryPc + i;
       const Instr& in = p_.code[pc];
-      const std::string& text = p_.opcodeText[pc];
-      const std::string mn = mnemonicOf(text);
+      const Opcode op = in.opcode;
       auto read = [&](uint32_t k) {
         if (k != kNoSlot && (k >= g.numSlots || !fixed[k])) reads[i].push_back(k);
       };
@@ -243,8 +241,8 @@ class Inliner {
       } else if (in.flow == Flow::Return) {
         for (const auto& [o, v] : vars)
           if (v.isReturn) read(varKey(o));
-      } else if (in.space == MemSpace::FrameParam && (mn == "st" || mn == "ld")) {
-        if (mn == "st") {
+      } else if (in.space == MemSpace::FrameParam && (op == Opcode::St || op == Opcode::Ld)) {
+        if (op == Opcode::St) {
           read(in.s[0]);
           write(varKey(in.imm));
         } else {
@@ -252,12 +250,12 @@ class Inliner {
           write(in.d[0]);
         }
       } else {
-        const bool carry = mn == "addc" || mn == "subc" || mn == "madc" || text.find(".cc") != std::string::npos;
+        const bool carry = op == Opcode::Addc || op == Opcode::Subc || op == Opcode::Madc || in.mods.has(Mod::Cc);
         for (int k = 0; k < 5; ++k)
           if (!(carry && k == 3)) read(in.s[k]);
-        if (carry && (mn == "addc" || mn == "subc" || mn == "madc")) read(in.s[3]);  // reads CC.CF
+        if (carry && (op == Opcode::Addc || op == Opcode::Subc || op == Opcode::Madc)) read(in.s[3]);  // reads CC.CF
         for (uint32_t d : in.d) write(d);
-        if (carry && text.find(".cc") != std::string::npos) write(in.s[3]);  // writes CC.CF
+        if (carry && in.mods.has(Mod::Cc)) write(in.s[3]);  // writes CC.CF
       }
     }
     // Forward: the keys that may still be unwritten before each instruction.
@@ -723,6 +721,7 @@ class Inliner {
           in.ptxCol = from.ptxCol;
           in.srcFile = from.srcFile;
           in.srcLine = from.srcLine;
+          setSpelling(in, t);
           code.push_back(in);
           text.push_back(t);
           origin.push_back(origin_[i]);
@@ -753,9 +752,8 @@ class Inliner {
   /// ld.param / st.param of a call parameter: a mov (or sign-extending cvt) on its slot.
   void paramAccess(uint32_t pc, const Instr& in, const FunctionInfo& f, const std::vector<uint32_t>& slot,
                    const ParamVars& vars) {
-    const std::string mn = mnemonicOf(p_.opcodeText[pc]);
-    const bool store = mn == "st";
-    if (!store && mn != "ld") fail(pc, fmt::format("'{}' on a call parameter is not lowered", p_.opcodeText[pc]));
+    const bool store = in.opcode == Opcode::St;
+    if (!store && in.opcode != Opcode::Ld) fail(pc, fmt::format("'{}' on a call parameter is not lowered", p_.opcodeText[pc]));
     if (in.count != 1) fail(pc, "vector accesses to call parameters are not lowered");
     if (!isZeroConstant(f, in.s[store ? 4 : 0]))
       fail(pc, "call parameters addressed through a register are not lowered");

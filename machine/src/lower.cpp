@@ -3,10 +3,13 @@
 // reconvergence points are already resolved. One PTX instruction becomes one machine
 // instruction, except vector ld/st (one LD/ST per element) and instructions the dataflow
 // pass proves unnecessary (dropped). Calls are inlined first (inline.h). Anything else is an
-// error naming the instruction.
+// error naming the instruction. The lowering of an instruction is chosen by its opcode
+// (Instr::opcode, from interp's ptx_isa.def) in lowerings(); it reads the typed form
+// (Instr::types, Instr::mods, the public encodings of Instr::mode), never the opcode text.
 #include "qgpu/machine/lower.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,48 +21,69 @@
 #include "qgpu/machine/units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/isa.h"
 #include "qgpu/interp/types.h"
 
 namespace qgpu::machine {
 namespace {
 
-struct Text {
-  std::string mnemonic;
-  std::vector<std::string> mods;
-  std::vector<ScalarType> types;
-  explicit Text(const std::string& op) {
-    size_t start = 0;
-    while (true) {
-      size_t dot = op.find('.', start);
-      std::string part = op.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (start == 0) {
-        mnemonic = part;
-      } else if (auto t = parseScalarType(part)) {
-        types.push_back(*t);
-      } else {
-        mods.push_back(part);
-      }
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-  }
-  bool has(const std::string& m) const { return std::find(mods.begin(), mods.end(), m) != mods.end(); }
-  /// Rounding-mode field of float ops (0 rn, 1 rz, 2 rm, 3 rp), from .rn/.rz/.rm/.rp or the
-  /// round-to-integral .rni/.rzi/.rmi/.rpi; 0 when there is none.
-  bool hasRounding() const { return has("rn") || has("rz") || has("rm") || has("rp"); }
-  uint8_t rounding() const {
-    return has("rz") || has("rzi") ? 1 : has("rm") || has("rmi") ? 2 : has("rp") || has("rpi") ? 3 : 0;
-  }
-};
+bool has(const Instr& in, Mod m) { return in.mods.has(m); }
+/// An explicit .rn/.rz/.rm/.rp.
+bool hasRounding(const Instr& in) { return in.mods.hasAny({Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp}); }
+/// Rounding-mode field of float ops (0 rn, 1 rz, 2 rm, 3 rp), from .rn/.rz/.rm/.rp or the
+/// round-to-integral .rni/.rzi/.rmi/.rpi; 0 when there is none.
+uint8_t roundingField(const Instr& in) {
+  return has(in, Mod::Rz) || has(in, Mod::Rzi) ? 1 : has(in, Mod::Rm) || has(in, Mod::Rmi) ? 2
+       : has(in, Mod::Rp) || has(in, Mod::Rpi) ? 3 : 0;
+}
 
-const std::set<std::string>& memoryHints() {
-  static const std::set<std::string> kHints = {
-      "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "acquire", "release",
-      "acq_rel", "weak", "sc", "cta", "gpu", "sys", "L1::evict_normal", "L1::evict_last",
-      "L1::evict_first", "L1::no_allocate", "L2::64B", "L2::128B", "L2::256B", "L2::cache_hint",
-      "L1::evict_unchanged", "aligned", "global", "shared", "local", "const", "param",
-      "shared::cta", "param::entry", "v2", "v4", "sync", "uni"};
+/// Modifiers of ld/st/atom that do not change what the machine does: caching, ordering and
+/// scope hints, state spaces (Instr::space has them), vector width (Instr::count).
+const ModSet& memoryHints() {
+  static const ModSet kHints = memoryHintMods() | ModSet{Mod::Global, Mod::Shared, Mod::Local, Mod::Const,
+                                                         Mod::Param, Mod::SharedCta, Mod::ParamEntry, Mod::V2,
+                                                         Mod::V4, Mod::Sync, Mod::Uni};
   return kHints;
+}
+
+// Machine encodings of the oracle's public ones (program.h): SETP's compare code (MCmp),
+// FSETP's 4-bit code (eq..ge 0-5, equ..geu 6-11, num 12, nan 13), ATOM's operation (MAtom),
+// SHFL's mode (fl: 0 up, 1 down, 2 bfly, 3 idx) and VOTE's (fl: 0 all, 1 any, 2 uni,
+// 3 ballot; core.cpp).
+MCmp machineCmp(CmpOp c) {
+  constexpr MCmp kCmp[] = {MCmp::Eq,  MCmp::Ne,  MCmp::Lt,  MCmp::Le,  MCmp::Gt,  MCmp::Ge,
+                           MCmp::Lo,  MCmp::Ls,  MCmp::Hi,  MCmp::Hs,  MCmp::Equ, MCmp::Neu,
+                           MCmp::Ltu, MCmp::Leu, MCmp::Gtu, MCmp::Geu, MCmp::Num, MCmp::Nan};
+  static_assert(std::size(kCmp) == static_cast<size_t>(CmpOp::Nan) + 1);
+  return kCmp[static_cast<size_t>(c)];
+}
+uint8_t floatCompareCode(CmpOp c) {
+  const uint8_t code = static_cast<uint8_t>(machineCmp(c));
+  return c <= CmpOp::Ge ? code : static_cast<uint8_t>(code - 4);  // no lo/ls/hi/hs for floats
+}
+MAtom machineAtom(AtomOp op) {
+  constexpr MAtom kAtom[] = {MAtom::And, MAtom::Or,  MAtom::Xor, MAtom::Cas, MAtom::Exch,
+                             MAtom::Add, MAtom::Inc, MAtom::Dec, MAtom::Min, MAtom::Max};
+  static_assert(std::size(kAtom) == static_cast<size_t>(AtomOp::Max) + 1);
+  return kAtom[static_cast<size_t>(op)];
+}
+uint8_t shflCode(ShflMode m) {
+  switch (m) {
+    case ShflMode::Up: return 0;
+    case ShflMode::Down: return 1;
+    case ShflMode::Bfly: return 2;
+    case ShflMode::Idx: return 3;
+  }
+  return 3;
+}
+uint8_t voteCode(VoteMode m) {
+  switch (m) {
+    case VoteMode::All: return 0;
+    case VoteMode::Any: return 1;
+    case VoteMode::Uni: return 2;
+    case VoteMode::Ballot: return 3;
+  }
+  return 3;
 }
 
 class Lowerer {
@@ -76,20 +100,20 @@ class Lowerer {
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t pc = f_.entryPc + i;
       const Instr& in = p_.code[pc];
-      Text t(p_.opcodeText[pc]);
       if (in.flow == Flow::Call && in.mode != kMachineCall && in.mode != kCallEnd)
         fail(pc, "internal: a call was not inlined");
-      static const std::set<std::string> kSideEffects = {"st", "atom", "red", "membar", "fence",
-                                                        "prefetch", "nanosleep", "bar", "barrier"};
+      const Opcode op = in.opcode;
+      const bool sideEffects = op == Opcode::St || op == Opcode::Atom || op == Opcode::Red || op == Opcode::Membar ||
+                               op == Opcode::Fence || op == Opcode::Prefetch || op == Opcode::Nanosleep ||
+                               op == Opcode::Bar || op == Opcode::Barrier;
       // Carry arithmetic also writes CC.CF, which is not a destination slot.
-      bool carry = t.has("cc") || t.mnemonic == "addc" || t.mnemonic == "subc" || t.mnemonic == "madc";
-      pure[i] = in.flow == Flow::None && !kSideEffects.count(t.mnemonic) && !carry;
+      bool carry = has(in, Mod::Cc) || op == Opcode::Addc || op == Opcode::Subc || op == Opcode::Madc;
+      pure[i] = in.flow == Flow::None && !sideEffects && !carry;
       if (carry) carrySlots.insert(in.s[3]);
       // cvta between generic and global is the identity in the machine's map (global
       // addresses are generic addresses), so it is a copy like mov.
-      bool cvtaGlobal = t.mnemonic == "cvta" && std::find(t.mods.begin(), t.mods.end(), "global") != t.mods.end() &&
-                        in.typeBytes == 8;
-      copy[i] = (t.mnemonic == "mov" || cvtaGlobal) && in.guard == kNoSlot && in.count == 0 &&
+      bool cvtaGlobal = op == Opcode::Cvta && has(in, Mod::Global) && in.typeBytes == 8;
+      copy[i] = (in.opcode == Opcode::Mov || cvtaGlobal) && in.guard == kNoSlot && in.count == 0 &&
                 in.imm == 0 && in.d[0] != kNoSlot && copyWidthOk(in);
     }
     // An inlined callee's CC.CF may be zeroed by a mov at the call (inline.cpp); carry
@@ -316,12 +340,10 @@ class Lowerer {
     }
   }
 
-  void only(uint32_t pc, const Text& t, std::initializer_list<const char*> allowed, bool hints = false) {
-    for (const std::string& m : t.mods) {
-      bool ok = hints && memoryHints().count(m);
-      for (const char* a : allowed) ok = ok || m == a;
-      if (!ok) fail(pc, fmt::format("modifier .{} of '{}' is not lowered", m, t.mnemonic));
-    }
+  void only(uint32_t pc, const Instr& in, ModSet allowed, bool hints = false) {
+    const ModSet extra = in.mods.without(hints ? allowed | memoryHints() : allowed);
+    if (!extra.empty())
+      fail(pc, fmt::format("modifier .{} of '{}' is not lowered", modName(extra.first()), opcodeName(in.opcode)));
   }
 
   MInstr base(uint32_t pc, MOp op, const Instr& in) {
@@ -348,24 +370,24 @@ class Lowerer {
     emit(m);
   }
 
-  ScalarType oneType(uint32_t pc, const Text& t) {
-    if (t.types.empty()) fail(pc, "no type");
-    return t.types.back();
+  ScalarType oneType(uint32_t pc, const Instr& in) {
+    if (in.typeCount == 0) fail(pc, "no type");
+    return in.type();
   }
   uint8_t ty(ScalarType t) { return typeCode(scalarTypeBytes(t), isSigned(t)); }
   void requireF32(uint32_t pc, ScalarType t) {
     if (t == ScalarType::F64) fail(pc, "this f64 operation is not lowered (f64 add sub mul fma div rcp sqrt min max neg abs are)");
     if (t != ScalarType::F32) fail(pc, fmt::format(".{} floating point is not lowered", scalarTypeName(t)));
   }
-  uint8_t floatFlags(uint32_t pc, const Text& t, bool allowSat) {
-    only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
-    if (t.has("sat") && !allowSat) fail(pc, ".sat is not lowered here");
-    return static_cast<uint8_t>((t.has("ftz") ? kFlFtz : 0) | (t.has("sat") ? kFlSat : 0) | t.rounding() << 2);
+  uint8_t floatFlags(uint32_t pc, const Instr& in, bool allowSat) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp, Mod::Ftz, Mod::Sat});
+    if (has(in, Mod::Sat) && !allowSat) fail(pc, ".sat is not lowered here");
+    return static_cast<uint8_t>((has(in, Mod::Ftz) ? kFlFtz : 0) | (has(in, Mod::Sat) ? kFlSat : 0) | roundingField(in) << 2);
   }
 
   /// div/rcp/sqrt .approx and div.full: their bits are the oracle's model, not a specification.
-  void rejectApproximate(uint32_t pc, const Text& t) {
-    if (t.has("approx") || t.has("full"))
+  void rejectApproximate(uint32_t pc, const Instr& in) {
+    if (has(in, Mod::Approx) || has(in, Mod::Full))
       fail(pc, fmt::format("'{}' is not lowered (approximate results are modelled by the oracle, not specified)",
                            p_.opcodeText[pc]));
   }
@@ -381,350 +403,425 @@ class Lowerer {
     emit(m);
   }
 
+  using Lowering = void (Lowerer::*)(uint32_t pc, const Instr& in);
+  /// The lowering of each opcode (Instr::opcode); none: the instruction is not lowered.
+  static const std::array<Lowering, static_cast<size_t>(Opcode::Count)>& lowerings() {
+    static const auto table = [] {
+      std::array<Lowering, static_cast<size_t>(Opcode::Count)> t{};
+      auto set = [&t](std::initializer_list<Opcode> ops, Lowering f) {
+        for (Opcode op : ops) t[static_cast<size_t>(op)] = f;
+      };
+      set({Opcode::Add, Opcode::Sub}, &Lowerer::lowerAddSub);
+      set({Opcode::Mul, Opcode::Mad, Opcode::Fma}, &Lowerer::lowerMulMad);
+      set({Opcode::And, Opcode::Or, Opcode::Xor, Opcode::Not}, &Lowerer::lowerLogic);
+      set({Opcode::Shl, Opcode::Shr}, &Lowerer::lowerShift);
+      set({Opcode::Min, Opcode::Max, Opcode::Neg, Opcode::Abs}, &Lowerer::lowerMinMaxNegAbs);
+      set({Opcode::Setp}, &Lowerer::lowerSetp);
+      set({Opcode::Selp}, &Lowerer::lowerSelp);
+      set({Opcode::Mov}, &Lowerer::lowerMov);
+      set({Opcode::Cvta}, &Lowerer::lowerCvta);
+      set({Opcode::Cvt}, &Lowerer::lowerCvt);
+      set({Opcode::Ld, Opcode::Ldu}, &Lowerer::lowerLd);
+      set({Opcode::St}, &Lowerer::lowerSt);
+      set({Opcode::Shfl}, &Lowerer::lowerShfl);
+      set({Opcode::Vote}, &Lowerer::lowerVote);
+      set({Opcode::Div, Opcode::Rem}, &Lowerer::lowerDivRem);
+      set({Opcode::Mul24, Opcode::Mad24}, &Lowerer::lowerMul24);
+      set({Opcode::Sad}, &Lowerer::lowerSad);
+      set({Opcode::Dp4a, Opcode::Dp2a}, &Lowerer::lowerDp);
+      set({Opcode::Popc, Opcode::Clz, Opcode::Brev, Opcode::Bfind}, &Lowerer::lowerBitCount);
+      set({Opcode::Bfe}, &Lowerer::lowerBfe);
+      set({Opcode::Bfi}, &Lowerer::lowerBfi);
+      set({Opcode::Shf}, &Lowerer::lowerShf);
+      set({Opcode::Prmt}, &Lowerer::lowerPrmt);
+      set({Opcode::Bmsk}, &Lowerer::lowerBmsk);
+      set({Opcode::Atom, Opcode::Red}, &Lowerer::lowerAtom);
+      set({Opcode::Addc, Opcode::Subc, Opcode::Madc}, &Lowerer::lowerCarry);
+      set({Opcode::Rcp, Opcode::Sqrt}, &Lowerer::lowerFDivSqrt);
+      set({Opcode::Membar, Opcode::Fence}, &Lowerer::lowerFence);
+      set({Opcode::Bar, Opcode::Barrier}, &Lowerer::lowerBarrier);
+      set({Opcode::Bra}, &Lowerer::lowerBranch);
+      set({Opcode::Call}, &Lowerer::lowerCall);
+      set({Opcode::Ret, Opcode::Exit}, &Lowerer::lowerExit);
+      return t;
+    }();
+    return table;
+  }
+
   void lowerOne(uint32_t pc) {
     const Instr& in = p_.code[pc];
-    Text t(p_.opcodeText[pc]);
-    const std::string& mn = t.mnemonic;
     for (uint32_t d : in.d)
       if (d != kNoSlot && df_.resolve(d) != d) fail(pc, "internal: write to a substituted register");
-
-    if (mn == "addc" || mn == "subc" || mn == "madc" || (t.has("cc") && (mn == "add" || mn == "sub" || mn == "mad")))
-      return lowerCarry(pc, in, t);
-    if (mn == "add" || mn == "sub") {
-      ScalarType ty0 = oneType(pc, t);
-      if (ty0 == ScalarType::F64) {  // one step: a 64-bit FADD (docs/machine.md §5.1)
-        only(pc, t, {"rn", "rz", "rm", "rp"});
-        return alu(pc, in, mn == "add" ? MOp::FAdd : MOp::FSub, typeCode(8, false), floatFlags(pc, t, false), 2);
-      }
-      if (isFloat(ty0)) {
-        requireF32(pc, ty0);
-        return alu(pc, in, mn == "add" ? MOp::FAdd : MOp::FSub, ty(ty0), floatFlags(pc, t, true), 2);
-      }
-      only(pc, t, {});
-      return alu(pc, in, mn == "add" ? MOp::Add : MOp::Sub, ty(ty0), 0, 2);
-    }
-    if (mn == "mul" || mn == "mad" || mn == "fma") {
-      ScalarType ty0 = oneType(pc, t);
-      int nsrc = mn == "mul" ? 2 : 3;
-      if (ty0 == ScalarType::F64 && mn == "mul") return lowerDMul(pc, in, t);
-      if (ty0 == ScalarType::F64 && (mn == "fma" || (mn == "mad" && t.hasRounding())))
-        return lowerDFma(pc, in, t);
-      if (isFloat(ty0)) {
-        requireF32(pc, ty0);
-        if (mn == "mad" && !t.hasRounding()) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
-        return alu(pc, in, mn == "mul" ? MOp::FMul : MOp::FFma, ty(ty0), floatFlags(pc, t, true), nsrc);
-      }
-      if (mn == "fma") fail(pc, "integer fma does not exist");
-      if (t.has("lo")) {
-        only(pc, t, {"lo"});
-        if (scalarTypeBytes(ty0) == 8)
-          return mul64(pc, in, false, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]),
-                       nsrc == 3 ? operand(pc, in.s[2]) : kNoOperand, operand(pc, in.d[0]));
-        return alu(pc, in, nsrc == 2 ? MOp::MulLo : MOp::MadLo, ty(ty0), 0, nsrc);
-      }
-      if (t.has("wide")) {
-        only(pc, t, {"wide"});
-        return alu(pc, in, nsrc == 2 ? MOp::MulWide : MOp::MadWide, ty(ty0), 0, nsrc);
-      }
-      if (t.has("hi") && mn == "mul") {
-        only(pc, t, {"hi"});
-        if (scalarTypeBytes(ty0) == 8)
-          return mul64(pc, in, true, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand,
-                       operand(pc, in.d[0]));
-        return alu(pc, in, MOp::MulHi, ty(ty0), 0, 2);
-      }
-      fail(pc, fmt::format("'{}' form is not lowered", p_.opcodeText[pc]));
-    }
-    if (mn == "and" || mn == "or" || mn == "xor" || mn == "not") {
-      only(pc, t, {});
-      ScalarType ty0 = oneType(pc, t);
-      MOp op = mn == "and" ? MOp::And : mn == "or" ? MOp::Or : mn == "xor" ? MOp::Xor : MOp::Not;
-      if (ty0 == ScalarType::Pred && op == MOp::Not) {  // !p == p ^ 1 on 0/1 values
-        MInstr m = base(pc, MOp::Xor, in);
-        m.ty = typeCode(1, false);
-        m.d = operand(pc, in.d[0]);
-        m.a = operand(pc, in.s[0]);
-        m.b = constant(pc, 1);
-        return emit(m);
-      }
-      return alu(pc, in, op, ty(ty0), 0, op == MOp::Not ? 1 : 2);
-    }
-    if (mn == "shl" || mn == "shr") {
-      only(pc, t, {});
-      return alu(pc, in, mn == "shl" ? MOp::Shl : MOp::Shr, ty(oneType(pc, t)), 0, 2);
-    }
-    if (mn == "min" || mn == "max" || mn == "neg" || mn == "abs") {
-      ScalarType ty0 = oneType(pc, t);
-      bool unary = mn == "neg" || mn == "abs";
-      if (ty0 == ScalarType::F64) {
-        only(pc, t, {});
-        if (!unary) return alu(pc, in, mn == "min" ? MOp::FMin : MOp::FMax, typeCode(8, false), 0, 2);
-        // abs.f64 / neg.f64 are bit operations on the sign, NaNs included (docs/semantics.md).
-        MInstr m = base(pc, mn == "abs" ? MOp::And : MOp::Xor, in);
-        m.ty = typeCode(8, false);
-        m.d = operand(pc, in.d[0]);
-        m.a = operand(pc, in.s[0]);
-        m.b = constant(pc, mn == "abs" ? 0x7fffffffffffffffull : 0x8000000000000000ull);
-        return emit(m);
-      }
-      if (isFloat(ty0)) {
-        requireF32(pc, ty0);
-        only(pc, t, {"ftz"});
-        MOp op = mn == "min" ? MOp::FMin : mn == "max" ? MOp::FMax : mn == "neg" ? MOp::FNeg : MOp::FAbs;
-        return alu(pc, in, op, ty(ty0), t.has("ftz") ? kFlFtz : 0, unary ? 1 : 2);
-      }
-      only(pc, t, {});
-      MOp op = mn == "min" ? MOp::Min : mn == "max" ? MOp::Max : mn == "neg" ? MOp::Neg : MOp::Abs;
-      return alu(pc, in, op, ty(ty0), 0, unary ? 1 : 2);
-    }
-    if (mn == "setp") {
-      ScalarType ty0 = oneType(pc, t);
-      if (in.count != 0) fail(pc, "setp with a boolean combination (.and/.or/.xor) is not lowered");
-      if (df_.live(in.d[1])) fail(pc, "setp with two destinations (p|q) is not lowered");
-      MInstr m = base(pc, isFloat(ty0) ? MOp::FSetp : MOp::Setp, in);
-      m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      m.b = operand(pc, in.s[1]);
-      if (isFloat(ty0)) {
-        requireF32(pc, ty0);
-        // 4-bit float compare code: eq..ge 0-5, equ..geu 6-11, num 12, nan 13; ftz in ty bit 2.
-        uint8_t c = in.mode;
-        m.fl = static_cast<uint8_t>(c <= 5 ? c : c - 4);
-        m.ty = static_cast<uint8_t>(2 | (in.ftz ? 4 : 0));
-      } else {
-        if (ty0 == ScalarType::Pred) fail(pc, "setp on .pred is not lowered");
-        m.fl = in.mode;
-        m.ty = ty(ty0);
-      }
-      return emit(m);
-    }
-    if (mn == "selp") {
-      only(pc, t, {});
-      return alu(pc, in, MOp::Selp, ty(oneType(pc, t)), 0, 3);
-    }
-    if (mn == "mov") {
-      only(pc, t, {});
-      if (in.count != 0) fail(pc, "mov pack/unpack ({a,b}) is not lowered");
-      if (in.imm != 0) {  // address of a variable: base + address
-        MInstr m = base(pc, MOp::Add, in);
-        m.ty = typeCode(8, false);
-        m.d = operand(pc, in.d[0]);
-        m.a = operand(pc, in.s[0]);
-        m.b = constant(pc, isZeroBase(in.s[0]) ? remapAddress(pc, static_cast<uint64_t>(in.imm))
-                                              : static_cast<uint64_t>(in.imm));
-        return emit(m);
-      }
-      return alu(pc, in, MOp::Mov, typeCode(in.typeBytes, false), 0, 1);
-    }
-    if (mn == "cvta") {
-      only(pc, t, {"to", "global", "shared", "local", "const", "param"});
-      if (isZeroBase(in.s[0])) {  // cvta of a variable name: its generic address
-        MInstr m = base(pc, MOp::Add, in);
-        m.ty = typeCode(8, false);
-        m.d = operand(pc, in.d[0]);
-        m.a = operand(pc, in.s[0]);
-        m.b = constant(pc, remapAddress(pc, static_cast<uint64_t>(in.imm)));
-        return emit(m);
-      }
-      MSpace s = t.has("global") ? MSpace::Global : t.has("shared") ? MSpace::Shared
-               : t.has("local") ? MSpace::Local : t.has("const") ? MSpace::Const : MSpace::Param;
-      MInstr m = base(pc, MOp::Cvta, in);
-      m.ty = typeCode(in.typeBytes, false);
-      m.fl = static_cast<uint8_t>(static_cast<uint8_t>(s) | (in.mode ? kFlCvtaTo : 0));
-      m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      return emit(m);
-    }
-    if (mn == "cvt") {
-      return lowerCvt(pc, in, t);
-    }
-    if (mn == "ld" || mn == "ldu") {
-      only(pc, t, {}, true);
-      MSpace s = space(pc, in.space);
-      // One LD per element; an element overwriting the base register goes last.
-      std::vector<uint32_t> order;
-      for (uint32_t i = 0; i < in.count; ++i)
-        if (in.d[i] != kNoSlot && df_.live(in.d[i]) && df_.resolve(in.d[i]) != df_.resolve(in.s[0]))
-          order.push_back(i);
-      for (uint32_t i = 0; i < in.count; ++i)
-        if (in.d[i] != kNoSlot && df_.live(in.d[i]) && df_.resolve(in.d[i]) == df_.resolve(in.s[0]))
-          order.push_back(i);
-      for (uint32_t i : order) {
-        MInstr m = base(pc, MOp::Ld, in);
-        m.ty = typeCode(in.typeBytes, in.sat);
-        m.fl = static_cast<uint8_t>(s);
-        m.d = operand(pc, in.d[i]);
-        m.a = operand(pc, in.s[0]);
-        m.b = offsetOperand(pc, in.s[0], in.imm + int64_t{i} * in.typeBytes);
-        m.c = typeCode(in.dstBytes, false);
-        emit(m);
-      }
-      return;
-    }
-    if (mn == "st") {
-      only(pc, t, {}, true);
-      MSpace s = space(pc, in.space);
-      for (uint32_t i = 0; i < in.count; ++i) {
-        MInstr m = base(pc, MOp::St, in);
-        m.ty = typeCode(in.typeBytes, false);
-        m.fl = static_cast<uint8_t>(s);
-        m.a = operand(pc, in.s[4]);
-        m.b = offsetOperand(pc, in.s[4], in.imm + int64_t{i} * in.typeBytes);
-        m.c = operand(pc, in.s[i]);
-        emit(m);
-      }
-      return;
-    }
-    if (mn == "shfl") {
-      only(pc, t, {"sync", "up", "down", "bfly", "idx"});
-      if (df_.live(in.d[1])) fail(pc, "shfl's predicate output is not lowered");
-      MInstr m = base(pc, MOp::Shfl, in);
-      m.ty = typeCode(4, false);
-      m.fl = in.mode;
-      m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      m.b = operand(pc, in.s[1]);
-      m.c = operand(pc, in.s[2]);
-      // The membermask only decides whether the shuffle is defined (every member must take
-      // part); the machine takes the executing lanes as the members and does not read it.
-      return emit(m);
-    }
-    if (mn == "vote") {
-      only(pc, t, {"sync", "all", "any", "uni", "ballot"});
-      MInstr m = base(pc, MOp::Vote, in);
-      m.ty = typeCode(in.mode == 3 ? 4 : 1, false);
-      m.fl = static_cast<uint8_t>(in.mode | ((in.imm & 1) ? 4 : 0));
-      m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      m.b = operand(pc, in.s[1]);
-      return emit(m);
-    }
-    if (mn == "div" || mn == "rem") {
-      ScalarType ty0 = oneType(pc, t);
-      if (isFloat(ty0)) return lowerFDivSqrt(pc, in, t);
-      only(pc, t, {});
-      if (scalarTypeBytes(ty0) == 8) return lowerDiv64(pc, in, ty0, mn == "rem");
-      if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32- and 64-bit types only");
-      // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
-      const uint16_t state = divState(pc), dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
-      emitStep(pc, in, MOp::DivInit, ty(ty0), 0, state, dividend, kNoOperand, kNoOperand);
-      for (int i = 0; i < 8; ++i) emitStep(pc, in, MOp::DivStep, ty(ty0), 0, state, state, divisor, kNoOperand);
-      return emitStep(pc, in, MOp::DivFin, ty(ty0), mn == "rem" ? 1 : 0, operand(pc, in.d[0]), state, dividend, divisor);
-    }
-    if (mn == "rcp" || mn == "sqrt") return lowerFDivSqrt(pc, in, t);
-    if (mn == "mul24" || mn == "mad24") {
-      only(pc, t, {"lo", "hi"});
-      return alu(pc, in, MOp::Mul24, ty(oneType(pc, t)), t.has("hi") ? 1 : 0, mn == "mad24" ? 3 : 2);
-    }
-    if (mn == "sad") {
-      only(pc, t, {});
-      return alu(pc, in, MOp::Sad, ty(oneType(pc, t)), 0, 3);
-    }
-    if (mn == "dp4a" || mn == "dp2a") {
-      only(pc, t, {"lo", "hi"});
-      uint8_t fl = static_cast<uint8_t>(in.mode | (mn == "dp2a" ? 8 : 0));  // signedness, hi
-      return alu(pc, in, MOp::Dp, typeCode(4, false), fl, 3);
-    }
-    if (mn == "popc" || mn == "clz" || mn == "brev" || mn == "bfind") {
-      only(pc, t, {"shiftamt"});
-      MOp op = mn == "popc" ? MOp::Popc : mn == "clz" ? MOp::Clz : mn == "brev" ? MOp::Brev : MOp::Bfind;
-      return alu(pc, in, op, ty(oneType(pc, t)), t.has("shiftamt") ? 1 : 0, 1);
-    }
-    if (mn == "bfe") {
-      only(pc, t, {});
-      return alu(pc, in, MOp::Bfe, ty(oneType(pc, t)), 0, 3);
-    }
-    if (mn == "bfi") {
-      only(pc, t, {});
-      // Position and length travel as one ROM constant pos | len << 8.
-      auto value = [&](uint32_t slot) -> std::optional<uint64_t> {
-        slot = df_.resolve(slot);
-        for (const auto& [cs, v] : f_.constants)
-          if (cs == slot) return v;
-        return std::nullopt;
-      };
-      auto pos = value(in.s[2]), len = value(in.s[3]);
-      MInstr m = base(pc, MOp::Bfi, in);
-      m.ty = ty(oneType(pc, t));
-      m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      m.b = operand(pc, in.s[1]);
-      if (pos && len) {
-        m.c = constant(pc, (*pos & 0xff) | (*len & 0xff) << 8);
-      } else {
-        // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
-        MInstr pack = base(pc, MOp::Prmt, in);
-        pack.ty = typeCode(4, false);
-        pack.d = sharedTemporary(pc, bfiPack_, "bfi.pos_len");
-        pack.a = operand(pc, in.s[2]);
-        pack.b = operand(pc, in.s[3]);
-        pack.c = constant(pc, 0x0040);  // byte 0 <- pos.b0, byte 1 <- len.b0
-        emit(pack);
-        m.c = pack.d;
-      }
-      return emit(m);
-    }
-    if (mn == "shf") {
-      only(pc, t, {"l", "r", "wrap", "clamp"});
-      return alu(pc, in, MOp::Shf, typeCode(4, false), in.mode, 3);
-    }
-    if (mn == "prmt") {
-      only(pc, t, {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"});
-      return alu(pc, in, MOp::Prmt, typeCode(4, false), in.mode, 3);
-    }
-    if (mn == "atom" || mn == "red") {
-      only(pc, t, {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"}, true);
-      ScalarType ty0 = oneType(pc, t);
-      if (isFloat(ty0)) fail(pc, "floating-point atomics are not lowered");
-      if (in.imm != 0) fail(pc, "atomics with an address offset are not lowered");
-      if (in.space != MemSpace::Generic && in.space != MemSpace::Global && in.space != MemSpace::Shared)
-        fail(pc, "atomics outside global/shared memory");
-      MInstr m = base(pc, in.space == MemSpace::Shared ? MOp::AtomS : MOp::Atom, in);
-      m.ty = ty(ty0);
-      m.fl = in.mode;
-      if (in.d[0] != kNoSlot && df_.live(in.d[0])) m.d = operand(pc, in.d[0]);
-      m.a = operand(pc, in.s[0]);
-      m.b = operand(pc, in.s[1]);
-      if (in.s[2] != kNoSlot) m.c = operand(pc, in.s[2]);
-      return emit(m);
-    }
-    if (mn == "membar" || mn == "fence") return;  // the machine is sequentially consistent
-    if (in.flow == Flow::Barrier) {
-      if (in.s[1] != kNoSlot) fail(pc, "bar.sync with a thread count is not lowered");
-      MInstr m = base(pc, MOp::Bar, in);
-      m.a = operand(pc, in.s[0]);
-      return emit(m);
-    }
-    if (in.flow == Flow::Branch) return emit(base(pc, MOp::Bra, in));
-    if (in.flow == Flow::Call && in.mode == kCallEnd) return;  // END: the pc after the body
-    if (in.flow == Flow::Call && in.mode == kMachineCall) {  // b, c (entry, END) are set with the branches
-      MInstr m = base(pc, MOp::Call, in);
-      m.a = operand(pc, in.s[0]);
-      m.d = operand(pc, in.s[1]);
-      return emit(m);
-    }
-    if (in.flow == Flow::Return || in.flow == Flow::Exit) return emit(base(pc, MOp::Exit, in));
-    fail(pc, fmt::format("'{}' is not lowered", p_.opcodeText[pc]));
+    const Lowering f = lowerings()[static_cast<size_t>(in.opcode)];
+    if (!f) fail(pc, fmt::format("'{}' is not lowered", p_.opcodeText[pc]));
+    (this->*f)(pc, in);
   }
+
+  void lowerAddSub(uint32_t pc, const Instr& in) {
+    if (has(in, Mod::Cc)) return lowerCarry(pc, in);
+    ScalarType ty0 = oneType(pc, in);
+    if (ty0 == ScalarType::F64) {  // one step: a 64-bit FADD (docs/machine.md §5.1)
+      only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+      return alu(pc, in, in.opcode == Opcode::Add ? MOp::FAdd : MOp::FSub, typeCode(8, false), floatFlags(pc, in, false), 2);
+    }
+    if (isFloat(ty0)) {
+      requireF32(pc, ty0);
+      return alu(pc, in, in.opcode == Opcode::Add ? MOp::FAdd : MOp::FSub, ty(ty0), floatFlags(pc, in, true), 2);
+    }
+    only(pc, in, {});
+    return alu(pc, in, in.opcode == Opcode::Add ? MOp::Add : MOp::Sub, ty(ty0), 0, 2);
+  }
+
+  void lowerMulMad(uint32_t pc, const Instr& in) {
+    if (in.opcode == Opcode::Mad && has(in, Mod::Cc)) return lowerCarry(pc, in);
+    ScalarType ty0 = oneType(pc, in);
+    int nsrc = in.opcode == Opcode::Mul ? 2 : 3;
+    if (ty0 == ScalarType::F64 && in.opcode == Opcode::Mul) return lowerDMul(pc, in);
+    if (ty0 == ScalarType::F64 && (in.opcode == Opcode::Fma || (in.opcode == Opcode::Mad && hasRounding(in))))
+      return lowerDFma(pc, in);
+    if (isFloat(ty0)) {
+      requireF32(pc, ty0);
+      if (in.opcode == Opcode::Mad && !hasRounding(in)) fail(pc, "mad.f32 without rounding (the sm_1x form) is not lowered");
+      return alu(pc, in, in.opcode == Opcode::Mul ? MOp::FMul : MOp::FFma, ty(ty0), floatFlags(pc, in, true), nsrc);
+    }
+    if (in.opcode == Opcode::Fma) fail(pc, "integer fma does not exist");
+    if (has(in, Mod::Lo)) {
+      only(pc, in, {Mod::Lo});
+      if (scalarTypeBytes(ty0) == 8)
+        return mul64(pc, in, false, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]),
+                     nsrc == 3 ? operand(pc, in.s[2]) : kNoOperand, operand(pc, in.d[0]));
+      return alu(pc, in, nsrc == 2 ? MOp::MulLo : MOp::MadLo, ty(ty0), 0, nsrc);
+    }
+    if (has(in, Mod::Wide)) {
+      only(pc, in, {Mod::Wide});
+      return alu(pc, in, nsrc == 2 ? MOp::MulWide : MOp::MadWide, ty(ty0), 0, nsrc);
+    }
+    if (has(in, Mod::Hi) && in.opcode == Opcode::Mul) {
+      only(pc, in, {Mod::Hi});
+      if (scalarTypeBytes(ty0) == 8)
+        return mul64(pc, in, true, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand,
+                     operand(pc, in.d[0]));
+      return alu(pc, in, MOp::MulHi, ty(ty0), 0, 2);
+    }
+    fail(pc, fmt::format("'{}' form is not lowered", p_.opcodeText[pc]));
+  }
+
+  void lowerLogic(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    ScalarType ty0 = oneType(pc, in);
+    MOp op = in.opcode == Opcode::And ? MOp::And : in.opcode == Opcode::Or ? MOp::Or : in.opcode == Opcode::Xor ? MOp::Xor : MOp::Not;
+    if (ty0 == ScalarType::Pred && op == MOp::Not) {  // !p == p ^ 1 on 0/1 values
+      MInstr m = base(pc, MOp::Xor, in);
+      m.ty = typeCode(1, false);
+      m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = constant(pc, 1);
+      return emit(m);
+    }
+    return alu(pc, in, op, ty(ty0), 0, op == MOp::Not ? 1 : 2);
+  }
+
+  void lowerShift(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    return alu(pc, in, in.opcode == Opcode::Shl ? MOp::Shl : MOp::Shr, ty(oneType(pc, in)), 0, 2);
+  }
+
+  void lowerMinMaxNegAbs(uint32_t pc, const Instr& in) {
+    ScalarType ty0 = oneType(pc, in);
+    bool unary = in.opcode == Opcode::Neg || in.opcode == Opcode::Abs;
+    if (ty0 == ScalarType::F64) {
+      only(pc, in, {});
+      if (!unary) return alu(pc, in, in.opcode == Opcode::Min ? MOp::FMin : MOp::FMax, typeCode(8, false), 0, 2);
+      // abs.f64 / neg.f64 are bit operations on the sign, NaNs included (docs/semantics.md).
+      MInstr m = base(pc, in.opcode == Opcode::Abs ? MOp::And : MOp::Xor, in);
+      m.ty = typeCode(8, false);
+      m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = constant(pc, in.opcode == Opcode::Abs ? 0x7fffffffffffffffull : 0x8000000000000000ull);
+      return emit(m);
+    }
+    if (isFloat(ty0)) {
+      requireF32(pc, ty0);
+      only(pc, in, {Mod::Ftz});
+      MOp op = in.opcode == Opcode::Min ? MOp::FMin : in.opcode == Opcode::Max ? MOp::FMax : in.opcode == Opcode::Neg ? MOp::FNeg : MOp::FAbs;
+      return alu(pc, in, op, ty(ty0), has(in, Mod::Ftz) ? kFlFtz : 0, unary ? 1 : 2);
+    }
+    only(pc, in, {});
+    MOp op = in.opcode == Opcode::Min ? MOp::Min : in.opcode == Opcode::Max ? MOp::Max : in.opcode == Opcode::Neg ? MOp::Neg : MOp::Abs;
+    return alu(pc, in, op, ty(ty0), 0, unary ? 1 : 2);
+  }
+
+  void lowerSetp(uint32_t pc, const Instr& in) {
+    ScalarType ty0 = oneType(pc, in);
+    if (in.count != 0) fail(pc, "setp with a boolean combination (.and/.or/.xor) is not lowered");
+    if (df_.live(in.d[1])) fail(pc, "setp with two destinations (p|q) is not lowered");
+    MInstr m = base(pc, isFloat(ty0) ? MOp::FSetp : MOp::Setp, in);
+    m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    m.b = operand(pc, in.s[1]);
+    if (isFloat(ty0)) {
+      requireF32(pc, ty0);
+      m.fl = floatCompareCode(in.cmp());  // ftz in ty bit 2
+      m.ty = static_cast<uint8_t>(2 | (in.ftz ? 4 : 0));
+    } else {
+      if (ty0 == ScalarType::Pred) fail(pc, "setp on .pred is not lowered");
+      m.fl = static_cast<uint8_t>(machineCmp(in.cmp()));
+      m.ty = ty(ty0);
+    }
+    return emit(m);
+  }
+
+  void lowerSelp(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    return alu(pc, in, MOp::Selp, ty(oneType(pc, in)), 0, 3);
+  }
+
+  void lowerMov(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    if (in.count != 0) fail(pc, "mov pack/unpack ({a,b}) is not lowered");
+    if (in.imm != 0) {  // address of a variable: base + address
+      MInstr m = base(pc, MOp::Add, in);
+      m.ty = typeCode(8, false);
+      m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = constant(pc, isZeroBase(in.s[0]) ? remapAddress(pc, static_cast<uint64_t>(in.imm))
+                                            : static_cast<uint64_t>(in.imm));
+      return emit(m);
+    }
+    return alu(pc, in, MOp::Mov, typeCode(in.typeBytes, false), 0, 1);
+  }
+
+  void lowerCvta(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::To, Mod::Global, Mod::Shared, Mod::Local, Mod::Const, Mod::Param});
+    if (isZeroBase(in.s[0])) {  // cvta of a variable name: its generic address
+      MInstr m = base(pc, MOp::Add, in);
+      m.ty = typeCode(8, false);
+      m.d = operand(pc, in.d[0]);
+      m.a = operand(pc, in.s[0]);
+      m.b = constant(pc, remapAddress(pc, static_cast<uint64_t>(in.imm)));
+      return emit(m);
+    }
+    MSpace s = has(in, Mod::Global) ? MSpace::Global : has(in, Mod::Shared) ? MSpace::Shared
+             : has(in, Mod::Local) ? MSpace::Local : has(in, Mod::Const) ? MSpace::Const : MSpace::Param;
+    MInstr m = base(pc, MOp::Cvta, in);
+    m.ty = typeCode(in.typeBytes, false);
+    m.fl = static_cast<uint8_t>(static_cast<uint8_t>(s) | (has(in, Mod::To) ? kFlCvtaTo : 0));
+    m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    return emit(m);
+  }
+
+  void lowerLd(uint32_t pc, const Instr& in) {
+    only(pc, in, {}, true);
+    MSpace s = space(pc, in.space);
+    // One LD per element; an element overwriting the base register goes last.
+    std::vector<uint32_t> order;
+    for (uint32_t i = 0; i < in.count; ++i)
+      if (in.d[i] != kNoSlot && df_.live(in.d[i]) && df_.resolve(in.d[i]) != df_.resolve(in.s[0]))
+        order.push_back(i);
+    for (uint32_t i = 0; i < in.count; ++i)
+      if (in.d[i] != kNoSlot && df_.live(in.d[i]) && df_.resolve(in.d[i]) == df_.resolve(in.s[0]))
+        order.push_back(i);
+    for (uint32_t i : order) {
+      MInstr m = base(pc, MOp::Ld, in);
+      m.ty = typeCode(in.typeBytes, in.sat);
+      m.fl = static_cast<uint8_t>(s);
+      m.d = operand(pc, in.d[i]);
+      m.a = operand(pc, in.s[0]);
+      m.b = offsetOperand(pc, in.s[0], in.imm + int64_t{i} * in.typeBytes);
+      m.c = typeCode(in.dstBytes, false);
+      emit(m);
+    }
+    return;
+  }
+
+  void lowerSt(uint32_t pc, const Instr& in) {
+    only(pc, in, {}, true);
+    MSpace s = space(pc, in.space);
+    for (uint32_t i = 0; i < in.count; ++i) {
+      MInstr m = base(pc, MOp::St, in);
+      m.ty = typeCode(in.typeBytes, false);
+      m.fl = static_cast<uint8_t>(s);
+      m.a = operand(pc, in.s[4]);
+      m.b = offsetOperand(pc, in.s[4], in.imm + int64_t{i} * in.typeBytes);
+      m.c = operand(pc, in.s[i]);
+      emit(m);
+    }
+    return;
+  }
+
+  void lowerShfl(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Sync, Mod::Up, Mod::Down, Mod::Bfly, Mod::Idx});
+    if (df_.live(in.d[1])) fail(pc, "shfl's predicate output is not lowered");
+    MInstr m = base(pc, MOp::Shfl, in);
+    m.ty = typeCode(4, false);
+    m.fl = shflCode(in.shflMode());
+    m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    m.b = operand(pc, in.s[1]);
+    m.c = operand(pc, in.s[2]);
+    // The membermask only decides whether the shuffle is defined (every member must take
+    // part); the machine takes the executing lanes as the members and does not read it.
+    return emit(m);
+  }
+
+  void lowerVote(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Sync, Mod::All, Mod::Any, Mod::Uni, Mod::Ballot});
+    MInstr m = base(pc, MOp::Vote, in);
+    m.ty = typeCode(in.voteMode() == VoteMode::Ballot ? 4 : 1, false);
+    m.fl = static_cast<uint8_t>(voteCode(in.voteMode()) | ((in.imm & 1) ? 4 : 0));  // bit 2: predicate negated
+    m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    m.b = operand(pc, in.s[1]);
+    return emit(m);
+  }
+
+  void lowerDivRem(uint32_t pc, const Instr& in) {
+    ScalarType ty0 = oneType(pc, in);
+    if (isFloat(ty0)) return lowerFDivSqrt(pc, in);
+    only(pc, in, {});
+    if (scalarTypeBytes(ty0) == 8) return lowerDiv64(pc, in, ty0, in.opcode == Opcode::Rem);
+    if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32- and 64-bit types only");
+    // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
+    const uint16_t state = divState(pc), dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
+    emitStep(pc, in, MOp::DivInit, ty(ty0), 0, state, dividend, kNoOperand, kNoOperand);
+    for (int i = 0; i < 8; ++i) emitStep(pc, in, MOp::DivStep, ty(ty0), 0, state, state, divisor, kNoOperand);
+    return emitStep(pc, in, MOp::DivFin, ty(ty0), in.opcode == Opcode::Rem ? 1 : 0, operand(pc, in.d[0]), state, dividend, divisor);
+  }
+
+  void lowerMul24(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Lo, Mod::Hi});
+    return alu(pc, in, MOp::Mul24, ty(oneType(pc, in)), has(in, Mod::Hi) ? 1 : 0, in.opcode == Opcode::Mad24 ? 3 : 2);
+  }
+
+  void lowerSad(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    return alu(pc, in, MOp::Sad, ty(oneType(pc, in)), 0, 3);
+  }
+
+  void lowerDp(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Lo, Mod::Hi});
+    // fl: bit 0 a signed, bit 1 b signed (.atype.btype), bit 2 dp2a.hi, bit 3 dp2a.
+    uint8_t fl = static_cast<uint8_t>((isSigned(in.types[0]) ? 1 : 0) | (isSigned(in.types[1]) ? 2 : 0) |
+                                      (has(in, Mod::Hi) ? 4 : 0) | (in.opcode == Opcode::Dp2a ? 8 : 0));
+    return alu(pc, in, MOp::Dp, typeCode(4, false), fl, 3);
+  }
+
+  void lowerBitCount(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Shiftamt});
+    MOp op = in.opcode == Opcode::Popc ? MOp::Popc : in.opcode == Opcode::Clz ? MOp::Clz : in.opcode == Opcode::Brev ? MOp::Brev : MOp::Bfind;
+    return alu(pc, in, op, ty(oneType(pc, in)), has(in, Mod::Shiftamt) ? 1 : 0, 1);
+  }
+
+  void lowerBfe(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    return alu(pc, in, MOp::Bfe, ty(oneType(pc, in)), 0, 3);
+  }
+
+  void lowerBfi(uint32_t pc, const Instr& in) {
+    only(pc, in, {});
+    // Position and length travel as one ROM constant pos | len << 8.
+    auto value = [&](uint32_t slot) -> std::optional<uint64_t> {
+      slot = df_.resolve(slot);
+      for (const auto& [cs, v] : f_.constants)
+        if (cs == slot) return v;
+      return std::nullopt;
+    };
+    auto pos = value(in.s[2]), len = value(in.s[3]);
+    MInstr m = base(pc, MOp::Bfi, in);
+    m.ty = ty(oneType(pc, in));
+    m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    m.b = operand(pc, in.s[1]);
+    if (pos && len) {
+      m.c = constant(pc, (*pos & 0xff) | (*len & 0xff) << 8);
+    } else {
+      // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
+      MInstr pack = base(pc, MOp::Prmt, in);
+      pack.ty = typeCode(4, false);
+      pack.d = sharedTemporary(pc, bfiPack_, "bfi.pos_len");
+      pack.a = operand(pc, in.s[2]);
+      pack.b = operand(pc, in.s[3]);
+      pack.c = constant(pc, 0x0040);  // byte 0 <- pos.b0, byte 1 <- len.b0
+      emit(pack);
+      m.c = pack.d;
+    }
+    return emit(m);
+  }
+
+  void lowerShf(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::L, Mod::R, Mod::Wrap, Mod::Clamp});
+    const uint8_t fl = static_cast<uint8_t>((has(in, Mod::R) ? 1 : 0) | (has(in, Mod::Clamp) ? 2 : 0));  // right, clamp
+    return alu(pc, in, MOp::Shf, typeCode(4, false), fl, 3);
+  }
+
+  void lowerPrmt(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::F4e, Mod::B4e, Mod::Rc8, Mod::Ecl, Mod::Ecr, Mod::Rc16});
+    // fl: 0 the generic permute, 1..6 f4e b4e rc8 ecl ecr rc16.
+    uint8_t fl = 0;
+    const Mod modes[] = {Mod::F4e, Mod::B4e, Mod::Rc8, Mod::Ecl, Mod::Ecr, Mod::Rc16};
+    for (uint8_t i = 0; i < 6; ++i)
+      if (has(in, modes[i])) fl = static_cast<uint8_t>(i + 1);
+    return alu(pc, in, MOp::Prmt, typeCode(4, false), fl, 3);
+  }
+
+  void lowerBmsk(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Clamp, Mod::Wrap});
+    return alu(pc, in, MOp::Bmsk, typeCode(4, false), has(in, Mod::Clamp) ? 1 : 0, 2);  // fl bit 0: clamp
+  }
+  void lowerAtom(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max}, true);
+    ScalarType ty0 = oneType(pc, in);
+    if (isFloat(ty0)) fail(pc, "floating-point atomics are not lowered");
+    if (in.imm != 0) fail(pc, "atomics with an address offset are not lowered");
+    if (in.space != MemSpace::Generic && in.space != MemSpace::Global && in.space != MemSpace::Shared)
+      fail(pc, "atomics outside global/shared memory");
+    MInstr m = base(pc, in.space == MemSpace::Shared ? MOp::AtomS : MOp::Atom, in);
+    m.ty = ty(ty0);
+    m.fl = static_cast<uint8_t>(machineAtom(in.atomOp()));
+    if (in.d[0] != kNoSlot && df_.live(in.d[0])) m.d = operand(pc, in.d[0]);
+    m.a = operand(pc, in.s[0]);
+    m.b = operand(pc, in.s[1]);
+    if (in.s[2] != kNoSlot) m.c = operand(pc, in.s[2]);
+    return emit(m);
+  }
+
+  void lowerFence(uint32_t, const Instr&) {}  // the machine is sequentially consistent
+  void lowerBarrier(uint32_t pc, const Instr& in) {
+    if (in.s[1] != kNoSlot) fail(pc, "bar.sync with a thread count is not lowered");
+    MInstr m = base(pc, MOp::Bar, in);
+    m.a = operand(pc, in.s[0]);
+    emit(m);
+  }
+  void lowerBranch(uint32_t pc, const Instr& in) { emit(base(pc, MOp::Bra, in)); }
+  void lowerCall(uint32_t pc, const Instr& in) {
+    if (in.mode == kCallEnd) return;  // END: the pc after the body
+    if (in.mode != kMachineCall) fail(pc, fmt::format("'{}' is not lowered", p_.opcodeText[pc]));
+    MInstr m = base(pc, MOp::Call, in);  // b, c (entry, END) are set with the branches
+    m.a = operand(pc, in.s[0]);
+    m.d = operand(pc, in.s[1]);
+    emit(m);
+  }
+  void lowerExit(uint32_t pc, const Instr& in) { emit(base(pc, MOp::Exit, in)); }
 
   // Extended precision: CC.CF is a machine register. The new carry is computed into a
   // temporary before d is written, then copied to CC.CF, so no step reads a half-updated
   // pair; mad forms first put the product half into a temporary.
-  void lowerCarry(uint32_t pc, const Instr& in, const Text& t) {
-    only(pc, t, {"cc", "lo", "hi"});
-    ScalarType ty0 = oneType(pc, t);
-    const bool mad = t.mnemonic == "mad" || t.mnemonic == "madc";
-    const bool sub = t.mnemonic == "sub" || t.mnemonic == "subc";
-    const bool readCf = t.mnemonic == "addc" || t.mnemonic == "subc" || t.mnemonic == "madc";
-    const bool writeCf = t.has("cc");
+  void lowerCarry(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Cc, Mod::Lo, Mod::Hi});
+    ScalarType ty0 = oneType(pc, in);
+    const bool mad = in.opcode == Opcode::Mad || in.opcode == Opcode::Madc;
+    const bool sub = in.opcode == Opcode::Sub || in.opcode == Opcode::Subc;
+    const bool readCf = in.opcode == Opcode::Addc || in.opcode == Opcode::Subc || in.opcode == Opcode::Madc;
+    const bool writeCf = has(in, Mod::Cc);
     uint16_t cf = operand(pc, in.s[3]);
     uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
     if (mad) {
       uint16_t product = sharedTemporary(pc, carryProduct_, "carry.product");
       if (scalarTypeBytes(ty0) == 8) {
-        mul64(pc, in, t.has("hi"), isSigned(ty0), a, b, kNoOperand, product);
+        mul64(pc, in, has(in, Mod::Hi), isSigned(ty0), a, b, kNoOperand, product);
       } else {
-        MInstr prod = base(pc, t.has("hi") ? MOp::MulHi : MOp::MulLo, in);
+        MInstr prod = base(pc, has(in, Mod::Hi) ? MOp::MulHi : MOp::MulLo, in);
         prod.ty = ty(ty0);
         prod.d = product;
         prod.a = a;
@@ -817,11 +914,11 @@ class Lowerer {
   //   sqrt: DSQRTN (radicand), 14 x DSQRTR (into the other of two R registers) + 15 x DSQRTQ,
   //         DSQRTFIN
   // The first group reads no R/Q, the last folds the remainder's sticky bit into Q.
-  void lowerDDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
-    rejectApproximate(pc, t);
-    only(pc, t, {"rn", "rz", "rm", "rp"});
-    if (!t.hasRounding()) fail(pc, "needs a rounding modifier");
-    const uint8_t rounding = static_cast<uint8_t>(t.rounding() << 2);
+  void lowerDDivSqrt(uint32_t pc, const Instr& in) {
+    rejectApproximate(pc, in);
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+    if (!hasRounding(in)) fail(pc, "needs a rounding modifier");
+    const uint8_t rounding = static_cast<uint8_t>(roundingField(in) << 2);
     auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t a, uint16_t b, uint16_t c) {
       emitStep(pc, in, op, typeCode(8, false), fl, d, a, b, c);
     };
@@ -829,7 +926,7 @@ class Lowerer {
       return static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
     };
     const uint16_t q = sharedTemporary(pc, dq_, "f64.q");
-    if (t.mnemonic == "sqrt") {
+    if (in.opcode == Opcode::Sqrt) {
       const uint16_t x = operand(pc, in.s[0]);
       const uint16_t n = sharedTemporary(pc, dn_, "f64.radicand");
       step(MOp::DSqrtN, 0, n, x, kNoOperand, kNoOperand);
@@ -841,7 +938,7 @@ class Lowerer {
       }
       return step(MOp::DSqrtFin, rounding, operand(pc, in.d[0]), q, x, kNoOperand);
     }
-    const bool rcp = t.mnemonic == "rcp";
+    const bool rcp = in.opcode == Opcode::Rcp;
     const uint16_t num = rcp ? constant(pc, 0x3ff0000000000000ull) : operand(pc, in.s[0]);
     const uint16_t den = rcp ? operand(pc, in.s[0]) : operand(pc, in.s[1]);
     const uint16_t sa = significand(pc, in, num, dsigA_, "f64.sig_a"), sb = significand(pc, in, den, dsigB_, "f64.sig_b");
@@ -857,9 +954,9 @@ class Lowerer {
   // kFlSig53, then the unsigned mul.hi and mul.lo sequences), DFMAPACK (sign, exponent and
   // class of the product above its high half), DFMALO (a NaN operand's payload in place of the
   // low half), DFMASUM (exact sum with c: top 54 bits + sticky, packed), DFMAFIN (rounding).
-  void lowerDFma(uint32_t pc, const Instr& in, const Text& t) {
-    only(pc, t, {"rn", "rz", "rm", "rp"});
-    const uint8_t rounding = static_cast<uint8_t>(t.rounding() << 2);
+  void lowerDFma(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+    const uint8_t rounding = static_cast<uint8_t>(roundingField(in) << 2);
     const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), c = operand(pc, in.s[2]);
     const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a", kFlSig53);
     const uint16_t mb = significand(pc, in, b, dsigB_, "f64.sig_b", kFlSig53);
@@ -879,9 +976,9 @@ class Lowerer {
   // constant for an immediate operand), the high half of their 128-bit product (the unsigned
   // mul.hi micro-code above), the low half's sticky bit (DSTICKY), then DMULFIN (exponent,
   // rounding, special values) from the original operands. d is written last.
-  void lowerDMul(uint32_t pc, const Instr& in, const Text& t) {
-    only(pc, t, {"rn", "rz", "rm", "rp"});
-    const uint8_t rounding = t.rounding();
+  void lowerDMul(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+    const uint8_t rounding = roundingField(in);
     const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
     const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a"), mb = significand(pc, in, b, dsigB_, "f64.sig_b");
     const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
@@ -893,17 +990,17 @@ class Lowerer {
   // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
   // the significands (4 result bits per step): INIT, 7 STEPs (28 bits: 24 + guard bits),
   // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
-  void lowerFDivSqrt(uint32_t pc, const Instr& in, const Text& t) {
-    ScalarType ty0 = oneType(pc, t);
-    if (ty0 == ScalarType::F64) return lowerDDivSqrt(pc, in, t);
+  void lowerFDivSqrt(uint32_t pc, const Instr& in) {
+    ScalarType ty0 = oneType(pc, in);
+    if (ty0 == ScalarType::F64) return lowerDDivSqrt(pc, in);
     requireF32(pc, ty0);
-    rejectApproximate(pc, t);
-    if (!t.hasRounding()) fail(pc, "needs a rounding modifier");
-    uint8_t fl = floatFlags(pc, t, false);
-    const bool sqrt = t.mnemonic == "sqrt";
+    rejectApproximate(pc, in);
+    if (!hasRounding(in)) fail(pc, "needs a rounding modifier");
+    uint8_t fl = floatFlags(pc, in, false);
+    const bool sqrt = in.opcode == Opcode::Sqrt;
     uint16_t state = sharedTemporary(pc, fstate_, "fdiv.state");
-    uint16_t num = t.mnemonic == "rcp" ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
-    uint16_t den = t.mnemonic == "div" ? operand(pc, in.s[1]) : t.mnemonic == "rcp" ? operand(pc, in.s[0]) : num;
+    uint16_t num = in.opcode == Opcode::Rcp ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
+    uint16_t den = in.opcode == Opcode::Div ? operand(pc, in.s[1]) : in.opcode == Opcode::Rcp ? operand(pc, in.s[0]) : num;
     if (sqrt) emitStep(pc, in, MOp::Mov, typeCode(8, false), 0, state, constant(pc, 0), kNoOperand, kNoOperand);
     else emitStep(pc, in, MOp::FDivInit, typeCode(8, false), fl, state, num, den, kNoOperand);
     for (int i = 0; i < 7; ++i)
@@ -928,42 +1025,43 @@ class Lowerer {
     emitStep(pc, in, MOp::Div64Fin, ty(ty0), rem ? 1 : 0, operand(pc, in.d[0]), rem ? r[0] : q, dividend, divisor);
   }
 
-  void lowerCvt(uint32_t pc, const Instr& in, const Text& t) {
-    ScalarType dt = static_cast<ScalarType>(in.mode), st = static_cast<ScalarType>(in.count);
+  void lowerCvt(uint32_t pc, const Instr& in) {
+    if (in.typeCount != 2) fail(pc, "internal: cvt without two types");
+    const ScalarType dt = in.types[0], st = in.types[1];
     bool fd = isFloat(dt), fs = isFloat(st);
     MInstr m = base(pc, MOp::CvtI, in);
     m.d = operand(pc, in.d[0]);
     m.a = operand(pc, in.s[0]);
     if (!fd && !fs) {
-      only(pc, t, {"sat"});
+      only(pc, in, {Mod::Sat});
       m.ty = ty(dt);
       m.fl = static_cast<uint8_t>(ty(st) | (in.sat ? 8 : 0));
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
     if (fd && !fs && (dt == ScalarType::F32 || dt == ScalarType::F64)) {
-      only(pc, t, {"rn", "rz", "rm", "rp"});
+      only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
       m.op = MOp::I2F;
       m.ty = ty(st);
-      m.fl = static_cast<uint8_t>(t.rounding() |
+      m.fl = static_cast<uint8_t>(roundingField(in) |
                                   (dt == ScalarType::F64 ? kFlI2FDest64 : 0));
       return emit(m);
     }
     if (!fd && fs && (st == ScalarType::F32 || st == ScalarType::F64)) {
-      only(pc, t, {"rni", "rzi", "rmi", "rpi", "ftz"});
+      only(pc, in, {Mod::Rni, Mod::Rzi, Mod::Rmi, Mod::Rpi, Mod::Ftz});
       if (st == ScalarType::F64 && in.ftz) fail(pc, ".ftz on an f64 source");
       m.op = MOp::F2I;
       m.ty = ty(dt);
-      uint8_t r = t.has("rni") ? 0 : t.has("rzi") ? 1 : t.has("rmi") ? 2 : 3;
+      uint8_t r = has(in, Mod::Rni) ? 0 : has(in, Mod::Rzi) ? 1 : has(in, Mod::Rmi) ? 2 : 3;
       m.fl = static_cast<uint8_t>(r | (in.ftz ? 4 : 0) | (st == ScalarType::F64 ? kFlF2ISource64 : 0));
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
     }
     if (fd && fs) {  // float -> float: small conversion units
-      const bool integral = t.has("rni") || t.has("rzi") || t.has("rmi") || t.has("rpi");
-      uint8_t flags = static_cast<uint8_t>((in.ftz ? kFlFtz : 0) | (in.sat ? kFlSat : 0) | t.rounding() << 2);
+      const bool integral = has(in, Mod::Rni) || has(in, Mod::Rzi) || has(in, Mod::Rmi) || has(in, Mod::Rpi);
+      uint8_t flags = static_cast<uint8_t>((in.ftz ? kFlFtz : 0) | (in.sat ? kFlSat : 0) | roundingField(in) << 2);
       if (dt == ScalarType::F32 && st == ScalarType::F32) {
-        only(pc, t, {"rni", "rzi", "rmi", "rpi", "ftz", "sat"});
+        only(pc, in, {Mod::Rni, Mod::Rzi, Mod::Rmi, Mod::Rpi, Mod::Ftz, Mod::Sat});
         if (integral) {
           m.op = MOp::FRndI;
         } else {  // ftz/sat/NaN canonicalisation only: x + (-0) is exact for every x
@@ -975,28 +1073,28 @@ class Lowerer {
         return emit(m);
       }
       if (dt == ScalarType::F16 && st == ScalarType::F32 && in.dstBytes == 2) {
-        only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
+        only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp, Mod::Ftz, Mod::Sat});
         m.op = MOp::F2H;
         m.ty = typeCode(2, false);
         m.fl = flags;
         return emit(m);
       }
       if (dt == ScalarType::F32 && st == ScalarType::F16) {
-        only(pc, t, {"ftz", "sat"});
+        only(pc, in, {Mod::Ftz, Mod::Sat});
         m.op = MOp::H2F;
         m.ty = typeCode(2, false);
         m.fl = flags;
         return emit(m);
       }
       if (dt == ScalarType::F32 && st == ScalarType::F64) {
-        only(pc, t, {"rn", "rz", "rm", "rp", "ftz", "sat"});
+        only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp, Mod::Ftz, Mod::Sat});
         m.op = MOp::D2F;
         m.ty = typeCode(8, false);
         m.fl = flags;
         return emit(m);
       }
       if (dt == ScalarType::F64 && st == ScalarType::F32) {
-        only(pc, t, {"ftz"});
+        only(pc, in, {Mod::Ftz});
         m.op = MOp::F2D;
         m.ty = typeCode(4, false);
         m.fl = flags;

@@ -235,6 +235,15 @@ uint64_t funnelShift(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
   return (in.fl & 1) ? (both >> n) & 0xffffffffu : ((both << n) >> 32) & 0xffffffffu;
 }
 
+// BMSK: b bits of ones from bit a, bits above 31 dropped; fl bit 0 clamps a and b to 32,
+// else they wrap modulo 32.
+uint64_t bitMask(const MInstr& in, uint64_t a, uint64_t b) {
+  const bool clamp = in.fl & 1;
+  const uint64_t pos = clamp ? std::min<uint64_t>(a & 0xffffffffu, 32) : a & 31;
+  const uint64_t len = clamp ? std::min<uint64_t>(b & 0xffffffffu, 32) : b & 31;
+  return (((uint64_t{1} << len) - 1) << pos) & 0xffffffffu;
+}
+
 }  // namespace
 
 uint64_t integerUnit(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
@@ -292,6 +301,7 @@ uint64_t integerUnit(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
     case MOp::Bfe: return bitField(in, a, b, c);
     case MOp::Bfi: return bitInsert(in, a, b, c);
     case MOp::Shf: return funnelShift(in, a, b, c);
+    case MOp::Bmsk: return bitMask(in, a, b);
     case MOp::Prmt:
       return permute(static_cast<uint32_t>(a), static_cast<uint32_t>(b), static_cast<uint32_t>(c), in.fl);
     default: break;

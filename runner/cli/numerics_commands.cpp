@@ -145,151 +145,6 @@ std::string keyOfSpelling(const std::string& s) {
   return formKey(parts[0], std::vector<std::string>(parts.begin() + 1, parts.end()));
 }
 
-// Candidate forms: per opcode, groups of mutually exclusive optional modifiers
-// (the empty string = none) and required type groups. Every combination is
-// tried through the real front end; the ones that decode are "accepted".
-struct Family {
-  std::vector<std::string> opcodes;
-  std::vector<std::vector<std::string>> groups;
-};
-
-std::vector<std::string> expand(const Family& f) {
-  std::vector<std::string> out;
-  for (const auto& op : f.opcodes) {
-    std::vector<std::string> cur = {op};
-    for (const auto& g : f.groups) {
-      std::vector<std::string> next;
-      for (const auto& c : cur)
-        for (const auto& m : g) next.push_back(m.empty() ? c : c + "." + m);
-      cur = std::move(next);
-    }
-    out.insert(out.end(), cur.begin(), cur.end());
-  }
-  return out;
-}
-
-std::vector<Family> catalog() {
-  const std::vector<std::string> ftypes = {"f16", "f16x2", "bf16", "f32", "f64"};
-  const std::vector<std::string> itypes = {"u16", "u32", "u64", "s16", "s32", "s64"};
-  const std::vector<std::string> btypes = {"b16", "b32", "b64"};
-  const std::vector<std::string> rnd = {"", "rn", "rz", "rm", "rp"};
-  std::vector<std::string> allTypes = ftypes;
-  allTypes.insert(allTypes.end(), itypes.begin(), itypes.end());
-  std::vector<std::string> cvtTypes = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"};
-  std::vector<std::string> cmp = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
-                                  "leu", "gtu", "geu", "num", "nan"};
-  std::vector<std::string> tp = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
-  std::vector<std::string> cvtRnd = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
-  std::vector<std::string> intAndFloat = allTypes;
-  return {
-      {{"add", "sub"}, {rnd, {"", "ftz"}, {"", "sat"}, ftypes}},
-      {{"add", "sub"}, {{"", "cc", "sat"}, itypes}},
-      {{"addc", "subc"}, {{"", "cc"}, itypes}},
-      {{"mul"}, {rnd, {"", "ftz"}, {"", "sat"}, ftypes}},
-      {{"mul"}, {{"lo", "hi", "wide"}, itypes}},
-      {{"fma"}, {rnd, {"", "ftz"}, {"", "sat"}, ftypes}},
-      {{"mad"}, {rnd, {"", "ftz"}, {"", "sat"}, ftypes}},
-      {{"mad"}, {{"lo", "hi", "wide"}, {"", "sat", "cc"}, itypes}},
-      {{"mul24", "mad24"}, {{"lo", "hi"}, itypes}},
-      {{"sad", "div", "rem", "min", "max", "abs", "neg"}, {itypes}},
-      {{"div"}, {{"", "rn", "rz", "rm", "rp", "approx", "full"}, {"", "ftz"}, {"f32", "f64"}}},
-      {{"rcp", "sqrt"}, {{"", "rn", "rz", "rm", "rp", "approx"}, {"", "ftz"}, {"f32", "f64"}}},
-      {{"rsqrt", "ex2", "lg2", "sin", "cos", "tanh"}, {{"approx"}, {"", "ftz"}, {"f16", "f32", "f64"}}},
-      {{"min", "max"}, {{"", "ftz"}, {"", "NaN"}, ftypes}},
-      {{"abs", "neg"}, {{"", "ftz"}, ftypes}},
-      {{"copysign"}, {ftypes}},
-      {{"testp"}, {tp, {"f32", "f64"}}},
-      {{"setp"}, {cmp, {"", "ftz"}, intAndFloat}},
-      {{"cvt"}, {cvtRnd, {"", "ftz"}, {"", "sat"}, cvtTypes, cvtTypes}},
-      {{"and", "or", "xor", "not", "cnot", "popc", "clz", "brev"}, {btypes}},
-      {{"shl", "shr"}, {{"b16", "b32", "b64", "s16", "s32", "s64", "u16", "u32", "u64"}}},
-      {{"bfe", "bfind"}, {{"", "shiftamt"}, {"u32", "u64", "s32", "s64"}}},
-      {{"bfi"}, {{"b32", "b64"}}},
-      {{"prmt"}, {{"b32"}, {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}}},
-      {{"shf"}, {{"l", "r"}, {"clamp", "wrap"}, {"b32"}}},
-      {{"lop3"}, {{"b32"}}},
-      {{"dp4a"}, {{"u32", "s32"}, {"u32", "s32"}}},
-      {{"dp2a"}, {{"lo", "hi"}, {"u32", "s32"}, {"u32", "s32"}}},
-  };
-}
-
-int typeBytes(const std::string& t) {
-  if (t == "pred") return 0;
-  if (t == "f16x2") return 4;
-  int bits = std::stoi(t.substr(t[0] == 'b' && t.size() > 1 && t[1] == 'f' ? 2 : 1));
-  return std::max(2, bits / 8);
-}
-std::string regOf(int bytes, int i) {
-  return (bytes == 0 ? "%p" : bytes == 2 ? "%h" : bytes == 4 ? "%r" : "%rd") + std::to_string(i);
-}
-bool isTypeName(const std::string& s) {
-  static const std::set<std::string> t = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32",
-                                          "b64", "f16", "f16x2", "bf16", "f32", "f64", "pred"};
-  return t.count(s) > 0;
-}
-
-bool decodes(const std::string& instr) {
-  std::string text =
-      ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
-      ".reg .pred %p<6>;\n.reg .b16 %h<6>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<6>;\n" +
-      instr + "\nret;\n}\n";
-  try {
-    decodeModule(ptx::parseModule(text, "coverage.ptx"));
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-// Tries the operand shapes the catalogued instructions use.
-bool accepted(const std::string& form) {
-  std::vector<std::string> parts;
-  std::stringstream ss(form);
-  std::string t;
-  while (std::getline(ss, t, '.')) parts.push_back(t);
-  std::vector<std::string> types;
-  for (const auto& p : parts)
-    if (isTypeName(p)) types.push_back(p);
-  if (types.empty()) return false;
-  int first = typeBytes(types.front()), last = typeBytes(types.back());
-  std::vector<std::string> shapes;
-  auto regs = [&](int dst, std::vector<int> srcs, const std::string& tail = "") {
-    std::string s = form + " " + regOf(dst, 4);
-    int i = 1;
-    for (int b : srcs) s += ", " + regOf(b, i++);
-    return s + tail + ";";
-  };
-  for (int n = 1; n <= 3; ++n) shapes.push_back(regs(first, std::vector<int>(n, last)));
-  shapes.push_back(regs(0, {last, last}));                 // setp
-  shapes.push_back(regs(0, {last}));                      // testp
-  shapes.push_back(regs(first, {last, 4}));               // shifts
-  shapes.push_back(regs(first, {last, 4, 4}));            // bfe
-  shapes.push_back(regs(first, {last, last, 4, 4}));      // bfi
-  shapes.push_back(regs(4, {last}));                      // bfind/popc/clz
-  shapes.push_back(regs(first * 2, {last, last}));        // mul.wide
-  shapes.push_back(regs(first * 2, {last, last, first * 2}));  // mad.wide
-  shapes.push_back(regs(first, {last, last, last}, ", 0x96"));  // lop3
-  for (const auto& s : shapes)
-    if (decodes(s)) return true;
-  return false;
-}
-
-// PTX ISA mnemonics (8.x) that an sm_75 program can contain; those missing
-// from the opcode table are listed as unsupported.
-const std::vector<std::string>& isaMnemonics() {
-  static const std::vector<std::string> m = {
-      "abs", "activemask", "add", "addc", "and", "atom", "bar", "barrier", "bfe", "bfi", "bfind", "bmsk", "bra",
-      "brev", "brkpt", "brx", "call", "clz", "cnot", "copysign", "cos", "cvt", "cvta", "discard", "div", "dp2a",
-      "dp4a", "ex2", "exit", "fence", "fma", "fns", "getctarank", "isspacep", "istypep", "ld", "ldmatrix", "ldu",
-      "lg2", "lop3", "mad", "mad24", "madc", "match", "max", "membar", "min", "mma", "mov", "mul", "mul24", "nanosleep",
-      "neg", "not", "or", "pmevent", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red", "redux", "rem", "ret",
-      "rsqrt", "sad", "selp", "set", "setp", "shf", "shfl", "shl", "shr", "sin", "slct", "sqrt", "st", "sub", "subc",
-      "suld", "suq", "sured", "sust", "tanh", "testp", "tex", "tld4", "trap", "txq", "vabsdiff", "vabsdiff2",
-      "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2",
-      "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4", "wmma", "xor"};
-  return m;
-}
-
 void addCoverage(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "coverage", "For every opcode x type x modifier form the front end accepts: is it in the corpus "
@@ -346,11 +201,13 @@ void addCoverage(CLI::App& app, Context& ctx) {
     };
     std::vector<Row> rows;
     std::set<std::string> seen;
-    for (const Family& f : catalog())
-      for (const auto& form : expand(f)) {
+    // Candidate forms (ptx_isa.def's QGPU_PTX_FORMS rows), each tried through the real
+    // front end: the ones that decode are "accepted".
+    for (const FormFamily& f : formFamilies())
+      for (const auto& form : expandForms(f)) {
         std::string key = keyOfSpelling(form);
         if (!seen.insert(key).second) continue;
-        if (!accepted(form)) continue;
+        if (!formAccepted(form)) continue;
         auto it = corpus.find(key);
         rows.push_back({form, it != corpus.end(), oracle.count(key) > 0, it == corpus.end() ? 0 : it->second});
       }
@@ -360,9 +217,7 @@ void addCoverage(CLI::App& app, Context& ctx) {
     std::vector<std::pair<std::string, uint64_t>> otherCorpus;
     for (const auto& [key, n] : corpus)
       if (!catalogued.count(key)) otherCorpus.push_back({corpusSpelling[key], n});
-    std::vector<std::string> unsupported;
-    for (const auto& m : isaMnemonics())
-      if (!std::binary_search(supported.begin(), supported.end(), m)) unsupported.push_back(m);
+    const std::vector<std::string> unsupported = unsupportedOpcodes();
     size_t nCorpus = 0, nOracle = 0, nBoth = 0;
     for (const auto& r : rows) {
       nCorpus += r.inCorpus;
@@ -493,7 +348,7 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
       if (hi <= lo || hi > (uint64_t{1} << 32)) throw Error(ErrorKind::Input, "--range: need LO < HI <= 2^32");
     }
     std::string ptx = probePtx(o->instr, binary, o->b);
-    if (!decodes(".reg .f32 %f<3>;\n" + (binary ? fmt::format("{} %f2, %f1, 0f{};", o->instr, o->b)
+    if (!decodesInKernel(".reg .f32 %f<3>;\n" + (binary ? fmt::format("{} %f2, %f1, 0f{};", o->instr, o->b)
                                                : fmt::format("{} %f2, %f1;", o->instr))))
       throw Error(ErrorKind::Input, fmt::format("'{}' is not an instruction the interpreter accepts", o->instr));
     auto hw = makeBackend(o->against);

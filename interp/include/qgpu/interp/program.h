@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "qgpu/interp/isa.h"
 #include "qgpu/interp/ptx_ast.h"
+#include "qgpu/interp/types.h"
 
 namespace qgpu {
 
@@ -39,6 +41,15 @@ enum class SpecialReg : uint8_t {
   TotalSmemSize,
 };
 
+/// Instr::mode of setp and set: the comparison, in PTX order.
+enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+/// Instr::mode of atom and red: the operation.
+enum class AtomOp : uint8_t { And, Or, Xor, Cas, Exch, Add, Inc, Dec, Min, Max };
+/// Instr::mode of vote.sync (Instr::imm bit 0: the predicate operand is negated).
+enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
+/// Instr::mode of shfl.sync.
+enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
+
 struct Instr {
   Handler fn = nullptr;
   Flow flow = Flow::None;
@@ -51,16 +62,32 @@ struct Instr {
   bool sat = false;
   bool guardNegated = false;
   MemSpace space = MemSpace::Generic;
+  Opcode opcode = Opcode::None;  // the ptx_isa.def row it was decoded by
   uint32_t guard = kNoSlot;
   uint32_t d[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
   uint32_t s[5] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};
+  uint8_t typeCount = 0;       // type modifiers as written (cvt.f32.s32: f32, s32)
+  ScalarType types[2] = {ScalarType::B32, ScalarType::B32};
   int64_t imm = 0;             // address offset or op-specific constant
   uint32_t target = 0;         // branch target pc / callee function index
   uint32_t reconverge = kExitPc;  // immediate post-dominator pc of a branch
   uint32_t function = 0;       // index of the function this instruction belongs to
   uint32_t ptxLine = 0, ptxCol = 0;
   uint32_t srcFile = 0, srcLine = 0;  // from .loc, 0 if none
+  ModSet mods;                 // the other modifiers as written
+
+  /// The last type modifier (the instruction type; cvt's source), if any.
+  ScalarType type() const { return types[typeCount > 0 ? typeCount - 1 : 0]; }
+  CmpOp cmp() const { return static_cast<CmpOp>(mode); }
+  AtomOp atomOp() const { return static_cast<AtomOp>(mode); }
+  VoteMode voteMode() const { return static_cast<VoteMode>(mode); }
+  ShflMode shflMode() const { return static_cast<ShflMode>(mode); }
 };
+
+/// Sets in.opcode, in.typeCount/types and in.mods from a spelling such as "ld.local.b32",
+/// for instructions made outside the decoder (machine inlining); parts that are no
+/// mnemonic, type or modifier of ptx_isa.def are left out. Returns false if there were any.
+bool setSpelling(Instr& in, std::string_view spelling);
 
 /// One byte range of a function's per-lane param area (call arguments,
 /// formal parameters, return values).
