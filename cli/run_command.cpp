@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"

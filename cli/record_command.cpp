@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/backend.h"
 #include "qgpu/gate.h"
 #include "qgpu/golden.h"

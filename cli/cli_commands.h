@@ -1,4 +1,4 @@
-// The qgpu subcommands, one add*Command per file under runner/cli/.
+// The qgpu subcommands, one add*Command per file in cli/.
 #pragma once
 
 #include <string>
