@@ -1,3 +1,4 @@
+// Interpreter runs with observers: trace files (qgpu run --trace) and write attribution.
 #include "qgpu/debug/tracing.h"
 
 #include <algorithm>

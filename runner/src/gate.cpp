@@ -1,3 +1,4 @@
+// The conformance gate: interpreter results against every non-stale golden of a kernel.
 #include "qgpu/gate.h"
 
 #include <algorithm>

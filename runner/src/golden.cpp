@@ -1,3 +1,4 @@
+// Goldens: provenance stamping, loading and staleness.
 #include "qgpu/golden.h"
 
 #include <openssl/evp.h>
