@@ -96,6 +96,8 @@ class Decoder {
 
   Program run() {
     layoutModuleVariables();
+    layoutFunctionScopeShared();
+    placeDynamicShared();
     for (const ptx::Function& f : program_.module.functions) declareFunction(f);
     for (size_t i = 0; i < program_.module.functions.size(); ++i)
       if (!program_.module.functions[i].isDeclarationOnly) decodeFunction(i);
@@ -215,9 +217,13 @@ class Decoder {
     return n;
   }
 
+  // Shared memory is laid out in three parts, each variable aligned: module-scope
+  // variables (here), then the function-scope ones of every function (nvcc and clang
+  // "demote" a kernel's __shared__ arrays into its body), then the dynamic area that
+  // every extern array starts at. The dynamic offset is fixed only once both static
+  // parts are known: placing it earlier let a function-scope array overlap it.
   void layoutModuleVariables() {
     uint32_t globalIndex = 0;
-    std::vector<size_t> dynamicShared;
     for (const ptx::VariableDecl& v : program_.module.globals) {
       uint32_t elem = typeBytesOrFail(v.type);
       if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
@@ -230,14 +236,13 @@ class Decoder {
       Symbol sym;
       if (v.space == ptx::StateSpace::Shared && unsized) {
         g.dynamicShared = true;
-        dynamicShared.push_back(program_.globals.size());
+        dynamicShared_.push_back(program_.globals.size());
         sym.kind = Symbol::Kind::Shared;
       } else {
         if (unsized) failAt(v.loc, fmt::format("'{}' has no size", v.name));
         g.size = variableBytes(v, elem);
         if (v.space == ptx::StateSpace::Shared) {
-          g.offset = alignUp(program_.staticSharedBytes, g.align);
-          program_.staticSharedBytes = static_cast<uint32_t>(g.offset + g.size);
+          g.offset = reserveStaticShared(v.loc, g.size, g.align);
           sym.kind = Symbol::Kind::Shared;
           sym.address = g.offset;
           if (v.hasInitializer) failAt(v.loc, ".shared variables cannot be initialised");
@@ -258,11 +263,57 @@ class Decoder {
       moduleSymbols_[v.name] = sym;
       program_.globals.push_back(std::move(g));
     }
-    // Dynamic shared memory follows the static part, 16-byte aligned.
-    uint32_t dynOffset = alignUp(program_.staticSharedBytes, 16);
-    for (size_t i : dynamicShared) {
-      program_.globals[i].offset = dynOffset;
-      moduleSymbols_[program_.globals[i].name].address = dynOffset;
+  }
+
+  // Static shared bytes for one variable; a layout past the hardware's 48 KiB can never
+  // launch (ptxas rejects it), and checking here keeps the 32-bit offsets from wrapping.
+  uint64_t reserveStaticShared(const ptx::SourceLoc& loc, uint64_t size, uint32_t align) {
+    uint64_t offset = alignUp(program_.staticSharedBytes, align);
+    if (offset + size > kMaxSharedBytes)
+      failAt(loc, fmt::format("{} bytes of static shared memory exceed {} KiB", offset + size,
+                              kMaxSharedBytes / 1024));
+    program_.staticSharedBytes = static_cast<uint32_t>(offset + size);
+    return offset;
+  }
+
+  // The function-scope .shared variables of every defined function, in module order,
+  // after the module-scope ones.
+  void layoutFunctionScopeShared() {
+    for (const ptx::Function& f : program_.module.functions) {
+      if (f.isDeclarationOnly) continue;
+      for (const ptx::Statement& st : f.body) {
+        if (st.kind != ptx::Statement::Kind::Variable || st.variable.space != ptx::StateSpace::Shared)
+          continue;
+        const ptx::VariableDecl& v = st.variable;
+        uint32_t elem = typeBytesOrFail(v.type);
+        if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
+        if (v.hasInitializer) failAt(v.loc, ".shared variables cannot be initialised");
+        GlobalVariable g;
+        g.name = f.name + "::" + v.name;
+        g.space = v.space;
+        g.align = v.align ? v.align : elem;
+        // ptxas: "Non-external variable has incomplete type" (and .extern is module-only).
+        if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
+          failAt(v.loc, fmt::format("'{}' has no size", v.name));
+        g.size = variableBytes(v, elem);
+        g.offset = reserveStaticShared(v.loc, g.size, g.align);
+        functionShared_[&v] = program_.globals.size();
+        program_.globals.push_back(std::move(g));
+      }
+    }
+  }
+
+  // Dynamic shared memory starts after all static shared memory, at a 16-byte boundary
+  // (or the largest alignment an extern array asks for).
+  void placeDynamicShared() {
+    uint32_t align = 16;
+    for (size_t i : dynamicShared_) align = std::max(align, program_.globals[i].align);
+    program_.dynamicSharedOffset = alignUp(program_.staticSharedBytes, align);
+    for (size_t i : dynamicShared_) {
+      GlobalVariable& g = program_.globals[i];
+      g.offset = program_.dynamicSharedOffset;
+      auto sym = moduleSymbols_.find(g.name);
+      if (sym != moduleSymbols_.end()) sym->second.address = g.offset;
     }
   }
 
@@ -305,6 +356,16 @@ class Decoder {
   }
 
   void declareBodyVariable(FunctionInfo& fi, const ptx::VariableDecl& v) {
+    if (v.space == ptx::StateSpace::Shared) {
+      // Laid out before any function was decoded (layoutFunctionScopeShared).
+      const GlobalVariable& g = program_.globals.at(functionShared_.at(&v));
+      Symbol s;
+      s.kind = Symbol::Kind::Shared;
+      s.size = static_cast<uint32_t>(g.size);
+      s.address = g.offset;
+      scopes_.back()[v.name] = s;
+      return;
+    }
     uint32_t elem = typeBytesOrFail(v.type);
     if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
     if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
@@ -326,20 +387,6 @@ class Decoder {
         s.address = alignUp(fi.paramAreaBytes, std::max(align, 4u));
         fi.paramAreaBytes = static_cast<uint32_t>(s.address + size);
         break;
-      case ptx::StateSpace::Shared: {
-        // Function-scope .shared is one per CTA, like a module-scope one.
-        GlobalVariable g;
-        g.name = fi.name + "::" + v.name;
-        g.space = v.space;
-        g.align = align;
-        g.size = size;
-        g.offset = alignUp(program_.staticSharedBytes, align);
-        program_.staticSharedBytes = static_cast<uint32_t>(g.offset + size);
-        s.kind = Symbol::Kind::Shared;
-        s.address = g.offset;
-        program_.globals.push_back(std::move(g));
-        break;
-      }
       default:
         failAt(v.loc, fmt::format(".{} variables inside functions are not supported",
                                   ptx::stateSpaceName(v.space)));
@@ -483,6 +530,8 @@ class Decoder {
 
   Program program_;
   std::map<std::string, Symbol> moduleSymbols_;
+  std::vector<size_t> dynamicShared_;  // globals[] of the extern .shared arrays
+  std::map<const ptx::VariableDecl*, size_t> functionShared_;  // body .shared -> globals[]
   std::map<std::string, size_t> functionIndex_;
   std::map<std::string, int> calledFunctions_;
   std::vector<std::map<std::string, Symbol>> scopes_;

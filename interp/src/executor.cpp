@@ -107,9 +107,10 @@ class LaunchRunner {
         launchError(fmt::format("argument {} ('{}') is {} bytes, parameter {} ('{}', .{}) is {} bytes",
                                 i, a.name, size, i, p.name, p.type, p.size));
     }
-    if (uint64_t{program_.staticSharedBytes} + launch_.dynamicSharedBytes > 48 * 1024 + 16)
-      launchError(fmt::format("{} bytes of static + {} of dynamic shared memory exceed 48 KiB",
-                              program_.staticSharedBytes, launch_.dynamicSharedBytes));
+    if (uint64_t{program_.dynamicSharedOffset} + launch_.dynamicSharedBytes > kMaxSharedBytes)
+      launchError(fmt::format("{} bytes of static + {} of dynamic shared memory exceed {} KiB",
+                              program_.staticSharedBytes, launch_.dynamicSharedBytes,
+                              kMaxSharedBytes / 1024));
   }
 
   void setupMemory() {
@@ -410,9 +411,8 @@ class LaunchRunner {
     ctx_.constBank = &constBank_;
     ctx_.kernelParams = &kernelParams_;
     blockLinear_ = bx + launch_.grid.x * (by + launch_.grid.y * bz);
-    // Dynamic shared memory follows the static part, 16-byte aligned (as laid
-    // out by the decoder for extern .shared arrays).
-    shared_.assign(((size_t{program_.staticSharedBytes} + 15) & ~size_t{15}) + launch_.dynamicSharedBytes, 0);
+    // Dynamic shared memory starts where the decoder placed the extern arrays.
+    shared_.assign(size_t{program_.dynamicSharedOffset} + launch_.dynamicSharedBytes, 0);
     ctx_.shared = &shared_;
 
     const uint32_t threads = static_cast<uint32_t>(launch_.block.count());

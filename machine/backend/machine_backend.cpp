@@ -63,7 +63,7 @@ class MachineBackend : public Backend {
  private:
   // Bytes the memory layers must hold for this launch (docs/machine.md §5).
   static uint64_t memoryBytes(const machine::MachineProgram& mp, const machine::MachineLaunch& ml) {
-    uint64_t n = ml.params.size() + mp.constBank.size() + ((mp.staticSharedBytes + 15u) & ~15u) +
+    uint64_t n = ml.params.size() + mp.constBank.size() + uint64_t{mp.staticSharedBytes} +
                  ml.dynamicSharedBytes + uint64_t{mp.localBytes} * ml.block.count();
     for (const auto& g : mp.moduleGlobals) n += g.size();
     for (const auto& b : ml.buffers) n += b.size();

@@ -144,7 +144,7 @@ class Lowerer {
       mp.paramSizes.push_back(kp.size);
     }
     mp.paramBytes = f_.kernelParamBytes;
-    mp.staticSharedBytes = p_.staticSharedBytes;
+    mp.staticSharedBytes = p_.dynamicSharedOffset;  // every static byte and the padding before the dynamic area
     mp.localBytes = f_.localBytes;
     mp.constBank.assign(p_.constBytes, 0);
     for (const GlobalVariable& g : p_.globals) {

@@ -19,7 +19,7 @@ MachineMemory::MachineMemory(const MachineProgram& program, const std::vector<ui
       sharedBytes_(program.staticSharedBytes) {}
 
 void MachineMemory::startBlock(uint32_t threads, uint32_t dynamicSharedBytes) {
-  shared_.assign(((sharedBytes_ + 15u) & ~15u) + dynamicSharedBytes, 0);
+  shared_.assign(size_t{sharedBytes_} + dynamicSharedBytes, 0);  // dynamic at sharedBytes_, as in the oracle
   local_.assign(threads, std::vector<uint8_t>(localBytes_, 0));
 }
 

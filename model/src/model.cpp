@@ -62,7 +62,15 @@ Eigen::MatrixXf Model::forward(DecodeState& state, std::span<const int> tokens, 
     if (state.deltaNet.size() != layers_.size()) throw ModelError("forward: decode state belongs to another model");
     Eigen::MatrixXf x(config_.hiddenSize, static_cast<Eigen::Index>(tokens.size()));
     for (std::size_t t = 0; t < tokens.size(); ++t) x.col(static_cast<Eigen::Index>(t)) = embed(tokens[t]);
+    return forwardEmbeddings(state, std::move(x), which);
+}
 
+Eigen::MatrixXf Model::forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which) const {
+    if (x.cols() == 0) throw ModelError("forward: no positions given");
+    if (x.rows() != config_.hiddenSize)
+        throw ModelError("forward: inputs have " + std::to_string(x.rows()) + " channels, the model " +
+                         std::to_string(config_.hiddenSize));
+    if (state.deltaNet.size() != layers_.size()) throw ModelError("forward: decode state belongs to another model");
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         const Layer& layer = layers_[i];
         const Eigen::MatrixXf normed = rmsNormColumns(x, layer.inputNormGain, eps_);
@@ -70,7 +78,7 @@ Eigen::MatrixXf Model::forward(DecodeState& state, std::span<const int> tokens, 
         else x += layer.attention->forward(state.kv[i], normed);
         x += layer.mlp->forward(rmsNormColumns(x, layer.postNormGain, eps_));
     }
-    state.position += static_cast<int>(tokens.size());
+    state.position += static_cast<int>(x.cols());
 
     if (which == Logits::LastOnly) x = x.rightCols(1).eval();
     return project(lmHead_, rmsNormColumns(x, finalNormGain_, eps_));

@@ -16,6 +16,9 @@ constexpr uint64_t kConstWindowBase = 0x0000'0003'0000'0000ull;
 constexpr uint64_t kParamWindowBase = 0x0000'0004'0000'0000ull;
 constexpr uint64_t kWindowBytes = 0x0000'0001'0000'0000ull;
 
+// Static plus dynamic shared memory of one block (sm_75 without the opt-in carve-out).
+constexpr uint32_t kMaxSharedBytes = 48 * 1024;
+
 constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
 constexpr uint64_t kGlobalRegionBytes = 0x0000'0001'0000'0000ull;
 constexpr uint32_t kFirstModuleGlobalRegion = 0;   // module .global variables

@@ -126,7 +126,8 @@ struct Program {
   std::vector<FunctionInfo> functions;
   std::vector<CallSite> callSites;  // Instr::imm of a call indexes this
   std::vector<GlobalVariable> globals;
-  uint32_t staticSharedBytes = 0;
+  uint32_t staticSharedBytes = 0;    // module-scope, then function-scope .shared
+  uint32_t dynamicSharedOffset = 0;  // where every extern .shared array starts (after the static part)
   uint32_t constBytes = 0;
 
   /// Index of the .entry called `name`; throws ErrorKind::Launch if absent.

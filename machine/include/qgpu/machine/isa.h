@@ -154,7 +154,7 @@ struct MachineProgram {
   // Launch layout taken over from the oracle's decoded module.
   std::vector<uint32_t> paramOffsets, paramSizes;
   uint32_t paramBytes = 0;
-  uint32_t staticSharedBytes = 0;
+  uint32_t staticSharedBytes = 0;  // shared bytes before the dynamic area (the oracle's dynamicSharedOffset)
   uint32_t localBytes = 0;
   std::vector<uint8_t> constBank;
   std::vector<std::vector<uint8_t>> moduleGlobals;

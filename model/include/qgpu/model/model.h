@@ -49,6 +49,9 @@ public:
     // Runs `tokens` at positions state.position...; returns vocab x T logits
     // (or vocab x 1 for the last token only). Throws ModelError on a bad token id.
     Eigen::MatrixXf forward(DecodeState& state, std::span<const int> tokens, Logits which = Logits::All) const;
+    // The same forward pass from given residual-stream inputs (hidden x T, one column per
+    // position) in place of token embeddings, as Hugging Face's `inputs_embeds`.
+    Eigen::MatrixXf forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which = Logits::All) const;
     Eigen::VectorXf step(DecodeState& state, int token) const;
 
     // Every projection matrix (for storage statistics and the bandwidth floor).

@@ -1,0 +1,172 @@
+// `qgpu compile`: the weight compiler on the command line. `units` prints the measured
+// cost table of every compiled unit; `prove NAME` the per-layer exactness proof; `unit
+// NAME --out DIR` writes the unit as a Hugging Face Qwen3.5 checkpoint with a manifest and
+// sample inputs with the engine's logits (for tools/hf_unit_check.py).
+#include <openssl/sha.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli_commands.h"
+#include "qgpu/compiler/catalogue.h"
+#include "qgpu/compiler/error.h"
+#include "qgpu/compiler/report.h"
+#include "qgpu/model/model.h"
+
+namespace qgpu::cli {
+namespace {
+
+using namespace qgpu::compiler;
+
+std::string sha256Of(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
+  std::string hex;
+  for (unsigned char c : d) hex += fmt::format("{:02x}", c);
+  return hex;
+}
+
+uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+int runUnits(bool json) {
+  std::vector<UnitReport> rows;
+  for (const UnitSpec& s : unitCatalogue()) {
+    Unit u = s.build();
+    CompiledUnit cu = compileCircuit(u.circuit);
+    rows.push_back(reportUnit(s.name, s.machineOps, cu, proveExact(cu)));
+  }
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const UnitReport& r : rows) j.push_back(toJson(r));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << markdownTable(rows);
+  }
+  return 0;
+}
+
+int runProve(const std::string& name, double minMargin) {
+  const UnitSpec& s = findUnit(name);
+  Unit u = s.build();
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofOptions o;
+  o.minMargin = minMargin;
+  ProofReport r = proveExact(cu, o);
+  std::cout << fmt::format("{}: proven exact for every input in range; {} layers, hidden {}, norm scale 2^-{}\n", name,
+                           cu.config.numLayers, cu.config.hiddenSize, cu.normExponent);
+  for (const LayerProof& l : r.layers)
+    std::cout << fmt::format("  layer {:>2}: {:>5} neurons, min margin {:>6}, norm slack {:.1f} bits, sum headroom "
+                             "{:.1f} bits{}\n",
+                             l.layer, l.neurons, l.neurons ? fmt::format("{}", l.minMargin) : "-", l.normSlackBits,
+                             l.sumHeadroomBits, l.tightestGate.empty() ? "" : "  (" + l.tightestGate + ")");
+  std::cout << fmt::format("minimum margin {} at layer {}: {}\n", r.minMargin, r.tightestLayer, r.tightestGate);
+  return 0;
+}
+
+int runUnit(const std::string& name, const std::filesystem::path& out, int samples, uint64_t seed,
+            const std::string& command) {
+  const UnitSpec& s = findUnit(name);
+  Unit u = s.build();
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofReport proof = proveExact(cu);
+  writeHfCheckpoint(cu, out);
+  // Samples: every input uniform in its declared range (the proof covers all of them).
+  std::mt19937_64 rng(seed);
+  nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array(), logits = nlohmann::json::array();
+  Eigen::MatrixXf x(cu.config.hiddenSize, samples);
+  std::vector<std::vector<int64_t>> in(static_cast<size_t>(samples));
+  for (int i = 0; i < samples; ++i) {
+    for (WireId w : u.circuit.inputs()) {
+      const Range& r = u.circuit.node(w).range;
+      in[i].push_back(r.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(r.hi - r.lo + 1)));
+    }
+    x.col(i) = cu.residual(in[i]);
+    inputs.push_back(in[i]);
+    outputs.push_back(evaluateOutputs(u.circuit, in[i]));
+  }
+  model::Model m = model::Model::fromStore(cu.config, cu.store);
+  model::DecodeState st = m.newState();
+  Eigen::MatrixXf lg = m.forwardEmbeddings(st, x);
+  for (int i = 0; i < samples; ++i) {
+    if (cu.decode(lg.col(i)) != outputs[static_cast<size_t>(i)].get<std::vector<int64_t>>())
+      throw CompileError(fmt::format("{}: the engine disagrees with the IR at sample {}", name, i));
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index k = 0; k < lg.rows(); ++k) row.push_back(fmt::format("{:08x}", floatBits(lg(k, i))));
+    logits.push_back(row);
+  }
+  std::ofstream(out / "samples.json") << nlohmann::json{{"inputs", inputs}, {"ir_outputs", outputs},
+                                                        {"engine_logits_f32", logits}}.dump() << "\n";
+  nlohmann::json manifest = {
+      {"unit", name},
+      {"machine_ops", s.machineOps},
+      {"producer", "qgpu compile unit"},
+      {"command", command},
+      {"anchor_exponent", cu.anchorExponent},
+      {"live_anchors", cu.liveAnchors},
+      {"norm_exponent", cu.normExponent},
+      {"input_channels", cu.plan.inputChannels},
+      {"output_channels", cu.plan.outputChannels},
+      {"proof_min_margin", proof.minMargin},
+      {"report", toJson(reportUnit(name, s.machineOps, cu, proof))},
+      {"model_safetensors_sha256", sha256Of(out / "model.safetensors")},
+  };
+  std::ofstream(out / "manifest.json") << manifest.dump(2) << "\n";
+  std::cout << fmt::format("wrote {} ({} layers, hidden {}, intermediate {}); model.safetensors sha256 {}\n",
+                           out.string(), cu.config.numLayers, cu.config.hiddenSize, cu.config.intermediateSize,
+                           manifest["model_safetensors_sha256"].get<std::string>());
+  return 0;
+}
+
+int guarded(const std::function<int()>& f) {
+  try {
+    return f();
+  } catch (const CompileError& e) {
+    std::cerr << "qgpu compile: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace
+
+void addCompileCommands(CLI::App& app, Context& ctx) {
+  CLI::App* c = app.add_subcommand("compile", "The weight compiler: machine units as proven-exact Qwen3.5 layers");
+  c->require_subcommand(1);
+  static bool json = false;
+  CLI::App* units = c->add_subcommand("units", "Compile and prove every unit; print the measured cost table");
+  units->add_flag("--json", json, "JSON instead of a Markdown table");
+  units->callback([&ctx] { ctx.exitCode = guarded([] { return runUnits(json); }); });
+
+  static std::string proveName;
+  static double minMargin = 1.0;
+  CLI::App* prove = c->add_subcommand("prove", "The exactness proof of one unit, layer by layer");
+  prove->add_option("unit", proveName, "Unit name (qgpu compile units lists them)")->required();
+  prove->add_option("--min-margin", minMargin, "Required SiLU margin")->capture_default_str();
+  prove->callback([&ctx] { ctx.exitCode = guarded([] { return runProve(proveName, minMargin); }); });
+
+  static std::string unitName, outDir;
+  static int samples = 256;
+  static uint64_t seed = 1;
+  CLI::App* unit = c->add_subcommand("unit", "Write one unit as a Hugging Face Qwen3.5 checkpoint");
+  unit->add_option("unit", unitName, "Unit name")->required();
+  unit->add_option("--out", outDir, "Output folder")->required();
+  unit->add_option("--samples", samples, "Sample inputs written with the engine's logits")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  unit->add_option("--seed", seed, "Seed of the samples")->capture_default_str();
+  unit->callback([&ctx] {
+    ctx.exitCode = guarded([&ctx] { return runUnit(unitName, outDir, samples, seed, ctx.command); });
+  });
+}
+
+}  // namespace qgpu::cli

@@ -1,0 +1,23 @@
+// The compiled units by name: which machine ops each implements and how to build its
+// circuit (4 lanes), for the `qgpu compile` commands, the measured cost table and tests.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+
+struct UnitSpec {
+  std::string name;      // e.g. "add32"
+  std::string machineOps;  // the §5.1 row it measures, e.g. "ADD (32-bit)"
+  std::function<Unit()> build;
+};
+
+const std::vector<UnitSpec>& unitCatalogue();
+/// Throws CompileError listing the names if `name` is not in the catalogue.
+const UnitSpec& findUnit(const std::string& name);
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,52 @@
+// Pass 3, emission: a layer plan as the tensors of a Qwen3.5 text checkpoint (in memory,
+// for the engine's Model::fromStore, and on disk in Hugging Face's format). Every norm
+// scale is an exact power of two because two anchor channels of 2^m dominate the
+// residual's mean square (docs/compiler.md §2); mixers are exactly silent.
+#pragma once
+
+#include <Eigen/Dense>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qgpu/compiler/circuit.h"
+#include "qgpu/compiler/layer_plan.h"
+#include "qgpu/model/config.h"
+#include "qgpu/model/tensor_store.h"
+
+namespace qgpu::compiler {
+
+struct EmitOptions {
+  int anchorExponent = 40;  // anchors hold 2^m
+  Gains gains;
+  int minHidden = 64;
+};
+
+struct CompiledUnit {
+  std::string name;
+  LayerPlan plan;
+  model::ModelConfig config;
+  std::shared_ptr<model::TensorStore> store;
+  int anchorExponent = 0;
+  uint32_t liveAnchors = 0;  // 1 or 2: chosen so the mean square is a power of 4
+  int normExponent = 0;      // every RMSNorm multiplies by exactly 2^-normExponent
+
+  /// The residual-stream vector (hidden) holding the anchors and these input values: the
+  /// test-only way of placing operands (the machine feeds them through tokens).
+  Eigen::VectorXf residual(const std::vector<int64_t>& inputs) const;
+  /// Output values read from one logits column (lm_head row o = output o). Throws
+  /// CompileError if a logit is not the exact integer the circuit promises.
+  std::vector<int64_t> decode(const Eigen::VectorXf& logits) const;
+};
+
+/// Schedules, plans and emits `c`. Does not prove it: see proveExact (proof.h).
+CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& options = {});
+
+/// Writes DIR/config.json and DIR/model.safetensors (f32), byte-for-byte deterministic.
+void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir);
+
+/// The config.json text of a compiled unit (stable key order).
+std::string hfConfigJson(const model::ModelConfig& config);
+
+}  // namespace qgpu::compiler

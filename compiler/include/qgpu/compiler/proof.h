@@ -1,0 +1,42 @@
+// Pass 4, the static exactness proof: interval, lattice and rounding bounds over the
+// emitted tensors themselves (not the IR), for every input the declared ranges allow.
+// It proves that each RMSNorm scale is an exact power of two, every mixer is exactly
+// silent, every SiLU argument lies where SiLU is exact (0, >= 17, <= -89) with a margin,
+// and every product, dot product and residual add is exact in f32 in any summation
+// order. A layer that cannot be proven is refused with the layer, neuron and gate named.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "qgpu/compiler/emit.h"
+
+namespace qgpu::compiler {
+
+struct ProofOptions {
+  // Smallest accepted distance of a SiLU argument from the inexact intervals
+  // (-89, 0) and (0, 17), in pre-activation units.
+  double minMargin = 1.0;
+};
+
+struct LayerProof {
+  int layer = 0;            // 1-based; layers + 1 is the final norm and head
+  size_t neurons = 0;       // neurons with a non-zero row
+  double minMargin = 0;     // smallest SiLU margin in this layer
+  std::string tightestGate; // where it is
+  double normSlackBits = 0; // log2(half an ulp of the anchors' squares / the data's squares)
+  double sumHeadroomBits = 0;  // log2(2^24 / the largest sum relative to its grain)
+};
+
+struct ProofReport {
+  std::vector<LayerProof> layers;
+  double minMargin = 0;
+  std::string tightestGate;
+  int tightestLayer = 0;
+};
+
+/// Proves `unit` exact for every input in its declared ranges; throws CompileError
+/// ("proof refused: ...") naming the layer, the neuron and the gate otherwise.
+ProofReport proveExact(const CompiledUnit& unit, const ProofOptions& options = {});
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,25 @@
+// Pass 1, scheduling: every gate at its MLP level (the longest path from the inputs
+// in neuron levels; linear forms cost no level), and linear forms expanded into the
+// wires that will hold channels.
+#pragma once
+
+#include <vector>
+
+#include "qgpu/compiler/circuit.h"
+
+namespace qgpu::compiler {
+
+/// A wire that has neurons of its own (input, step, gate): what a channel can hold.
+bool isBaseWire(const Node& n);
+
+struct Schedule {
+  std::vector<int> level;  // per wire: 0 for inputs, 1.. for the MLP layer that computes it
+  int depth = 0;           // layers needed (at least 1)
+};
+
+Schedule schedule(const Circuit& c);
+
+/// `e` with every Sum wire replaced by its definition, recursively: a form over base wires.
+Expr expand(const Circuit& c, const Expr& e);
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,33 @@
+// The catalogue of compiled units (4 lanes each, as the machine runs them).
+#include "qgpu/compiler/catalogue.h"
+
+#include <fmt/format.h>
+
+#include "qgpu/compiler/error.h"
+
+namespace qgpu::compiler {
+
+const std::vector<UnitSpec>& unitCatalogue() {
+  static const std::vector<UnitSpec> units = {
+      {"add32", "ADD 32-bit", [] { return integerAddUnit(32, 4, false); }},
+      {"sub32", "SUB 32-bit", [] { return integerAddUnit(32, 4, true); }},
+      {"add64", "ADD 64-bit (addresses, CVTA)", [] { return integerAddUnit(64, 4, false); }},
+      {"sub64", "SUB 64-bit", [] { return integerAddUnit(64, 4, true); }},
+      {"logic32", "AND OR XOR NOT MOV SELP 32-bit", [] { return logicUnit(32, 4); }},
+      {"setp_s32", "SETP integer, signed 32-bit", [] { return compareUnit(32, 4, true); }},
+      {"setp_u32", "SETP integer, unsigned 32-bit", [] { return compareUnit(32, 4, false); }},
+      {"setp_s64", "SETP integer, signed 64-bit", [] { return compareUnit(64, 4, true); }},
+      {"shfl32", "SHFL lane mux (source lane given)", [] { return shuffleUnit(32, 4); }},
+  };
+  return units;
+}
+
+const UnitSpec& findUnit(const std::string& name) {
+  for (const UnitSpec& u : unitCatalogue())
+    if (u.name == name) return u;
+  std::string names;
+  for (const UnitSpec& u : unitCatalogue()) names += (names.empty() ? "" : ", ") + u.name;
+  throw CompileError(fmt::format("no compiled unit '{}' (units: {})", name, names));
+}
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,234 @@
+// Emission pass: plan -> Qwen3.5 tensors, config and checkpoint files.
+#include "qgpu/compiler/emit.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "qgpu/compiler/error.h"
+#include "qgpu/model/checkpoint_check.h"
+#include "qgpu/model/safetensors_writer.h"
+
+namespace qgpu::compiler {
+namespace {
+
+int ceilPow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+int roundUp(int v, int m) { return (v + m - 1) / m * m; }
+
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+  Tensor(std::vector<int64_t> s, float fill = 0.0f) : shape(std::move(s)) {
+    size_t n = 1;
+    for (int64_t d : shape) n *= static_cast<size_t>(d);
+    data.assign(n, fill);
+  }
+  float& at(int64_t r, int64_t c) { return data[static_cast<size_t>(r * shape[1] + c)]; }
+};
+
+// A zero-centred RMSNorm weight w with 1 + w == gain exactly in f32.
+float normWeightFor(double gain) {
+  float w = static_cast<float>(gain - 1.0);
+  if (static_cast<double>(1.0f + w) != gain)
+    throw CompileError(fmt::format("emit: norm gain {} is not exactly 1 + an f32 weight", gain));
+  return w;
+}
+
+}  // namespace
+
+CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
+  CompiledUnit u;
+  u.name = c.name();
+  Schedule s = schedule(c);
+  u.plan = planLayers(c, s, 2, o.gains);
+  u.anchorExponent = o.anchorExponent;
+
+  const int channels = static_cast<int>(u.plan.channels.size());
+  const int hidden = std::max(o.minHidden, ceilPow2(channels));
+  const int h = static_cast<int>(std::lround(std::log2(hidden)));
+  // Sum of anchor squares = nA * 2^(2m); mean = 2^(2m + nA - 1 - h) must be a power of 4.
+  u.liveAnchors = ((2 * o.anchorExponent - h) % 2 == 0) ? 1u : 2u;
+  u.normExponent = (2 * o.anchorExponent + static_cast<int>(u.liveAnchors) - 1 - h) / 2;
+  if (u.normExponent < 3) throw CompileError(fmt::format("{}: anchors too small for hidden {}", c.name(), hidden));
+  size_t neurons = 1;
+  for (const PlannedLayer& l : u.plan.mlp) neurons = std::max(neurons, l.neurons.size());
+  const int inter = roundUp(static_cast<int>(neurons), 8);
+  const int vocab = std::max(8, roundUp(static_cast<int>(u.plan.outputChannels.size()), 8));
+
+  model::ModelConfig& cfg = u.config;
+  cfg.modelType = "qwen3_5_text";
+  cfg.vocabSize = vocab;
+  cfg.hiddenSize = hidden;
+  cfg.intermediateSize = inter;
+  cfg.numLayers = u.plan.layers;
+  // DeltaNet mixers everywhere but the last layer: Hugging Face's cache needs one attention
+  // layer to count positions. Every mixer is silent.
+  cfg.layerTypes.assign(static_cast<size_t>(u.plan.layers), model::LayerType::LinearAttention);
+  cfg.layerTypes.back() = model::LayerType::FullAttention;
+  cfg.numHeads = 1;
+  cfg.numKvHeads = 1;
+  cfg.headDim = 256;
+  cfg.ropeTheta = 1e7;
+  cfg.partialRotaryFactor = 0.25;
+  cfg.linearKeyHeads = 1;
+  cfg.linearValueHeads = 1;
+  cfg.linearKeyHeadDim = 128;
+  cfg.linearValueHeadDim = 128;
+  cfg.convKernel = 4;
+  cfg.rmsNormEps = 1e-6;
+  cfg.tieWordEmbeddings = false;
+
+  const double anchor = std::ldexp(1.0, o.anchorExponent);
+  const double dataGain = std::ldexp(1.0, u.normExponent);
+  const double oneGain = std::ldexp(1.0, u.normExponent - o.anchorExponent);
+
+  std::map<std::string, Tensor> t;
+  auto add = [&](const std::string& name, Tensor x) { t.emplace("model." + name, std::move(x)); };
+  Tensor embed({vocab, hidden});
+  for (int r = 0; r < vocab; ++r)
+    for (uint32_t a = 0; a < u.liveAnchors; ++a) embed.at(r, a) = static_cast<float>(anchor);
+  add("embed_tokens.weight", std::move(embed));
+
+  // Every norm: data channels gain 2^e (value in = value out), ONE gain 2^(e-m) (reads 1),
+  // the second anchor gain 0.
+  Tensor norm({hidden}, normWeightFor(dataGain));
+  norm.data[kOneChannel] = normWeightFor(oneGain);
+  norm.data[1] = normWeightFor(0.0);
+  const Tensor silent({hidden}, normWeightFor(0.0));
+
+  const int64_t conv = cfg.convDim(), value = cfg.valueDim();
+  for (int l = 0; l < u.plan.layers; ++l) {
+    const std::string p = fmt::format("layers.{}.", l);
+    add(p + "input_layernorm.weight", silent);  // the mixer reads an exact zero vector
+    add(p + "post_attention_layernorm.weight", norm);
+    if (cfg.layerTypes[static_cast<size_t>(l)] == model::LayerType::LinearAttention) {
+      add(p + "linear_attn.in_proj_qkv.weight", Tensor({conv, hidden}));
+      add(p + "linear_attn.in_proj_z.weight", Tensor({value, hidden}));
+      add(p + "linear_attn.in_proj_b.weight", Tensor({cfg.linearValueHeads, hidden}));
+      add(p + "linear_attn.in_proj_a.weight", Tensor({cfg.linearValueHeads, hidden}));
+      add(p + "linear_attn.conv1d.weight", Tensor({conv, 1, cfg.convKernel}));
+      add(p + "linear_attn.dt_bias", Tensor({cfg.linearValueHeads}));
+      add(p + "linear_attn.A_log", Tensor({cfg.linearValueHeads}));
+      add(p + "linear_attn.norm.weight", Tensor({cfg.linearValueHeadDim}));
+      add(p + "linear_attn.out_proj.weight", Tensor({hidden, value}));
+    } else {
+      const int64_t hd = cfg.headDim, nh = cfg.numHeads, nkv = cfg.numKvHeads;
+      add(p + "self_attn.q_proj.weight", Tensor({2 * nh * hd, hidden}));
+      add(p + "self_attn.k_proj.weight", Tensor({nkv * hd, hidden}));
+      add(p + "self_attn.v_proj.weight", Tensor({nkv * hd, hidden}));
+      add(p + "self_attn.o_proj.weight", Tensor({hidden, nh * hd}));
+      add(p + "self_attn.q_norm.weight", Tensor({hd}));
+      add(p + "self_attn.k_norm.weight", Tensor({hd}));
+    }
+    Tensor gate({inter, hidden}), up({inter, hidden}), down({hidden, inter});
+    const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
+    auto put = [&](Tensor& m, int64_t row, const ChannelForm& f, double scale) {
+      m.at(row, kOneChannel) += static_cast<float>(static_cast<double>(f.constant) * scale);
+      for (const auto& [ch, k] : f.terms) m.at(row, ch) += static_cast<float>(static_cast<double>(k) * scale);
+    };
+    for (size_t n = 0; n < pl.neurons.size(); ++n) {
+      put(gate, static_cast<int64_t>(n), pl.neurons[n].gate, static_cast<double>(pl.neurons[n].gain));
+      put(up, static_cast<int64_t>(n), pl.neurons[n].up, 1.0);
+    }
+    for (const PlannedWrite& wr : pl.writes)
+      for (const auto& [n, weight] : wr.neurons) down.at(wr.channel, n) += static_cast<float>(weight);
+    add(p + "mlp.gate_proj.weight", std::move(gate));
+    add(p + "mlp.up_proj.weight", std::move(up));
+    add(p + "mlp.down_proj.weight", std::move(down));
+  }
+  add("norm.weight", norm);
+  Tensor head({vocab, hidden});
+  for (size_t o2 = 0; o2 < u.plan.outputChannels.size(); ++o2) head.at(static_cast<int64_t>(o2), u.plan.outputChannels[o2]) = 1.0f;
+  t.emplace("lm_head.weight", std::move(head));
+
+  u.store = std::make_shared<model::TensorStore>();
+  for (auto& [name, x] : t) {
+    std::vector<std::byte> bytes(x.data.size() * 4);
+    std::memcpy(bytes.data(), x.data.data(), bytes.size());
+    u.store->addOwned(name, model::DType::F32, x.shape, std::move(bytes));
+  }
+  model::checkTensors(cfg, *u.store);  // every tensor the format names, with its shape
+  return u;
+}
+
+Eigen::VectorXf CompiledUnit::residual(const std::vector<int64_t>& inputs) const {
+  if (inputs.size() != plan.inputChannels.size())
+    throw CompileError(fmt::format("{}: {} input values for {} inputs", name, inputs.size(), plan.inputChannels.size()));
+  Eigen::VectorXf x = Eigen::VectorXf::Zero(config.hiddenSize);
+  for (uint32_t a = 0; a < liveAnchors; ++a) x[a] = std::ldexp(1.0f, anchorExponent);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Range& r = plan.channels[plan.inputChannels[i]].range;
+    if (inputs[i] < r.lo || inputs[i] > r.hi)
+      throw CompileError(fmt::format("{}: input '{}' = {} is outside [{}, {}]", name,
+                                     plan.channels[plan.inputChannels[i]].name, inputs[i], r.lo, r.hi));
+    x[plan.inputChannels[i]] = static_cast<float>(inputs[i]);
+  }
+  return x;
+}
+
+std::vector<int64_t> CompiledUnit::decode(const Eigen::VectorXf& logits) const {
+  std::vector<int64_t> out;
+  for (size_t o = 0; o < plan.outputChannels.size(); ++o) {
+    const float v = logits[static_cast<Eigen::Index>(o)];
+    const int64_t k = static_cast<int64_t>(std::llround(v));
+    if (static_cast<float>(k) != v)
+      throw CompileError(fmt::format("{}: output '{}' read {} (not an integer)", name,
+                                     plan.channels[plan.outputChannels[o]].name, v));
+    out.push_back(k);
+  }
+  return out;
+}
+
+std::string hfConfigJson(const model::ModelConfig& c) {
+  nlohmann::json j;
+  j["architectures"] = {"Qwen3_5ForCausalLM"};
+  j["model_type"] = "qwen3_5_text";
+  j["vocab_size"] = c.vocabSize;
+  j["hidden_size"] = c.hiddenSize;
+  j["intermediate_size"] = c.intermediateSize;
+  j["num_hidden_layers"] = c.numLayers;
+  nlohmann::json types = nlohmann::json::array();
+  for (model::LayerType lt : c.layerTypes) types.push_back(model::layerTypeName(lt));
+  j["layer_types"] = types;
+  j["num_attention_heads"] = c.numHeads;
+  j["num_key_value_heads"] = c.numKvHeads;
+  j["head_dim"] = c.headDim;
+  j["linear_num_key_heads"] = c.linearKeyHeads;
+  j["linear_num_value_heads"] = c.linearValueHeads;
+  j["linear_key_head_dim"] = c.linearKeyHeadDim;
+  j["linear_value_head_dim"] = c.linearValueHeadDim;
+  j["linear_conv_kernel_dim"] = c.convKernel;
+  j["hidden_act"] = "silu";
+  j["rms_norm_eps"] = c.rmsNormEps;
+  j["attention_bias"] = false;
+  j["attention_dropout"] = 0.0;
+  j["max_position_embeddings"] = 4096;
+  j["tie_word_embeddings"] = c.tieWordEmbeddings;
+  j["use_cache"] = true;
+  j["rope_parameters"] = {{"rope_type", "default"},
+                          {"rope_theta", c.ropeTheta},
+                          {"partial_rotary_factor", c.partialRotaryFactor},
+                          {"mrope_section", {11, 11, 10}},
+                          {"mrope_interleaved", true}};
+  j["dtype"] = "float32";
+  j["bos_token_id"] = nullptr;
+  j["eos_token_id"] = nullptr;
+  j["pad_token_id"] = nullptr;
+  return j.dump(2) + "\n";
+}
+
+void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << hfConfigJson(unit.config);
+  model::writeSafetensors(dir / "model.safetensors", model::tensorsOf(*unit.store));
+}
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,83 @@
+// The integer adder (machine ADD, SUB and the address adds): a carry-select design in
+// two MLP levels over 12-bit chunks.
+#include <fmt/format.h>
+
+#include "qgpu/compiler/error.h"
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+namespace {
+// 12-bit chunks keep every carry threshold's pre-activation (128 * 2^13) far below 2^24.
+constexpr size_t kChunk = 12;
+}  // namespace
+
+Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b, int carryIn,
+             bool carryOut) {
+  if (a.size() != b.size() || a.empty()) throw CompileError(fmt::format("{}: adder operands differ in width", name));
+  const size_t n = a.size(), chunks = (n + kChunk - 1) / kChunk;
+  // Level 1: within each chunk, the carry into bit j for a chunk carry-in of 0 (c0) and
+  // of 1 (c1): [sum of the lower bit pairs + cin >= 2^j]. j = chunk width is the carry-out.
+  std::vector<std::vector<Expr>> carry(chunks);  // carry[m][j]: the real carry into bit j of chunk m
+  std::vector<WireId> gen(chunks), prop(chunks);  // chunk carry-out for cin 0 / for cin 1
+  std::vector<std::vector<WireId>> c0(chunks), c1(chunks);
+  for (size_t m = 0; m < chunks; ++m) {
+    const size_t lo = m * kChunk, width = std::min(kChunk, n - lo);
+    Expr low;  // sum over i < j of (a_i + b_i) 2^i
+    for (size_t j = 0; j <= width; ++j) {
+      if (j > 0) {
+        const int64_t weight = int64_t{1} << (j - 1);
+        low += weight * (a[lo + j - 1] + b[lo + j - 1]);
+        const int64_t threshold = int64_t{1} << j;
+        c0[m].push_back(c.step(fmt::format("{}.c0[{}]", name, lo + j), low - threshold));
+        c1[m].push_back(c.step(fmt::format("{}.c1[{}]", name, lo + j), low + 1 - threshold));
+      }
+    }
+    gen[m] = c0[m].back();
+    prop[m] = c1[m].back();
+  }
+  // Chunk 0's carries are final (its carry-in is the constant).
+  carry[0].push_back(Expr(carryIn));
+  for (WireId k : carryIn ? c1[0] : c0[0]) carry[0].push_back(w(k));
+  // Level 2: the carry into chunk m is [V_m >= 2^(m-1)] with V_m = C_1 + sum_{1<=k<m}
+  // (gen_k + prop_k) 2^(k-1), C_1 chunk 0's carry-out; a bit carry of chunk m merges its
+  // c0/c1 with that threshold: [V_m + 2^m (c0 + c1 - 1) >= 2^(m-1)].
+  for (size_t m = 1; m < chunks; ++m) {
+    Expr v = carry[0].back();
+    for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * (w(gen[k]) + w(prop[k]));
+    const int64_t M = int64_t{1} << m, T = int64_t{1} << (m - 1);
+    carry[m].push_back(w(c.step(fmt::format("{}.cin[{}]", name, m * kChunk), v - T)));
+    for (size_t j = 0; j < c0[m].size(); ++j) {
+      WireId k = c.step(fmt::format("{}.carry[{}]", name, m * kChunk + j + 1), v + M * (w(c0[m][j]) + w(c1[m][j]) - 1) - T);
+      carry[m].push_back(w(k));
+    }
+  }
+  // Sum bits: s_j = a_j + b_j + carry_j - 2 carry_{j+1}, linear in what is known.
+  Bus out;
+  for (size_t m = 0; m < chunks; ++m) {
+    const size_t lo = m * kChunk, width = std::min(kChunk, n - lo);
+    for (size_t j = 0; j < width; ++j)
+      out.push_back(c.sum(fmt::format("{}.s[{}]", name, lo + j), a[lo + j] + b[lo + j] + carry[m][j] - 2 * carry[m][j + 1]));
+  }
+  if (carryOut) out.push_back(c.sum(name + ".cout", carry[chunks - 1].back()));
+  return out;
+}
+
+Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract) {
+  Unit u{Circuit(fmt::format("{}{}x{}", subtract ? "sub" : "add", bits, lanes)), {}, {}, {}};
+  for (uint32_t l = 0; l < lanes; ++l) {
+    LaneBuses lb;
+    lb.operands.push_back(u.circuit.inputBus(fmt::format("l{}.a", l), bits));
+    lb.operands.push_back(u.circuit.inputBus(fmt::format("l{}.b", l), bits));
+    std::vector<Expr> a, b;
+    for (uint32_t i = 0; i < bits; ++i) {
+      a.push_back(w(lb.operands[0][i]));
+      b.push_back(subtract ? 1 - w(lb.operands[1][i]) : w(lb.operands[1][i]));  // a - b = a + ~b + 1
+    }
+    lb.results.push_back(addBuses(u.circuit, fmt::format("l{}", l), a, b, subtract ? 1 : 0));
+    u.circuit.outputBus(fmt::format("l{}.d", l), lb.results[0]);
+    u.lanes.push_back(std::move(lb));
+  }
+  return u;
+}
+
+}  // namespace qgpu::compiler

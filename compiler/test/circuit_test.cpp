@@ -1,0 +1,86 @@
+// The circuit IR and its exact evaluator: construction rules, ranges, and every unit's
+// circuit against the machine's functional units (machine/src/units.cpp) in the IR alone.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "qgpu/compiler/circuit.h"
+#include "qgpu/compiler/error.h"
+#include "qgpu/compiler/schedule.h"
+#include "qgpu/compiler/units.h"
+#include "unit_reference.h"
+
+namespace qgpu::compiler {
+namespace {
+
+TEST(Circuit, StepGateAndSumEvaluateExactly) {
+  Circuit c("t");
+  WireId a = c.input("a", {-5, 5}), b = c.inputBit("b");
+  WireId ge = c.step("ge", w(a) - 2);             // [a >= 2]
+  WireId pass = c.gate("pass", b, 3 * w(a) + 1);  // b ? 3a + 1 : 0
+  WireId s = c.sum("s", w(ge) + w(pass) - 1);
+  c.output("s", s);
+  EXPECT_EQ(evaluateOutputs(c, {2, 1}), (std::vector<int64_t>{7}));
+  EXPECT_EQ(evaluateOutputs(c, {1, 1}), (std::vector<int64_t>{3}));
+  EXPECT_EQ(evaluateOutputs(c, {-5, 0}), (std::vector<int64_t>{-1}));
+  EXPECT_EQ(c.node(ge).range.lo, 0);
+  EXPECT_EQ(c.node(ge).range.hi, 1);
+  EXPECT_TRUE(c.node(ge).structuralBit);
+  EXPECT_EQ(c.node(pass).range.lo, -14);
+  EXPECT_EQ(c.node(pass).range.hi, 16);
+  Schedule sc = schedule(c);
+  EXPECT_EQ(sc.level[ge], 1);
+  EXPECT_EQ(sc.level[pass], 1);
+  EXPECT_EQ(sc.level[s], 1);
+  EXPECT_EQ(sc.depth, 1);
+}
+
+TEST(Circuit, GateNeedsAStructuralBitControl) {
+  Circuit c("t");
+  WireId a = c.inputBit("a"), b = c.inputBit("b");
+  WireId x = bitXor(c, "x", a, b);  // a linear form: not a structural bit
+  EXPECT_THROW(c.gate("g", x, w(a)), CompileError);
+  WireId both = bitAnd(c, "and", a, b);
+  EXPECT_NO_THROW(c.gate("g2", both, w(a)));
+}
+
+TEST(Circuit, EvaluatorRejectsInputsOutsideTheirRange) {
+  Circuit c("t");
+  WireId a = c.input("a", {0, 3});
+  c.output("a", a);
+  EXPECT_THROW(evaluate(c, {4}), CompileError);
+  EXPECT_THROW(evaluate(c, {1, 2}), CompileError);
+}
+
+TEST(Circuit, LevelsFollowTheLongestPath) {
+  Circuit c("t");
+  WireId a = c.inputBit("a"), b = c.inputBit("b");
+  WireId and1 = bitAnd(c, "and1", a, b);
+  WireId or2 = bitOr(c, "or2", and1, a);
+  WireId x = c.sum("x", w(or2) + w(a));
+  Schedule s = schedule(c);
+  EXPECT_EQ(s.level[and1], 1);
+  EXPECT_EQ(s.level[or2], 2);
+  EXPECT_EQ(s.level[x], 2);
+}
+
+// Every unit's IR equals the machine's unit on random and edge operands.
+class UnitIr : public ::testing::TestWithParam<UnitCase> {};
+
+TEST_P(UnitIr, EqualsTheMachineUnits) {
+  const UnitCase& uc = GetParam();
+  Unit u = uc.build();
+  std::mt19937_64 rng(12345);
+  const int samples = 20000;
+  for (int s = 0; s < samples; ++s) {
+    UnitSample smp = uc.sample(u, rng, s);
+    std::vector<int64_t> out = evaluateOutputs(u.circuit, smp.inputs);
+    ASSERT_EQ(out, smp.expected) << uc.name << " sample " << s << ": " << smp.describe;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Units, UnitIr, ::testing::ValuesIn(unitCases()),
+                         [](const ::testing::TestParamInfo<UnitCase>& i) { return i.param.name; });
+
+}  // namespace
+}  // namespace qgpu::compiler

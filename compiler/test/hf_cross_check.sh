@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# ctest compiler.hf_cross_check: compiled units in stock Hugging Face transformers vs the
+# engine, bit for bit (tools/hf_unit_check.py). Exit 77 (skipped) when no python with the
+# pinned torch/transformers is found: QGPU_TORCH_PYTHON, else ci/torch-env's venv.
+set -euo pipefail
+qgpu=$1 src=$2 out=$3
+py=${QGPU_TORCH_PYTHON:-${QGPU_TORCH_VENV:-$HOME/.cache/qgpu/venv-torch}/bin/python}
+if ! [[ -x $py ]] || ! "$py" -c 'import torch, transformers' 2>/dev/null; then
+  echo "hf_cross_check: no python with torch and transformers ($py); run ci/torch-env" >&2
+  exit 77
+fi
+rm -rf "$out"; mkdir -p "$out"
+status=0
+for unit in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] for u in json.load(sys.stdin)))'); do
+  "$qgpu" compile unit "$unit" --out "$out/$unit" --samples 48 >/dev/null
+  "$py" "$src/tools/hf_unit_check.py" "$out/$unit" --json "$out/$unit.result.json" 2>/dev/null || status=1
+done
+exit $status

@@ -1,0 +1,149 @@
+// Unit test cases against the machine's functional units.
+#include "unit_reference.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "qgpu/machine/units.h"  // the reference
+
+namespace qgpu::compiler {
+namespace {
+
+uint64_t mask(uint32_t bits) { return bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
+struct Assign {
+  std::map<WireId, int64_t> v;
+  void bus(const Bus& b, uint64_t x) {
+    for (size_t i = 0; i < b.size(); ++i) v[b[i]] = static_cast<int64_t>((x >> i) & 1);
+  }
+  std::vector<int64_t> inputs(const Circuit& c) const {
+    std::vector<int64_t> out;
+    for (WireId id : c.inputs()) out.push_back(v.at(id));
+    return out;
+  }
+};
+
+void pushBits(std::vector<int64_t>& out, uint64_t x, uint32_t bits) {
+  for (uint32_t i = 0; i < bits; ++i) out.push_back(static_cast<int64_t>((x >> i) & 1));
+}
+
+machine::MInstr instr(machine::MOp op, uint32_t bytes, bool isSigned, uint8_t fl = 0) {
+  machine::MInstr in;
+  in.op = op;
+  in.ty = machine::typeCode(bytes, isSigned);
+  in.fl = fl;
+  return in;
+}
+
+UnitCase binaryCase(const std::string& name, std::function<Unit()> build, machine::MOp op, uint32_t bits) {
+  return {name, std::move(build), [op, bits](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            const machine::MInstr in = instr(op, bits / 8, false);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint64_t a = operand(rng, bits, index * 7 + static_cast<int>(l)), b = operand(rng, bits, index * 5 + 3 * static_cast<int>(l) + 1);
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              pushBits(s.expected, machine::computeLane(in, a, b, 0), bits);
+              s.describe += fmt::format("lane {}: {:#x} {} {:#x}; ", l, a, machine::opName(op), b);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
+UnitCase logicCase(uint32_t bits) {
+  return {fmt::format("logic{}", bits), [bits] { return logicUnit(bits, 4); },
+          [bits](const Unit& u, std::mt19937_64& rng, int index) {
+            static const machine::MOp ops[] = {machine::MOp::And, machine::MOp::Or,  machine::MOp::Xor,
+                                               machine::MOp::Not, machine::MOp::Mov, machine::MOp::Selp};
+            UnitSample s;
+            Assign as;
+            const size_t op = rng() % 6;
+            for (size_t k = 0; k < u.selectors.size(); ++k) as.v[u.selectors[k]] = k == op ? 1 : 0;
+            const machine::MInstr in = instr(ops[op], bits / 8, false);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint64_t a = operand(rng, bits, index + static_cast<int>(l)), b = operand(rng, bits, index * 3 + 1), p = rng() & 1;
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              as.bus(u.lanes[l].operands[2], p);
+              pushBits(s.expected, machine::computeLane(in, a, b, p), bits);
+              s.describe += fmt::format("lane {}: {} {:#x} {:#x} p={}; ", l, logicOps()[op], a, b, p);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
+UnitCase compareCase(uint32_t bits, bool isSigned) {
+  return {fmt::format("setp_{}{}", isSigned ? "s" : "u", bits), [=] { return compareUnit(bits, 4, isSigned); },
+          [=](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            const size_t code = rng() % compareCodes().size();
+            for (size_t k = 0; k < u.selectors.size(); ++k) as.v[u.selectors[k]] = k == code ? 1 : 0;
+            const machine::MInstr in = instr(machine::MOp::Setp, bits / 8, isSigned, static_cast<uint8_t>(code));
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint64_t a = operand(rng, bits, index + static_cast<int>(l));
+              // Equal operands and neighbours often enough to test eq/le/ge edges.
+              uint64_t b = (rng() % 4 == 0) ? (a + (rng() % 3) - 1) & mask(bits) : operand(rng, bits, index * 3 + 2);
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              s.expected.push_back(static_cast<int64_t>(machine::computeLane(in, a, b, 0)));
+              s.describe += fmt::format("lane {}: setp.{} {:#x} {:#x}; ", l, compareCodes()[code], a, b);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
+UnitCase shuffleCase() {
+  return {"shfl32", [] { return shuffleUnit(32, 4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            std::vector<uint64_t> v(u.lanes.size());
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              v[l] = operand(rng, 32, index + static_cast<int>(l));
+              as.bus(u.lanes[l].operands[0], v[l]);
+            }
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              const size_t src = rng() % u.lanes.size();
+              as.bus(u.lanes[l].operands[1], uint64_t{1} << src);
+              pushBits(s.expected, v[src], 32);
+              s.describe += fmt::format("lane {} reads lane {}; ", l, src);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+
+}  // namespace
+
+uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
+  const uint64_t m = mask(bits), top = uint64_t{1} << (bits - 1);
+  const uint64_t edges[] = {0, 1, m, m - 1, top, top - 1, top + 1, 0xfff, 0x1000, 0xffffff, 0x1000000, 0xfff000,
+                            0xffffffff, 0x100000000ull, 0x8000, 0x7fff, 0x5555555555555555ull, 0xaaaaaaaaaaaaaaaaull};
+  const uint64_t r = rng();
+  if (index % 3 == 0) return edges[r % (sizeof edges / sizeof edges[0])] & m;
+  if (index % 3 == 1) return (edges[r % (sizeof edges / sizeof edges[0])] + (rng() % 5) - 2) & m;
+  return r & m;
+}
+
+void PrintTo(const UnitCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<UnitCase> unitCases() {
+  return {
+      binaryCase("add32", [] { return integerAddUnit(32, 4, false); }, machine::MOp::Add, 32),
+      binaryCase("sub32", [] { return integerAddUnit(32, 4, true); }, machine::MOp::Sub, 32),
+      binaryCase("add64", [] { return integerAddUnit(64, 4, false); }, machine::MOp::Add, 64),
+      binaryCase("sub64", [] { return integerAddUnit(64, 4, true); }, machine::MOp::Sub, 64),
+      logicCase(32),
+      compareCase(32, true),
+      compareCase(32, false),
+      compareCase(64, true),
+      shuffleCase(),
+  };
+}
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,35 @@
+// Test cases for the compiled units: how to build each unit's circuit, and operand
+// samples (random and edge values) with the machine's functional units as the expected
+// results (machine/src/units.cpp; SHFL's lane selection follows docs/machine.md §1.5).
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+
+struct UnitSample {
+  std::vector<int64_t> inputs;    // in circuit.inputs() order
+  std::vector<int64_t> expected;  // in circuit.outputs() order
+  std::string describe;
+};
+
+struct UnitCase {
+  std::string name;
+  std::function<Unit()> build;
+  std::function<UnitSample(const Unit&, std::mt19937_64&, int index)> sample;
+};
+
+std::vector<UnitCase> unitCases();
+/// gtest prints a case by its name.
+void PrintTo(const UnitCase& c, std::ostream* os);
+
+/// Operand values that stress carries, signs and chunk boundaries, or random ones.
+uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index);
+
+}  // namespace qgpu::compiler

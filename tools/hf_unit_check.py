@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs a compiled unit checkpoint in stock Hugging Face transformers and compares it
+with qgpu's engine bit for bit (the compiler's cross-engine check, docs/compiler.md §6).
+
+Input: a folder written by `qgpu compile unit NAME --out DIR` (config.json,
+model.safetensors, manifest.json, samples.json with the engine's logits). The unit
+is loaded with AutoModelForCausalLM, f32, eager attention, on the CPU, no custom
+code; the samples' residual inputs go in as `inputs_embeds` (batch 1):
+  * prefill: all samples as the positions of one sequence;
+  * decode: one position at a time with the cache (the recurrent DeltaNet path);
+and every logit must have the engine's exact f32 bits, and the decoded outputs the IR's.
+
+Pinned environment (PyPI): torch==2.15.0 transformers==5.24.0 safetensors numpy
+(ci/torch-env makes it). Exit 0: identical; 1: a difference; 2: bad input.
+Writes a JSON result with provenance to --json if given.
+"""
+import argparse
+import json
+import platform
+import struct
+import sys
+
+PINNED = {"torch": "2.15.0", "transformers": "5.24.0"}
+
+
+def bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("unit_dir")
+    ap.add_argument("--json", help="write the result here")
+    args = ap.parse_args()
+    try:
+        import torch
+        import transformers
+        from transformers import AutoModelForCausalLM
+    except ImportError as e:
+        print(f"hf_unit_check: torch/transformers not importable ({e})", file=sys.stderr)
+        return 77
+    try:
+        manifest = json.load(open(f"{args.unit_dir}/manifest.json"))
+        samples = json.load(open(f"{args.unit_dir}/samples.json"))
+        config = json.load(open(f"{args.unit_dir}/config.json"))
+    except (OSError, ValueError) as e:
+        print(f"hf_unit_check: {args.unit_dir}: {e}", file=sys.stderr)
+        return 2
+
+    torch.set_num_threads(2)
+    model = AutoModelForCausalLM.from_pretrained(args.unit_dir, dtype=torch.float32, attn_implementation="eager")
+    model.eval()
+    assert next(model.parameters()).dtype == torch.float32
+
+    hidden = config["hidden_size"]
+    T = len(samples["inputs"])
+    x = torch.zeros(1, T, hidden, dtype=torch.float32)
+    anchor = float(2 ** manifest["anchor_exponent"])
+    for t, values in enumerate(samples["inputs"]):
+        for a in range(manifest["live_anchors"]):
+            x[0, t, a] = anchor
+        for ch, v in zip(manifest["input_channels"], values):
+            x[0, t, ch] = float(v)
+
+    n_out = len(manifest["output_channels"])
+    mismatches = []
+
+    def compare(mode, t, logits_row):
+        want = samples["engine_logits_f32"][t]
+        got = [f"{bits(float(v)):08x}" for v in logits_row.tolist()]
+        if got != want:
+            k = next(i for i in range(len(want)) if got[i] != want[i])
+            mismatches.append(f"{mode} position {t} logit {k}: transformers {got[k]} engine {want[k]}")
+        outs = [int(round(float(v))) for v in logits_row[:n_out].tolist()]
+        if outs != samples["ir_outputs"][t]:
+            mismatches.append(f"{mode} position {t}: decoded outputs differ from the IR's")
+
+    with torch.no_grad():
+        full = model(inputs_embeds=x, use_cache=False).logits[0]
+        for t in range(T):
+            compare("prefill", t, full[t])
+        cache = None
+        for t in range(T):
+            out = model(inputs_embeds=x[:, t:t + 1], cache=cache, use_cache=True)
+            cache = out.past_key_values
+            compare("decode", t, out.logits[0, 0])
+
+    result = {
+        "unit": manifest["unit"],
+        "positions": T,
+        "identical": not mismatches,
+        "mismatches": mismatches[:20],
+        "provenance": {
+            "tool": "tools/hf_unit_check.py",
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "pinned": PINNED,
+            "device": "cpu",
+            "python": platform.python_version(),
+            "model_safetensors_sha256": manifest["model_safetensors_sha256"],
+        },
+    }
+    if args.json:
+        json.dump(result, open(args.json, "w"), indent=2)
+    print(f"{manifest['unit']}: {T} positions, prefill and decode in transformers {transformers.__version__} "
+          f"(torch {torch.__version__}): " + ("bit-identical to the engine" if not mismatches else
+                                               f"{len(mismatches)} differences, first: {mismatches[0]}"))
+    return 0 if not mismatches else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
