@@ -1,3 +1,4 @@
+// The HTML report of `qgpu diff --html`: one self-contained page per diff.
 #include "qgpu/debug/html_report.h"
 
 #include <map>

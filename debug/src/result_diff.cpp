@@ -1,3 +1,4 @@
+// Result diffs (`qgpu diff A B`): differing elements per buffer, with their last writers.
 #include "qgpu/debug/result_diff.h"
 
 #include <fmt/format.h>

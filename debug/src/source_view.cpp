@@ -1,3 +1,4 @@
+// PTX and .cu source lines of an instruction, for the diffs and the HTML report.
 #include "qgpu/debug/source_view.h"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// The first divergence between two traces of one launch, matched per thread.
 #include "qgpu/debug/trace_diff.h"
 
 #include <cstring>

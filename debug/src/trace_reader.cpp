@@ -1,3 +1,4 @@
+// Reads qgpu-trace-1 files back, regrouped per thread.
 #include "qgpu/debug/trace_reader.h"
 
 #include <bit>

@@ -1,3 +1,4 @@
+// Interpreter runs with observers: trace files (qgpu run --trace) and write attribution.
 #include "qgpu/debug/tracing.h"
 
 #include <algorithm>
@@ -62,7 +63,7 @@ RunResult runTraced(const LaunchSpec& spec, const RunOptions& options,
   RunOptions traced = options;
   TraceSession session(spec, traced, tracePath, maxSteps);
   try {
-    RunResult r = makeBackend("interp")->run(spec, traced);
+    RunResult r = makeOracleBackend()->run(spec, traced);
     session.finish();
     return r;
   } catch (const Error& e) {
@@ -83,7 +84,7 @@ AttributedRun runAttributed(const LaunchSpec& spec, const RunOptions& options) {
   RunOptions ro = options;
   ro.observer = &attribution;
   AttributedRun a;
-  a.result = makeBackend("interp")->run(spec, ro);
+  a.result = makeOracleBackend()->run(spec, ro);
   a.label = fmt::format("interp {} W={}{}", options.flavour, options.warpWidth,
                         options.inject ? " inject " + formatFaultInjection(*options.inject) : "");
   auto index = bufferIndices(spec);

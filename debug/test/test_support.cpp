@@ -1,3 +1,4 @@
+// Helpers of the debug tests: test kernels, temporary files, instructions found by PTX text.
 #include "test_support.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// qgpu::Error and the names of its kinds (the exit-code classes of the CLI).
 #include "qgpu/interp/error.h"
 
 namespace qgpu {

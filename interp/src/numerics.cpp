@@ -1,3 +1,4 @@
+// IEEE-754 arithmetic with explicit rounding, ftz and the GPU NaN rules (docs/numerics.md).
 #include "numerics.h"
 
 #include <bit>

@@ -1,3 +1,4 @@
+// The PTX lexer: source text to tokens with file:line:column.
 #include "ptx_lexer.h"
 
 #include <cctype>

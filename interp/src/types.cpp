@@ -1,3 +1,4 @@
+// PTX scalar types: names, sizes and classes.
 #include "qgpu/interp/types.h"
 
 namespace qgpu {

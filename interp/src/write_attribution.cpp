@@ -1,3 +1,4 @@
+// Write attribution: the last instruction, block and thread that stored to each byte.
 #include "qgpu/interp/write_attribution.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Per-instruction rows for integer, logic and bit-manipulation semantics.
-// Expected values are written from the PTX ISA's definitions (and the test
-// vectors quoted in shared/docs/ptx-semantics.md), not from the interpreter.
+// Expected values are written from the PTX ISA's definitions (and the test vectors
+// of the project's PTX semantics notes, which are not in this repository), not from
+// the interpreter.
 #include <gtest/gtest.h>
 
 #include "qgpu/interp/isa.h"

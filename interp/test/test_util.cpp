@@ -1,3 +1,4 @@
+// Helpers of the interpreter tests: run PTX text, evaluate one instruction on memory operands.
 #include "test_util.h"
 
 #include <cstring>

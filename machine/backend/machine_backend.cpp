@@ -77,8 +77,18 @@ class MachineBackend : public Backend {
   }
 };
 
-}  // namespace
+[[maybe_unused]] const bool kRegistered = registerBackend({
+    .name = "machine",
+    .summary = "the weight-embedded machine's reference executor and token decoder (docs/machine.md), W=4",
+    .provenance = ProvenanceKind::Model,
+    .warpWidths = {machine::kLanes},
+    .runsPtx = true,
+    .traces = false,
+    .tokens = true,
+    .recordsGoldens = false,
+    .make = [] { return std::unique_ptr<Backend>(std::make_unique<MachineBackend>()); },
+});
 
-std::unique_ptr<Backend> makeMachineBackend() { return std::make_unique<MachineBackend>(); }
+}  // namespace
 
 }  // namespace qgpu

@@ -1,3 +1,4 @@
+// Register dataflow of the lowering (docs/machine.md §2.2): successors, reads, analysis.
 #include "dataflow.h"
 
 #include <algorithm>

@@ -215,13 +215,6 @@ class Lowerer {
                 fmt::format("not lowerable to the machine: {} ('{}'): {}", p_.module.fileName, f_.name, why));
   }
 
-  bool isFixed(uint32_t slot) const {
-    for (const auto& c : f_.constants)
-      if (c.first == slot) return true;
-    for (const auto& s : f_.specials)
-      if (s.first == slot) return true;
-    return false;
-  }
   bool copyWidthOk(const Instr& in) const {
     uint32_t s = in.s[0];
     if (s == kNoSlot) return false;

@@ -1,3 +1,4 @@
+// The machine's flat memory (docs/machine.md §1.3): segments, bounds and alignment checks.
 #include "memory.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The token protocol (docs/machine.md §3): token ids, their names, and write encoding.
 #include "qgpu/machine/tokens.h"
 
 #include <bit>

@@ -1,3 +1,4 @@
+// Shared helpers of the machine tests: run PTX text on the oracle and on the machine.
 #include "machine_test_util.h"
 
 #include <cstring>

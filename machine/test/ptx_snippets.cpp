@@ -1,3 +1,4 @@
+// Random PTX kernels for the machine's property tests.
 #include "ptx_snippets.h"
 
 #include <fmt/format.h>

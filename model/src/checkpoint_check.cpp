@@ -1,3 +1,4 @@
+// The tensors a Qwen3.5 checkpoint must hold, and the check of a TensorStore against them.
 #include "qgpu/model/checkpoint_check.h"
 
 #include <set>

@@ -1,3 +1,4 @@
+// Reads a Hugging Face config.json into the engine's Qwen3.5 hyper-parameters.
 #include "qgpu/model/config.h"
 
 #include <fstream>

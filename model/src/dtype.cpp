@@ -1,3 +1,4 @@
+// Checkpoint element types and their exact conversion to f32.
 #include "qgpu/model/dtype.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Qwen3.5's gated full-attention token mixer.
 #include "qgpu/model/gated_attention.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Qwen3.5's Gated DeltaNet token mixer (linear_attention layers).
 #include "qgpu/model/gated_delta_net.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Greedy decoding: prompt as one prefill, or every token one step at a time.
 #include "qgpu/model/generate.h"
 
 #include "qgpu/model/error.h"

@@ -1,3 +1,4 @@
+// Bias-free projections y = W x, dense or sparse storage chosen per matrix.
 #include "qgpu/model/linear.h"
 
 #include <immintrin.h>

@@ -1,3 +1,4 @@
+// Read-only memory-mapped files for checkpoint weights.
 #include "qgpu/model/mapped_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// The SwiGLU feed-forward block.
 #include "qgpu/model/mlp.h"
 
 #include "qgpu/model/activations.h"

@@ -1,3 +1,4 @@
+// The Qwen3.5 decoder stack, its caches and forward pass.
 #include "qgpu/model/model.h"
 
 #include "qgpu/model/error.h"

@@ -1,3 +1,4 @@
+// A small persistent thread pool splitting loops over the cores.
 #include "qgpu/model/parallel_for.h"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// Seeded random Qwen3.5 weights built in memory, for benchmarks and tests.
 #include "qgpu/model/random_model.h"
 
 #include <cstring>

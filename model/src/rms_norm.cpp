@@ -1,3 +1,4 @@
+// Qwen3.5's zero-centred RMSNorm in f32.
 #include "qgpu/model/rms_norm.h"
 
 #include <cmath>

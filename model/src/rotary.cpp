@@ -1,3 +1,4 @@
+// Partial rotary position embedding of the full-attention heads.
 #include "qgpu/model/rotary.h"
 
 #include <cmath>

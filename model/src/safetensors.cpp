@@ -1,3 +1,4 @@
+// The safetensors container parser: header length, JSON header, data offsets.
 #include "qgpu/model/safetensors.h"
 
 #include <limits>

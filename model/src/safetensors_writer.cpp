@@ -1,3 +1,4 @@
+// Writes tensors as a safetensors file (tests and tools).
 #include "qgpu/model/safetensors_writer.h"
 
 #include <fstream>

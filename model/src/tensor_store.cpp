@@ -1,3 +1,4 @@
+// All tensors of a checkpoint by name, from mapped safetensors files or memory.
 #include "qgpu/model/tensor_store.h"
 
 #include <fstream>

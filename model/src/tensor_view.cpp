@@ -1,3 +1,4 @@
+// Read-only views of one named tensor's bytes.
 #include "qgpu/model/tensor_view.h"
 
 namespace qgpu::model {

@@ -1,3 +1,4 @@
+// Named, shape-checked weights in the forms the layers compute with.
 #include "qgpu/model/weight_source.h"
 
 #include "qgpu/model/error.h"

@@ -1,3 +1,4 @@
+// Helpers shared by the model tests: paths, temporary directories, commands, tiny configs.
 #include "test_util.h"
 
 #include <sys/wait.h>

@@ -1,6 +1,7 @@
-#pragma once
 // Helpers shared by the model tests: repository paths, temporary directories,
 // and a tiny config for checkpoints built in C++.
+#pragma once
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>

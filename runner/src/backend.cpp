@@ -1,7 +1,10 @@
+// The backend registry, and what every backend shares: output collection and the cache of
+// decoded programs.
 #include "qgpu/backend.h"
 
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -10,19 +13,67 @@
 
 namespace qgpu {
 
-std::unique_ptr<Backend> makeInterpBackend();
-std::unique_ptr<Backend> makeHostRefBackend();
-std::unique_ptr<Backend> makeCudaBackend();
-std::unique_ptr<Backend> makeMachineBackend();
+namespace {
 
-std::vector<std::string> backendNames() { return {"interp", "host-ref", "cuda", "machine"}; }
+std::map<std::string, BackendInfo>& registry() {
+  static std::map<std::string, BackendInfo> backends;
+  return backends;
+}
 
-std::unique_ptr<Backend> makeBackend(const std::string& name) {
-  if (name == "interp") return makeInterpBackend();
-  if (name == "host-ref") return makeHostRefBackend();
-  if (name == "cuda") return makeCudaBackend();
-  if (name == "machine") return makeMachineBackend();
-  throw Error(ErrorKind::Input, fmt::format("unknown backend '{}' (interp, host-ref, cuda, machine)", name));
+}  // namespace
+
+const char* provenanceKindName(ProvenanceKind kind) {
+  switch (kind) {
+    case ProvenanceKind::Interpreter: return "interpreter";
+    case ProvenanceKind::HostReference: return "host reference";
+    case ProvenanceKind::Hardware: return "hardware";
+    case ProvenanceKind::Model: return "model";
+  }
+  return "?";
+}
+
+bool registerBackend(BackendInfo info) {
+  std::string name = info.name;
+  if (!registry().emplace(name, std::move(info)).second)
+    throw std::logic_error(fmt::format("backend '{}' registered twice", name));
+  return true;
+}
+
+std::vector<const BackendInfo*> registeredBackends() {
+  std::vector<const BackendInfo*> out;
+  for (const auto& [name, info] : registry()) out.push_back(&info);
+  return out;
+}
+
+const BackendInfo* findBackend(const std::string& name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> backendNames(const std::function<bool(const BackendInfo&)>& has) {
+  std::vector<std::string> names;
+  for (const BackendInfo* b : registeredBackends())
+    if (!has || has(*b)) names.push_back(b->name);
+  return names;
+}
+
+std::string joinBackendNames(const std::vector<std::string>& names, const char* last) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + names[i];
+  return s;
+}
+
+const BackendInfo& backendInfo(const std::string& name) {
+  if (const BackendInfo* b = findBackend(name)) return *b;
+  throw Error(ErrorKind::Input, fmt::format("unknown backend '{}' ({})", name, joinBackendNames(backendNames(), ", ")));
+}
+
+std::unique_ptr<Backend> makeBackend(const std::string& name) { return backendInfo(name).make(); }
+
+bool producedBy(const RunResult& r, ProvenanceKind kind) {
+  const BackendInfo* b = findBackend(r.backend);
+  return b && b->provenance == kind;
 }
 
 std::vector<OutputBuffer> collectOutputs(const LaunchSpec& spec, const Launch& launch) {

@@ -1,3 +1,4 @@
+// Bit-exact comparison of two results and its readable account.
 #include "qgpu/compare.h"
 
 #include <bit>

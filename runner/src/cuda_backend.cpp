@@ -177,9 +177,9 @@ class CudaBackend : public Backend {
   }
 };
 
-}  // namespace
+using CudaOrStub = CudaBackend;
 
-std::unique_ptr<Backend> makeCudaBackend() { return std::make_unique<CudaBackend>(); }
+}  // namespace
 
 #else
 
@@ -191,9 +191,23 @@ class NoCudaBackend : public Backend {
     throw Error(ErrorKind::Backend, "qgpu was built without the CUDA headers (cuda.h); no cuda backend");
   }
 };
+using CudaOrStub = NoCudaBackend;
 }  // namespace
-std::unique_ptr<Backend> makeCudaBackend() { return std::make_unique<NoCudaBackend>(); }
 
 #endif
+
+namespace {
+[[maybe_unused]] const bool kRegistered = registerBackend({
+    .name = "cuda",
+    .summary = "a real GPU through the CUDA driver (its hardware warp width)",
+    .provenance = ProvenanceKind::Hardware,
+    .warpWidths = {32},
+    .runsPtx = true,
+    .traces = false,
+    .tokens = false,
+    .recordsGoldens = true,
+    .make = [] { return std::unique_ptr<Backend>(std::make_unique<CudaOrStub>()); },
+});
+}  // namespace
 
 }  // namespace qgpu

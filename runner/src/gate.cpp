@@ -1,3 +1,4 @@
+// The conformance gate: interpreter results against every non-stale golden of a kernel.
 #include "qgpu/gate.h"
 
 #include <algorithm>
@@ -33,7 +34,7 @@ std::string firstWriter(const LaunchSpec& spec, RunOptions ro, const Comparison&
       Launch sizes = materializeLaunch(spec);
       WriteAttribution attribution(sizes);
       ro.observer = &attribution;
-      makeBackend("interp")->run(spec, ro);
+      makeOracleBackend()->run(spec, ro);
       uint32_t buffer = 0;  // buffer params are launch buffers in declaration order
       for (const ParamSpec& p : spec.params) {
         if (p.name == b.name) break;
@@ -94,7 +95,7 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
   ro.maxSteps = maxSteps;
   RunResult actual;
   try {
-    actual = makeBackend("interp")->run(spec, ro);
+    actual = makeOracleBackend()->run(spec, ro);
   } catch (const Error& e) {
     o.error = true;
     o.message = fmt::format("{}: interpreter failed: {} ({})\n  reproduce: {}", label, e.what(),

@@ -1,3 +1,4 @@
+// Goldens: provenance stamping, loading and staleness.
 #include "qgpu/golden.h"
 
 #include <openssl/evp.h>
@@ -10,6 +11,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
 
 namespace qgpu {
@@ -42,15 +44,17 @@ void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& so
   auto& p = r.provenance;
   p["source"] = source;
   p["launch_sha256"] = sha256File(spec.file);
-  if (r.backend == "host-ref") {
-    p["kind"] = "host reference";
+  // The kind is what the backend declares; a host reference depends on host_ref.cpp, every
+  // other kind on the PTX it ran.
+  const ProvenanceKind kind = backendInfo(r.backend).provenance;
+  p["kind"] = provenanceKindName(kind);
+  if (kind == ProvenanceKind::HostReference) {
     p["host_ref_sha256"] = sha256File(hostRefPath(spec));
 #ifdef __VERSION__
     p["compiler"] = std::string("g++ ") + __VERSION__;
 #endif
     p["flags"] = "-O3 -ffp-contract=off -fno-fast-math";
   } else {
-    p["kind"] = "hardware";
     p["ptx_sha256"] = sha256File(spec.ptxPath(r.flavour));
     p["ptx_file"] = spec.ptx.at(r.flavour);
   }
@@ -81,7 +85,7 @@ std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const L
     } else if (p.value("launch_sha256", "") != launchHash) {
       g.stale = true;
       g.staleReason = "launch.json changed since it was recorded";
-    } else if (g.result.backend == "host-ref") {
+    } else if (p.value("kind", "") == provenanceKindName(ProvenanceKind::HostReference)) {
       std::filesystem::path hr = spec.dir / "host_ref.cpp";
       if (!std::filesystem::exists(hr) || p.value("host_ref_sha256", "") != sha256File(hr)) {
         g.stale = true;

@@ -65,6 +65,18 @@ class HostRefBackend : public Backend {
   }
 };
 
+[[maybe_unused]] const bool kRegistered = registerBackend({
+    .name = "host-ref",
+    .summary = "the kernel's independent C++ reference (kernels/*/host_ref.cpp)",
+    .provenance = ProvenanceKind::HostReference,
+    .warpWidths = {},
+    .runsPtx = false,
+    .traces = false,
+    .tokens = false,
+    .recordsGoldens = true,
+    .make = [] { return std::unique_ptr<Backend>(std::make_unique<HostRefBackend>()); },
+});
+
 }  // namespace
 
 bool registerHostRef(std::string_view name, HostRefFn fn) {
@@ -77,6 +89,5 @@ HostRefFn findHostRef(std::string_view name) {
   return it == registry().end() ? nullptr : it->second;
 }
 
-std::unique_ptr<Backend> makeHostRefBackend() { return std::make_unique<HostRefBackend>(); }
 
 }  // namespace qgpu

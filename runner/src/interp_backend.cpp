@@ -29,8 +29,20 @@ class InterpBackend : public Backend {
   }
 };
 
+[[maybe_unused]] const bool kRegistered = registerBackend({
+    .name = "interp",
+    .summary = "the interpreter (the oracle), W=4 or W=32",
+    .provenance = ProvenanceKind::Interpreter,
+    .warpWidths = {4, 32},
+    .runsPtx = true,
+    .traces = true,
+    .tokens = false,
+    .recordsGoldens = false,
+    .make = [] { return makeOracleBackend(); },
+});
+
 }  // namespace
 
-std::unique_ptr<Backend> makeInterpBackend() { return std::make_unique<InterpBackend>(); }
+std::unique_ptr<Backend> makeOracleBackend() { return std::make_unique<InterpBackend>(); }
 
 }  // namespace qgpu

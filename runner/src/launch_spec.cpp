@@ -1,3 +1,4 @@
+// Launch specs (docs/launch-spec.md): parsing, validation, initialised launch buffers.
 #include "qgpu/launch_spec.h"
 
 #include <bit>

@@ -1,3 +1,4 @@
+// The one result format (qgpu-result-1): JSON reading and writing, element formatting.
 #include "qgpu/result.h"
 
 #include <bit>

@@ -190,6 +190,63 @@ TEST(Backends, UnknownBackendAndCudaWithoutDriver) {
   }
 }
 
+TEST(Backends, RegisterThemselvesWithWhatTheyDeclare) {
+  // The runner's own backends are linked into every program that links qgpu_runner.
+  for (const char* name : {"cuda", "host-ref", "interp"}) {
+    const BackendInfo* b = findBackend(name);
+    ASSERT_NE(b, nullptr) << name;
+    EXPECT_EQ(b->make()->name(), b->name);
+    EXPECT_FALSE(b->summary.empty()) << name;
+  }
+  const BackendInfo& interp = backendInfo("interp");
+  EXPECT_EQ(interp.provenance, ProvenanceKind::Interpreter);
+  EXPECT_TRUE(interp.traces && interp.runsPtx && !interp.recordsGoldens);
+  EXPECT_EQ(interp.warpWidths, (std::vector<uint32_t>{4, 32}));
+  const BackendInfo& ref = backendInfo("host-ref");
+  EXPECT_EQ(ref.provenance, ProvenanceKind::HostReference);
+  EXPECT_TRUE(!ref.runsPtx && ref.recordsGoldens && !ref.traces);
+  EXPECT_EQ(backendInfo("cuda").provenance, ProvenanceKind::Hardware);
+  EXPECT_EQ(makeOracleBackend()->name(), "interp");
+  EXPECT_EQ(backendNames([](const BackendInfo& b) { return b.recordsGoldens; }),
+            (std::vector<std::string>{"cuda", "host-ref"}));
+  EXPECT_EQ(joinBackendNames({"a", "b", "c"}), "a, b or c");
+  EXPECT_THROW(registerBackend({.name = "interp", .summary = "again", .provenance = ProvenanceKind::Model,
+                                .warpWidths = {}, .runsPtx = true, .traces = false, .tokens = false,
+                                .recordsGoldens = false, .make = [] { return makeOracleBackend(); }}),
+               std::logic_error);
+  try {
+    makeBackend("tpu");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("host-ref, interp"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Goldens, ProvenanceKindIsWhatTheBackendDeclares) {
+  LaunchSpec s = loadLaunchSpec(kSource / "kernels/dot");
+  RunResult ref = makeBackend("host-ref")->run(s, {});
+  stampProvenance(ref, s, "host-ref", "test");
+  EXPECT_EQ(ref.provenance["kind"], "host reference");
+  EXPECT_TRUE(ref.provenance.contains("host_ref_sha256"));
+  EXPECT_FALSE(ref.provenance.contains("ptx_sha256"));
+  EXPECT_TRUE(producedBy(ref, ProvenanceKind::HostReference));
+  RunResult interp = makeOracleBackend()->run(s, {});
+  stampProvenance(interp, s, "interp", "test");
+  EXPECT_EQ(interp.provenance["kind"], "interpreter");  // not "hardware"
+  EXPECT_TRUE(interp.provenance.contains("ptx_sha256"));
+  EXPECT_FALSE(interp.provenance.contains("host_ref_sha256"));
+  EXPECT_TRUE(producedBy(interp, ProvenanceKind::Interpreter));
+  EXPECT_FALSE(producedBy(interp, ProvenanceKind::Hardware));
+  // A golden's staleness follows its recorded kind: an interpreter golden depends on the PTX.
+  TempDir d;
+  interp.provenance["ptx_sha256"] = "0000";
+  writeResultFile(d.path() / "dot" / "interp.json", interp);
+  std::vector<Golden> gs = loadGoldens(d.path(), s);
+  ASSERT_EQ(gs.size(), 1u);
+  EXPECT_TRUE(gs[0].stale);
+  EXPECT_NE(gs[0].staleReason.find("changed since it was recorded"), std::string::npos) << gs[0].staleReason;
+}
+
 TEST(Goldens, DeviceSourceNames) {
   EXPECT_EQ(sourceNameForDevice("Tesla T4"), "t4");
   EXPECT_EQ(sourceNameForDevice("NVIDIA H200"), "h200");

@@ -1,3 +1,4 @@
+// Numeric-oracle harness: one-instruction kernels decoded and run on a 32-lane context.
 #include "harness.h"
 
 #include <bit>

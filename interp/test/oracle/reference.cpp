@@ -1,3 +1,4 @@
+// Independent references of the numeric oracle (LLVM APFloat plus the PTX rules).
 #include "reference.h"
 
 #include <sstream>

@@ -1,8 +1,10 @@
-// The backend interface: every way of running a launch spec (the
-// interpreter, host references, a real GPU through the CUDA driver, later the
-// weight-embedded machine and the model) produces the same RunResult.
+// The backend interface: every way of running a launch spec (the interpreter, host
+// references, a real GPU through the CUDA driver, the weight-embedded machine, later the
+// model) produces the same RunResult. Backends register themselves (registerBackend, in their
+// own source file) with what they are and can do; callers ask the registry, never a name.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,9 +34,43 @@ class Backend {
   virtual RunResult run(const LaunchSpec& spec, const RunOptions& options) = 0;
 };
 
-/// "interp", "host-ref", "cuda" or "machine"; ErrorKind::Input for anything else.
+/// What produced a result, as goldens record it (provenance "kind").
+enum class ProvenanceKind { Interpreter, HostReference, Hardware, Model };
+/// "interpreter", "host reference", "hardware", "model".
+const char* provenanceKindName(ProvenanceKind kind);
+
+/// What a backend declares when it registers.
+struct BackendInfo {
+  std::string name;     // --backend NAME; RunResult::backend of its results
+  std::string summary;  // one line for --help and docs
+  ProvenanceKind provenance = ProvenanceKind::Hardware;
+  std::vector<uint32_t> warpWidths;  // the warp widths it runs; empty: it has no warps
+  bool runsPtx = true;          // runs the spec's PTX: --flavour matters, goldens hash the PTX
+  bool traces = false;          // --trace, --inject, --listing (and qgpu diff --inject)
+  bool tokens = false;          // --tokens: writes a token stream
+  bool recordsGoldens = false;  // qgpu record --backend NAME
+  std::function<std::unique_ptr<Backend>()> make;
+};
+
+/// Adds a backend to the registry (from a static initialiser in the backend's own file);
+/// a second backend of the same name is a programming error (std::logic_error).
+bool registerBackend(BackendInfo info);
+/// The registered backends, by name.
+std::vector<const BackendInfo*> registeredBackends();
+/// The backend called `name`, or nullptr.
+const BackendInfo* findBackend(const std::string& name);
+/// The backend called `name`; ErrorKind::Input naming the registered ones for anything else.
+const BackendInfo& backendInfo(const std::string& name);
 std::unique_ptr<Backend> makeBackend(const std::string& name);
-std::vector<std::string> backendNames();
+/// Names of the registered backends (all, or those `has` is true of).
+std::vector<std::string> backendNames(const std::function<bool(const BackendInfo&)>& has = {});
+/// "a, b or c" for option help and messages.
+std::string joinBackendNames(const std::vector<std::string>& names, const char* last = " or ");
+/// Whether `r` was produced by a registered backend of provenance `kind`.
+bool producedBy(const RunResult& r, ProvenanceKind kind);
+
+/// The interpreter (the oracle), which the gate and the debugging tools re-run.
+std::unique_ptr<Backend> makeOracleBackend();
 
 /// Copies the spec's output buffers out of a finished launch.
 std::vector<OutputBuffer> collectOutputs(const LaunchSpec& spec, const Launch& launch);

@@ -26,8 +26,8 @@ std::string sha256File(const std::filesystem::path& path);
 /// Every golden of `spec` under goldensDir/<name>/, with staleness decided.
 std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const LaunchSpec& spec);
 
-/// Fills the provenance fields that identify the inputs (launch spec hash,
-/// PTX or host-ref hashes, date, command).
+/// Fills the provenance fields: the kind r's backend declares and what identifies the inputs
+/// (launch spec hash, host-ref or PTX hashes, date, command).
 void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& source,
                      const std::string& command);
 

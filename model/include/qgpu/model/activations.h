@@ -1,5 +1,6 @@
-#pragma once
 // Scalar activations with PyTorch's definitions (f32).
+#pragma once
+
 #include <cmath>
 
 namespace qgpu::model {

@@ -1,9 +1,10 @@
-#pragma once
 // What tensors a Qwen3.5 text checkpoint must hold, derived from its config,
 // and the check of a loaded TensorStore against that list: every expected
 // tensor present with exactly the implied shape and a float dtype, nothing
 // unexplained left over. Vision-tower and multi-token-prediction tensors are
 // recognised and skipped.
+#pragma once
+
 #include <cstdint>
 #include <map>
 #include <string>

@@ -1,7 +1,8 @@
-#pragma once
 // The Qwen3.5 text-model hyper-parameters the engine needs, read from a Hugging
 // Face config.json: either a flat text config (model_type "qwen3_5_text") or a
 // full multimodal one (model_type "qwen3_5") whose "text_config" is used.
+#pragma once
+
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -1,5 +1,6 @@
-#pragma once
 // Element types a checkpoint tensor may have, and their exact conversion to f32.
+#pragma once
+
 #include <cstdint>
 #include <cstring>
 #include <optional>

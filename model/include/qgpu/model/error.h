@@ -1,7 +1,8 @@
-#pragma once
 // The one exception type the engine throws for bad input (config, checkpoint
 // files, token ids). Messages always say where (file / tensor / field) and why,
 // so the CLI can print them verbatim and exit 2.
+#pragma once
+
 #include <stdexcept>
 #include <string>
 

@@ -1,8 +1,9 @@
-#pragma once
 // Qwen3.5's gated full-attention token mixer ("full_attention" layers): q_proj
 // yields per head [query | output gate], per-head zero-centred RMSNorm on q and
 // k, partial RoPE, grouped-query causal attention over a growing KV cache,
 // sigmoid output gate, o_proj.
+#pragma once
+
 #include <Eigen/Dense>
 #include <vector>
 

@@ -1,9 +1,10 @@
-#pragma once
 // Qwen3.5's Gated DeltaNet token mixer ("linear_attention" layers): projections,
 // causal depthwise conv1d with a rolling window, SiLU, L2-normalised q/k, the
 // gated delta-rule recurrence per value head, gated RMSNorm, out projection.
 // Prefill runs the same recurrence token by token (HF's chunked form is an
 // exact algebraic rewrite of it), so both paths share this code.
+#pragma once
+
 #include <Eigen/Dense>
 #include <vector>
 

@@ -1,6 +1,7 @@
-#pragma once
 // Greedy decoding on top of Model::forward, in the two ways the reference
 // check compares: prompt as one prefill, or every token one step at a time.
+#pragma once
+
 #include <Eigen/Dense>
 #include <vector>
 

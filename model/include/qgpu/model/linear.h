@@ -1,4 +1,3 @@
-#pragma once
 // One bias-free projection y = W x (W is [out, in], PyTorch nn.Linear layout).
 // The storage is chosen per matrix when the model is built:
 //   * dense f32  - Eigen GEMV/GEMM over the mapped (or copied) f32 data;
@@ -7,6 +6,8 @@
 //   * sparse     - an Eigen row-major sparse matrix, used automatically when the
 //                  fraction of non-zeros is below LinearOptions::sparseDensity.
 // f16 weights are widened to f32 once at load. All arithmetic is f32.
+#pragma once
+
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 #include <cstdint>

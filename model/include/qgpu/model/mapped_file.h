@@ -1,6 +1,7 @@
-#pragma once
 // A whole file mapped read-only into memory, so checkpoint weights are paged in
 // on demand instead of copied.
+#pragma once
+
 #include <cstddef>
 #include <span>
 #include <string>

@@ -1,5 +1,6 @@
-#pragma once
 // The SwiGLU feed-forward block of every Qwen3.5 layer: down(silu(gate x) * up x).
+#pragma once
+
 #include <Eigen/Dense>
 #include <vector>
 

@@ -1,8 +1,9 @@
-#pragma once
 // A loaded Qwen3.5 text model and its forward pass. One forward call takes any
 // number of tokens continuing a DecodeState: one token is a decoding step
 // (GEMV), several are a prefill (GEMM); both run the same layer code and leave
 // the same caches behind.
+#pragma once
+
 #include <Eigen/Dense>
 #include <filesystem>
 #include <map>

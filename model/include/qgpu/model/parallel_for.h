@@ -1,9 +1,10 @@
-#pragma once
 // Splits a loop over the machine's cores with a small persistent thread pool.
 // Unlike an OpenMP parallel-for, the caller never waits for a worker that has
 // not started: it claims chunks itself and returns once every claimed chunk is
 // done. On a shared machine a descheduled worker then costs nothing, where an
 // OpenMP barrier would stall each of the ~200 products of a decoding step.
+#pragma once
+
 #include <cstddef>
 #include <functional>
 

@@ -1,6 +1,7 @@
-#pragma once
 // Seeded random Qwen3.5 weights built in memory, for benchmarks and tests that
 // need a model of a given shape and density without any download.
+#pragma once
+
 #include <cstdint>
 #include <memory>
 

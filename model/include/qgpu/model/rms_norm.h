@@ -1,6 +1,7 @@
-#pragma once
 // Qwen3.5's zero-centred RMSNorm: y = x / sqrt(mean(x^2) + eps) * (1 + w), in f32.
 // Callers pass the gain (1 + w) precomputed once at load.
+#pragma once
+
 #include <Eigen/Dense>
 
 namespace qgpu::model {

@@ -1,8 +1,9 @@
-#pragma once
 // Partial rotary position embedding of Qwen3.5 full-attention heads: only the
 // first rotary_dim entries of each head rotate, in rotate_half (NeoX) pairs
 // (i, i + rotary_dim/2). For text input Qwen3.5's interleaved MRoPE gives all
 // three position streams the same value, so it reduces exactly to this.
+#pragma once
+
 #include <Eigen/Dense>
 #include <vector>
 

@@ -1,8 +1,9 @@
-#pragma once
 // Parser for the safetensors container: an 8-byte little-endian header length,
 // a JSON header {name: {dtype, shape, data_offsets}}, then the raw data.
 // The parser trusts nothing: every length, offset and shape is checked against
 // the buffer it was given, so a corrupt or truncated file gives a ModelError.
+#pragma once
+
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -1,6 +1,7 @@
-#pragma once
 // Writes tensors as a safetensors file (used by tests and tools that build
 // checkpoints in C++; real checkpoints come from Hugging Face tooling).
+#pragma once
+
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
-#pragma once
 // All tensors of a checkpoint by name, backed by memory-mapped safetensors files
 // (single or sharded) or by buffers built in memory (tests, benchmarks).
+#pragma once
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -32,7 +33,6 @@ public:
     const std::map<std::string, UnsupportedTensor>& unsupported() const { return unsupported_; }
     const TensorView* find(const std::string& name) const;
     bool contains(const std::string& name) const { return tensors_.count(name) || unsupported_.count(name); }
-    std::size_t fileCount() const { return files_.size(); }
 
 private:
     void checkNew(const std::string& name, const std::string& origin) const;

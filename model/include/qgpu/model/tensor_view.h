@@ -1,5 +1,6 @@
-#pragma once
 // A read-only view of one named tensor's bytes (memory-mapped or owned elsewhere).
+#pragma once
+
 #include <cstddef>
 #include <cstdint>
 #include <span>

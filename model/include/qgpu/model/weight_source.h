@@ -1,7 +1,8 @@
-#pragma once
 // Fetches named weights of one checkpoint (already shape-checked) in the form
 // the layers compute with: Linear for projections, f32 Eigen vectors for the
 // small per-channel tensors.
+#pragma once
+
 #include <Eigen/Dense>
 #include <string>
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/gate.h"
 #include "qgpu/interp/error.h"
 

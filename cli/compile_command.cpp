@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "../../runner/cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/report.h"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
@@ -16,7 +16,7 @@ namespace qgpu::cli {
 void addRunCommand(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("run", "Run one kernel launch and print its outputs");
   struct Opts {
-    std::string spec, backend = "interp", flavour = "nvcc", tokens;
+    std::string spec, backend = makeOracleBackend()->name(), flavour = "nvcc", tokens;
     uint32_t warp = 4;
     uint64_t maxSteps = 200'000'000;
     bool json = false;
@@ -27,7 +27,7 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("spec", o->spec, "Kernel folder or launch JSON file")->required();
-  cmd->add_option("--backend", o->backend, "interp, host-ref, cuda or machine")->capture_default_str();
+  cmd->add_option("--backend", o->backend, joinBackendNames(backendNames()))->capture_default_str();
   cmd->add_option("--flavour", o->flavour, "PTX flavour: nvcc or clang")->capture_default_str();
   cmd->add_option("--warp", o->warp, "Warp width: 4 (qwenGPU) or 32 (T4)")
       ->check(CLI::IsMember({4u, 32u}))->capture_default_str();
@@ -46,8 +46,10 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     ro.flavour = o->flavour;
     ro.warpWidth = o->warp;
     if (!o->inject.empty()) ro.inject = parseFaultInjection(o->inject);
-    if ((!o->trace.empty() || ro.inject || o->listing) && o->backend != "interp")
-      throw Error(ErrorKind::Input, "--trace, --inject and --listing need --backend interp");
+    const BackendInfo& backend = backendInfo(o->backend);
+    if ((!o->trace.empty() || ro.inject || o->listing) && !backend.traces)
+      throw Error(ErrorKind::Input, "--trace, --inject and --listing need --backend " +
+                                        joinBackendNames(backendNames([](const BackendInfo& b) { return b.traces; })));
     if (o->listing) {
       std::cout << formatListing(loadProgram(spec.ptxPath(o->flavour)));
       return;
@@ -56,9 +58,10 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     if (!o->trace.empty()) trace.emplace(spec, ro, o->trace, o->traceLimit);
     ro.maxSteps = o->maxSteps;
     ro.tokensFile = o->tokens;
-    if (!o->tokens.empty() && o->backend != "machine")
-      throw Error(ErrorKind::Input, "--tokens needs --backend machine");
-    RunResult r = makeBackend(o->backend)->run(spec, ro);
+    if (!o->tokens.empty() && !backend.tokens)
+      throw Error(ErrorKind::Input, "--tokens needs --backend " +
+                                        joinBackendNames(backendNames([](const BackendInfo& b) { return b.tokens; })));
+    RunResult r = backend.make()->run(spec, ro);
     if (trace) trace->finish();
     if (o->json) {
       std::cout << resultToJson(r).dump(2) << "\n";
@@ -66,7 +69,7 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     }
     std::cout << fmt::format("{} [{}{}{}]", r.kernel, r.backend,
                              r.flavour.empty() ? "" : ", " + r.flavour,
-                             r.backend == "interp" ? fmt::format(", W={}", r.warpWidth) : "");
+                             backend.warpWidths.size() > 1 ? fmt::format(", W={}", r.warpWidth) : "");
     if (r.warpInstructions)
       std::cout << fmt::format(": {} warp instructions, {} thread instructions", r.warpInstructions,
                                r.threadInstructions);

@@ -1,5 +1,6 @@
-// The `model info` / `model generate` subcommands through the stand-alone
-// qgpu_model_cli binary: output, JSON, and exit code 2 with a clear message on bad input.
+// The `model info` / `model generate` subcommands (cli/model_commands.cpp) through the
+// stand-alone qgpu_model_cli binary: output, JSON, and exit code 2 with a clear message on
+// bad input.
 #include <gtest/gtest.h>
 
 #include "test_util.h"

@@ -1,4 +1,5 @@
-#include "qgpu/model/cli.h"
+// qgpu model info|generate: the Qwen3.5 engine (qgpu_model) from the command line.
+#include "model_commands.h"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-// The qgpu subcommands, one add*Command per file under runner/cli/.
+// The qgpu subcommands, one add*Command per file in cli/.
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ struct Context {
 void addRunCommand(CLI::App& app, Context& ctx);
 void addCheckCommand(CLI::App& app, Context& ctx);
 void addRecordCommand(CLI::App& app, Context& ctx);
-/// lint, coverage, sfu-probe (runner/cli/numerics_commands.cpp).
+/// lint, coverage, sfu-probe (cli/numerics_commands.cpp).
 void addNumericsCommands(CLI::App& app, Context& ctx);
 /// Commands contributed by other layers (model, diff, ...).
 void addExtraCommands(CLI::App& app, Context& ctx);

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/backend.h"
 #include "qgpu/gate.h"
 #include "qgpu/golden.h"
@@ -17,13 +17,17 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
   struct Opts {
     std::vector<std::string> kernels;
     bool all = false;
-    std::string backend = "host-ref", source, kernelsDir = "kernels", goldensDir = "goldens";
+    std::string backend, source, kernelsDir = "kernels", goldensDir = "goldens";
     std::vector<std::string> flavours{"nvcc"};
   };
   auto o = std::make_shared<Opts>();
+  const std::vector<std::string> references =
+      backendNames([](const BackendInfo& b) { return b.provenance == ProvenanceKind::HostReference; });
+  if (!references.empty()) o->backend = references.front();
   cmd->add_option("kernels", o->kernels, "Kernel names or folders");
   cmd->add_flag("--all", o->all, "Every kernel under --kernels-dir");
-  cmd->add_option("--backend", o->backend, "host-ref or cuda")->check(CLI::IsMember({"host-ref", "cuda"}))
+  const std::vector<std::string> recorders = backendNames([](const BackendInfo& b) { return b.recordsGoldens; });
+  cmd->add_option("--backend", o->backend, joinBackendNames(recorders))->check(CLI::IsMember(recorders))
       ->capture_default_str();
   cmd->add_option("--source", o->source, "Golden name (default: host-ref, or the GPU's model, e.g. t4, h200)");
   cmd->add_option("--flavour", o->flavours, "PTX flavours to run on hardware")->capture_default_str();
@@ -36,11 +40,12 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
     if (o->all) dirs = discoverKernels(o->kernelsDir);
     for (const std::string& k : o->kernels)
       dirs.push_back(std::filesystem::exists(k) ? std::filesystem::path(k) : std::filesystem::path(o->kernelsDir) / k);
-    auto backend = makeBackend(o->backend);
+    const BackendInfo& info = backendInfo(o->backend);
+    auto backend = info.make();
     int written = 0, failed = 0;
     for (const auto& dir : dirs) {
       LaunchSpec spec = loadLaunchSpec(dir);
-      std::vector<std::string> flavours = o->backend == "host-ref" ? std::vector<std::string>{""} : o->flavours;
+      std::vector<std::string> flavours = info.runsPtx ? o->flavours : std::vector<std::string>{""};
       for (const std::string& fl : flavours) {
         if (!fl.empty() && !spec.ptx.count(fl)) continue;
         RunOptions ro;
@@ -49,8 +54,8 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
           RunResult r = backend->run(spec, ro);
           std::string source = o->source;
           if (source.empty())
-            source = o->backend == "host-ref" ? "host-ref"
-                                              : sourceNameForDevice(r.provenance.value("device", "gpu"));
+            source = info.provenance == ProvenanceKind::Hardware ? sourceNameForDevice(r.provenance.value("device", "gpu"))
+                                                                  : info.name;
           std::string file = fl.empty() || fl == "nvcc" ? source : source + "-" + fl;
           stampProvenance(r, spec, source, ctx.command);
           std::filesystem::path path = std::filesystem::path(o->goldensDir) / spec.name / (file + ".json");

@@ -1,11 +1,12 @@
-// Subcommands contributed by layers above the oracle.
-#include "../cli_commands.h"
-#include "qgpu/model/cli.h"
+// Subcommands of the debugging tools (qgpu diff), the weight compiler (qgpu compile) and the
+// model engine (qgpu model).
+#include "cli_commands.h"
+#include "model_commands.h"
 
 namespace qgpu::cli {
 
-void addDiffCommand(CLI::App& app, Context& ctx);     // debug/cli/diff_command.cpp
-void addCompileCommands(CLI::App& app, Context& ctx);  // compiler/cli/compile_command.cpp
+void addDiffCommand(CLI::App& app, Context& ctx);     // cli/diff_command.cpp
+void addCompileCommands(CLI::App& app, Context& ctx);  // cli/compile_command.cpp
 
 void addExtraCommands(CLI::App& app, Context& ctx) {
   addDiffCommand(app, ctx);                          // qgpu diff

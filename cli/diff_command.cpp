@@ -34,21 +34,22 @@ struct Side {
 Side loadSide(const std::string& arg, const DiffOpts& o, bool isB) {
   size_t colon = arg.find(':');
   if (colon != std::string::npos) {
-    std::string backend = arg.substr(0, colon);
-    auto names = backendNames();
-    if (std::find(names.begin(), names.end(), backend) != names.end()) {
+    if (const BackendInfo* backend = findBackend(arg.substr(0, colon))) {
       Side s;
       s.spec = loadLaunchSpec(arg.substr(colon + 1));
       RunOptions ro;
       ro.flavour = o.flavour;
       ro.warpWidth = o.warp;
       if (isB && !o.inject.empty()) {
-        if (backend != "interp") throw Error(ErrorKind::Input, "--inject needs B to be an interp: run");
+        if (!backend->traces)
+          throw Error(ErrorKind::Input,
+                      fmt::format("--inject needs B to be a live run on {}:",
+                                  joinBackendNames(backendNames([](const BackendInfo& i) { return i.traces; }), ": or ")));
         ro.inject = parseFaultInjection(o.inject);
       }
-      s.result = makeBackend(backend)->run(*s.spec, ro);
+      s.result = backend->make()->run(*s.spec, ro);
       s.label = fmt::format("{} (live, {}{})", arg,
-                            backend == "host-ref" ? "host-ref" : fmt::format("{}, W={}", o.flavour, o.warp),
+                            backend->runsPtx ? fmt::format("{}, W={}", o.flavour, o.warp) : backend->name,
                             ro.inject ? ", inject " + formatFaultInjection(*ro.inject) : "");
       return s;
     }
@@ -77,21 +78,23 @@ std::optional<AttributedRun> attribute(const DiffOpts& o, const Side& a, const S
     note = fmt::format("none (no launch spec for '{}' in {}; pass --spec)", b.result.kernel, o.kernelsDir);
     return std::nullopt;
   }
-  const Side& from = b.result.backend == "interp" ? b : a.result.backend == "interp" ? a : b;
+  const auto oracle = [](const Side& s) { return producedBy(s.result, ProvenanceKind::Interpreter); };
+  const Side& from = oracle(b) ? b : oracle(a) ? a : b;
+  const bool fromOracle = oracle(from);
   RunOptions ro;
-  ro.flavour = from.result.backend == "interp" && !from.result.flavour.empty() ? from.result.flavour : o.flavour;
-  ro.warpWidth = from.result.backend == "interp" && from.result.warpWidth ? from.result.warpWidth : o.warp;
-  if (from.result.backend == "interp" && from.result.provenance.contains("inject"))
+  ro.flavour = fromOracle && !from.result.flavour.empty() ? from.result.flavour : o.flavour;
+  ro.warpWidth = fromOracle && from.result.warpWidth ? from.result.warpWidth : o.warp;
+  if (fromOracle && from.result.provenance.contains("inject"))
     ro.inject = parseFaultInjection(from.result.provenance["inject"].get<std::string>());
   if (!spec->ptx.count(ro.flavour)) ro.flavour = spec->flavours().front();
   AttributedRun run = runAttributed(*spec, ro);
   note = "last writers from a re-run of " + run.label;
   // A spec found by kernel name may not be the one that produced the result.
-  if (from.result.backend == "interp" && !compareResults(from.result, run.result, 0).equal)
+  if (fromOracle && !compareResults(from.result, run.result, 0).equal)
     note += fmt::format(" (warning: the re-run does not reproduce the outputs of {}, so these writers may not be "
                         "its writers; pass --spec)",
                         from.label);
-  if (from.result.backend != "interp") note += " (the interpreter's writers; the compared runs are not the interpreter's)";
+  if (!fromOracle) note += " (the interpreter's writers; the compared runs are not the interpreter's)";
   return run;
 }
 

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../cli_commands.h"
+#include "cli_commands.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
@@ -320,17 +320,20 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
       "sfu-probe", "Run an approximate f32 instruction (e.g. rcp.approx.ftz.f32) over an input set on the cuda "
                    "backend and compare with the interpreter: bit-exact count and ULP histogram");
   struct Opts {
-    std::string instr, range, b = "3f800000", against = "cuda";
+    std::string instr, range, b = "3f800000", against;
     bool all = false, json = false;
     uint64_t slice = 1u << 24;
   };
   auto o = std::make_shared<Opts>();
+  const std::vector<std::string> hardware =
+      backendNames([](const BackendInfo& b) { return b.provenance == ProvenanceKind::Hardware; });
+  if (!hardware.empty()) o->against = hardware.front();
   cmd->add_option("instr", o->instr, "Instruction, e.g. ex2.approx.ftz.f32 or div.full.f32")->required();
   cmd->add_option("--range", o->range, "Input bit patterns LO:HI (hex or decimal, HI exclusive)");
   cmd->add_flag("--all", o->all, "All 2^32 f32 inputs, in slices");
   cmd->add_option("--slice", o->slice, "Inputs per launch")->capture_default_str();
   cmd->add_option("--b", o->b, "Second operand bits (hex) of div.*")->capture_default_str();
-  cmd->add_option("--against", o->against, "Backend compared with the interpreter (cuda; 'interp' self-checks)")
+  cmd->add_option("--against", o->against, "Backend compared with the interpreter (default: the hardware backend; the interpreter self-checks)")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->callback([o, &ctx] {
@@ -352,7 +355,7 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
                                                : fmt::format("{} %f2, %f1;", o->instr))))
       throw Error(ErrorKind::Input, fmt::format("'{}' is not an instruction the interpreter accepts", o->instr));
     auto hw = makeBackend(o->against);
-    auto interp = makeBackend("interp");
+    auto interp = makeOracleBackend();
     fs::path dir = fs::temp_directory_path() / fmt::format("qgpu-sfu-probe-{}", ::getpid());
     fs::create_directories(dir);
     {

@@ -1,8 +1,8 @@
-// Stand-alone CLI for testing the model subcommands before the lead hooks
-// addModelCommands into the real qgpu binary: `qgpu_model_cli model info DIR`.
+// qgpu_model_cli: the model subcommands alone (`qgpu_model_cli model info DIR`), a binary
+// that needs only qgpu_model; `qgpu model ...` runs the same commands.
 #include <CLI/CLI.hpp>
 
-#include "qgpu/model/cli.h"
+#include "model_commands.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"qgpu (model commands only)"};
