@@ -18,6 +18,9 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"setp_u32", "SETP integer, unsigned 32-bit", [] { return compareUnit(32, 4, false); }},
       {"setp_s64", "SETP integer, signed 64-bit", [] { return compareUnit(64, 4, true); }},
       {"shfl32", "SHFL lane mux (source lane given)", [] { return shuffleUnit(32, 4); }},
+      // --- f32 adder ---
+      {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
+      // --- end f32 adder ---
   };
   return units;
 }

@@ -47,6 +47,14 @@ Unit compareUnit(uint32_t bits, uint32_t lanes, bool isSigned);
 /// SHFL's lane mux: lane l reads lane src[l] (a one-hot source per lane) of a 32-bit value.
 Unit shuffleUnit(uint32_t bits, uint32_t lanes);
 
+// --- f32 adder (fadd.cpp) ---
+/// FADD/FSUB f32 (machine MOp::FAdd/FSub, 4-byte type) for `lanes` lanes. Selectors, in
+/// faddSelectors() order: the rounding mode one-hot (rn rz rm rp), then the flags sub,
+/// ftz and sat (each 0 or 1). Operands a, b and the result are 32-bit buses.
+Unit faddUnit(uint32_t lanes);
+const std::vector<std::string>& faddSelectors();
+// --- end f32 adder ---
+
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
 /// The ops of logicUnit's selectors, in order.
