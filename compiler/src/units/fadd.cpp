@@ -5,18 +5,26 @@
 //
 // Levels (one MLP layer each; sums are free):
 //   1  exponent-zero / NaN / inf / zero / flush flags, magnitude chunk digits, sign parity
-//   2  swap (|a| < |b|), effective subtraction, exponent-difference thresholds, NaN/inf
-//   3  swapped significands, exponent and sign of the larger; shift one-hot (add/sub split)
-//   4  aligned smaller significand (complemented for subtraction) and its sticky bit
-//   5-6  27-bit significand add (addBuses)
+//   2  swap (|a| < |b|), effective subtraction, exponent-difference thresholds t_k, NaN/inf,
+//      and the six controls that pick the smaller operand XOR effsub (or its flush)
+//   3  the larger significand, exponent and sign; the smaller significand ~-ed for a
+//      subtraction; shift one-hot oh[k] = [|d| = k]
+//   4  aligned smaller significand (gates, one merged channel per bit) and its sticky bit
+//   5-6  27-bit significand add x + y (or x + ~y + 1) (addBuses)
 //   7  leading-one thresholds clamped by the exponent (g_p = [p' >= p]), exact-zero test
-//   8  normalising shift (telescoped gates on g_p), guard, sticky; exponent adjust adder
-//   9  round increment (rn/rz/rm/rp); the normalised significand as bits
-//   10-11  pack: (E' << 23) + R + inc as one 31-bit add (a carry rounds into the exponent)
+//   8  normalising shift (telescoped gates on g_p), guard, sticky, the hidden bit's share
+//      of the exponent
+//   9  round increment (rn/rz/rm/rp); exponent adjust E'' = ex + p' - 27 + hidden (adder)
+//   10  pack (E'' << 23) | R and add the increment (incrementer: a carry rounds into E'')
+//   11  the exponent field's classes: overflow, >= 1.0 (sat), subnormal (ftz)
 //   12  final select: NaN, inf, zero sign, overflow by mode, ftz of the result, sat clamp
+// Rounding is exact with guard, round and sticky below the 24 significand bits: for a
+// difference of 3 or more the smaller operand is below 2^24 in the window, the sum's
+// leading one is at bit 25..27 and the sticky stands in for bits strictly below bit 1,
+// where no rounding boundary lies; for 0..2 nothing is shifted out and the sum is exact.
+
 #include <fmt/format.h>
 
-#include "qgpu/compiler/error.h"
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
@@ -111,13 +119,28 @@ Unit faddUnit(uint32_t lanes) {
     auto pick = [&](const std::string& name, const Expr& ifKeep, const Expr& ifSwap) {
       return w(c.sum(name, w(c.gate(name + ".k", keep, ifKeep)) + w(c.gate(name + ".s", swap, ifSwap))));
     };
-    std::vector<Expr> mx(24), my(24);
+    // The larger operand's significand; the smaller one's XOR the effective subtraction
+    // (x - y = x + ~y + 1), zero when ftz flushes it: six controls that fold the
+    // operation and the flush into the choice of operand.
+    const Expr par = parity;
+    const WireId yKA = andStep(c, n("y.keep.add"), {1 - par, 1 - w(flB)}, D);
+    const WireId yKS = andStep(c, n("y.keep.sub"), {par, 1 - w(flB)}, D);
+    const WireId yKF = andStep(c, n("y.keep.subfl"), {par, w(flB)}, D);
+    const WireId ySA = andStep(c, n("y.swap.add"), {1 - par, 1 - w(flA)}, -D - 1);
+    const WireId ySS = andStep(c, n("y.swap.sub"), {par, 1 - w(flA)}, -D - 1);
+    const WireId ySF = andStep(c, n("y.swap.subfl"), {par, w(flA)}, -D - 1);
+    auto pickY = [&](const std::string& name, const Expr& bv, const Expr& av) {
+      return w(c.sum(name, w(c.gate(name + ".ka", yKA, bv)) + w(c.gate(name + ".ks", yKS, 1 - bv)) +
+                               w(c.gate(name + ".kf", yKF, Expr(1))) + w(c.gate(name + ".sa", ySA, av)) +
+                               w(c.gate(name + ".ss", ySS, 1 - av)) + w(c.gate(name + ".sf", ySF, Expr(1)))));
+    };
+    std::vector<Expr> mx(24), my(24);  // my: the smaller significand XOR effsub
     for (int i = 0; i < 23; ++i) {
       mx[i] = pick(n(fmt::format("mx[{}]", i)), w(A[i]), w(B[i]));
-      my[i] = pick(n(fmt::format("my[{}]", i)), w(B[i]), w(A[i]));
+      my[i] = pickY(n(fmt::format("my[{}]", i)), w(B[i]), w(A[i]));
     }
     mx[23] = pick(n("mx[23]"), 1 - w(ezA), 1 - w(ezB));  // hidden bits
-    my[23] = pick(n("my[23]"), 1 - w(ezB), 1 - w(ezA));
+    my[23] = pickY(n("my[23]"), 1 - w(ezB), 1 - w(ezA));
     std::vector<Expr> exBits(8);  // max(E, 1) of the larger operand
     Expr ex;
     for (int j = 0; j < 8; ++j) {
@@ -126,54 +149,46 @@ Unit faddUnit(uint32_t lanes) {
       ex += (int64_t{1} << j) * exBits[j];
     }
     const Expr sx = pick(n("sx"), sa, sbe);
-    // Shift one-hot, split by the effective operation; a flushed operand takes the "big"
-    // bucket (it contributes nothing).
-    const Expr flAny = w(flA) + w(flB);
-    std::vector<WireId> ohA(kMaxShift + 1), ohS(kMaxShift + 1);
+    // Shift one-hot oh[k] = [|d| = k], k <= 25, and the "big" bucket |d| >= 26 (sticky only).
+    std::vector<WireId> oh(kMaxShift + 1);
     for (int k = 0; k <= kMaxShift; ++k) {
       const Expr eq = k == 0 ? t[0] - t[1] : t[k] - t[k + 1] + t[-k] - t[-k + 1];
-      ohA[k] = andStep(c, n(fmt::format("ohA[{}]", k)), {eq, 1 - w(effsub), 1 - w(flA), 1 - w(flB)});
-      ohS[k] = andStep(c, n(fmt::format("ohS[{}]", k)), {eq, w(effsub), 1 - w(flA), 1 - w(flB)});
+      oh[k] = c.step(n(fmt::format("oh[{}]", k)), eq - 1);
     }
-    const Expr big = t[kMaxShift + 1] + 1 - t[-kMaxShift];
-    const WireId ohAbig = andStep(c, n("ohA.big"), {1 - w(effsub)}, big + flAny - 1);
-    const WireId ohSbig = andStep(c, n("ohS.big"), {w(effsub)}, big + flAny - 1);
+    const WireId ohBig = c.step(n("oh.big"), t[kMaxShift + 1] - t[-kMaxShift]);
     // The sign of an exact zero: -0 + -0 = -0, +0 + +0 = +0, otherwise -0 only rounding down.
     const WireId zs1 = andStep(c, n("zs1"), {sa, sbe, w(zz)});
     const WireId zs2 = andStep(c, n("zs2"), {rm}, sa + sbe - w(zz));
 
-    // ---- level 4: align the smaller significand ----
-    auto my3 = [&](int j) { return j >= 3 && j < kWin ? my[j - 3] : Expr(0); };
+    // ---- level 4: align the smaller significand (complemented for a subtraction: the
+    // positions above and below it read effsub) ----
+    const Expr es = w(effsub);
+    auto my3 = [&](int j) { return j >= 3 && j < kWin ? my[j - 3] : es; };
     std::vector<Expr> X(kWin), Yc(kWin);
-    X[0] = w(effsub);  // subtraction: x + ~y + 1
+    X[0] = es;  // subtraction: x + ~y + 1
     for (int i = 1; i < kWin; ++i) {
       X[i] = i >= 3 ? mx[i - 3] : Expr(0);
       Expr y;
-      for (int k = 0; k <= kMaxShift; ++k) {
-        if (i + k < 3 || i + k >= kWin) continue;
-        y += w(c.gate(n(fmt::format("yA[{}].{}", i, k)), ohA[k], my3(i + k)));
-        y -= w(c.gate(n(fmt::format("yS[{}].{}", i, k)), ohS[k], my3(i + k)));
-      }
-      Yc[i] = w(effsub) + (y.terms.empty() ? Expr(0) : w(c.sum(n(fmt::format("y[{}]", i)), y)));
+      for (int k = 0; k <= kMaxShift; ++k) y += w(c.gate(n(fmt::format("y[{}].{}", i, k)), oh[k], my3(i + k)));
+      y += w(c.gate(n(fmt::format("y[{}].big", i)), ohBig, es));
+      Yc[i] = w(c.sum(n(fmt::format("y[{}]", i)), y));
     }
     {
-      Expr st, stl, prefix, all;
+      // Sticky: the OR of the bits shifted out (add), or its complement, the AND of the
+      // complemented bits (sub): [P - 1 - (count - 1) effsub >= 0] over the shifted-out sum P.
+      Expr stl, none, prefix, all;
       for (const Expr& m : my) all += m;
       for (int k = 0; k <= kMaxShift; ++k) {
-        if (k >= 3) prefix += my[k - 3];  // the bits shifted to position <= 0
-        if (k < 3) {
-          st += w(ohS[k]);  // nothing shifted out: ~sticky = 1
+        if (k < 3) {  // nothing shifted out: sticky 0, its complement 1
+          none += w(c.gate(n(fmt::format("st.{}", k)), oh[k], es));
           continue;
         }
-        stl += w(andStep(c, n(fmt::format("stA.{}", k)), {w(ohA[k])}, prefix - 1));
-        stl += w(andStep(c, n(fmt::format("stS.{}", k)), {w(ohS[k])}, -prefix));
+        prefix += my[k - 3];
+        stl += w(andStep(c, n(fmt::format("st.{}", k)), {w(oh[k])}, prefix - 1 - (k - 3) * es));
       }
-      stl += w(andStep(c, n("stA.big"), {w(ohAbig)}, all - 1 - 25 * flAny));
-      stl += w(andStep(c, n("stS.big"), {w(ohSbig)}, 25 * flAny - all));
-      Yc[0] = st + w(c.sum(n("ysticky"), stl));
+      stl += w(andStep(c, n("st.big"), {w(ohBig)}, all - 1 - 23 * es));
+      Yc[0] = w(c.sum(n("ysticky0"), none)) + stl;
     }
-    std::vector<WireId> up(kWin + 1);  // [27 - ex >= p]: the exponent's floor on p'
-    for (int p = 0; p <= kWin; ++p) up[p] = c.step(n(fmt::format("u[{}]", p)), 27 - ex - p);
     const Expr noInf = rz + w(c.sum(n("noinf"), w(andStep(c, n("noinf.p"), {rp, sx})) + w(andStep(c, n("noinf.m"), {rm, 1 - sx}))));
     const WireId zsign = c.step(n("zsign"), w(zs1) + w(zs2) - 1);
 
@@ -190,7 +205,8 @@ Unit faddUnit(uint32_t lanes) {
       Expr above;
       for (int p = kWin; p >= 0; --p) {
         above += S[p];
-        g[p] = c.step(n(fmt::format("g[{}]", p)), above + 28 * w(up[p]) - 1);
+        // [a bit at or above p] or [27 - ex >= p]; 282 outweighs 27 - ex - p >= -281.
+        g[p] = c.step(n(fmt::format("g[{}]", p)), 282 * above + 27 - ex - p);
       }
     }
     auto G = [&](int p) { return p <= kWin ? w(g[p]) : Expr(0); };
@@ -217,12 +233,23 @@ Unit faddUnit(uint32_t lanes) {
       stickyT += w(andStep(c, n(fmt::format("sticky.{}", p)), {G(p), 1 - G(p + 1)}, low - 1));
     }
     const Expr guard = w(c.sum(n("guard"), guardT)), sticky = w(c.sum(n("sticky"), stickyT));
-    // E' = ex + p' - 27 (in [0, 254] for a non-zero sum): ex + (p' + 485) mod 512.
+    // E'' = ex + p' - 27 + R[23] (the hidden bit is S[p']): the exponent field before
+    // rounding, in [0, 255] for a non-zero sum; its bits are those of ex + (p' + S[p'] + 485)
+    // mod 512. The one-hot r_p = g_p - g_{p+1} selects p + 485 + S_p: linear in g for the
+    // p + 485 part, telescoped gates for the S_p part.
     std::vector<Expr> eA(9), eB(9);
     for (int j = 0; j < 9; ++j) {
       eA[j] = j < 8 ? exBits[j] : Expr(0);
-      for (int p = 0; p <= kWin; ++p)
-        if (((p + 485) >> j) & 1) eB[j] += G(p) - G(p + 1);
+      auto bit = [j](int v) { return static_cast<int64_t>((v >> j) & 1); };
+      Expr hid;
+      for (int p = 0; p <= kWin; ++p) {
+        if (bit(p + 485)) eB[j] += G(p) - G(p + 1);
+        // r_p S_p (bit(p + 486) - bit(p + 485)) = sum_p g_p (S_p delta_p - S_{p-1} delta_{p-1})
+        const int64_t dp = bit(p + 486) - bit(p + 485), dq = p > 0 ? bit(p + 485) - bit(p + 484) : 0;
+        const Expr v = dp * S[p] - (p > 0 ? dq * S[p - 1] : Expr(0));
+        if (!v.terms.empty()) hid += w(c.gate(n(fmt::format("ehid[{}].{}", j, p)), g[p], v));
+      }
+      if (!hid.terms.empty()) eB[j] += w(c.sum(n(fmt::format("ehid[{}]", j)), hid));
     }
     const Bus Ebits = addBuses(c, n("eadj"), eA, eB, 0);
     const WireId Zr = c.step(n("zero"), w(zz) + w(Szero) - 1);
@@ -232,38 +259,46 @@ Unit faddUnit(uint32_t lanes) {
                                            w(andStep(c, n("inc.rm"), {rm, sx}, guard + sticky - 1)) +
                                            w(andStep(c, n("inc.rp"), {rp, 1 - sx}, guard + sticky - 1))));
 
-    // ---- levels 10-11: pack (E' << 23) + R + inc ----
-    std::vector<Expr> pA(31), pB(31, Expr(0));
-    // R re-thresholded to bits (level 9, beside the increment): as a sum of 28 gates its
-    // interval would push the pack adder's carry thresholds past 2^24.
-    std::vector<Expr> Rb(24);
-    for (int i = 0; i < 24; ++i) Rb[i] = w(c.step(n(fmt::format("Rb[{}]", i)), R[i] - 1));
-    for (int i = 0; i < 23; ++i) pA[i] = Rb[i];
-    for (int j = 0; j < 8; ++j) pA[23 + j] = w(Ebits[j]);
-    pB[0] = inc;
-    pB[23] = Rb[23];
-    const Bus Zb = addBuses(c, n("pack"), pA, pB, 0);
-    Expr F;
-    for (int j = 0; j < 8; ++j) F += (int64_t{1} << j) * w(Zb[23 + j]);
+    // ---- level 10: pack T = (E'' << 23) | R[0..22], Z = T + inc (an incrementer: the carry
+    // into bit j is inc and all lower bits; a round-up carries into the exponent) ----
+    std::vector<Expr> T(31);
+    for (int i = 0; i < 23; ++i) T[i] = R[i];
+    for (int j = 0; j < 8; ++j) T[23 + j] = w(Ebits[j]);
+    std::vector<Expr> carry(32);
+    carry[0] = inc;
+    {
+      Expr low = inc;
+      for (int j = 1; j <= 31; ++j) {
+        low += T[j - 1];
+        carry[j] = w(c.step(n(fmt::format("rc[{}]", j)), low - j - 1));  // inc and j bits
+      }
+    }
+    std::vector<Expr> Z(31);
+    for (int j = 0; j < 31; ++j) Z[j] = T[j] + carry[j] - 2 * carry[j + 1];
+    Expr F = 256 * carry[31];  // a carry out of bit 30: T was already past the largest finite
+    for (int j = 0; j < 8; ++j) F += (int64_t{1} << j) * Z[23 + j];
+
+    // ---- level 11: the exponent field's classes ----
+    const Expr fOvf = w(c.step(n("f.ovf"), F - 255)), f127 = w(c.step(n("f.ge1"), F - 127)), f0 = w(c.step(n("f.sub"), -F));
 
     // ---- level 12: select ----
     const Expr nN = 1 - w(N), nI = 1 - w(I), nZ = 1 - w(Zr), nsat = 1 - sat;
-    const Expr ovf = w(andStep(c, n("ovf"), {nN, nI, nZ, nsat}, F - 255));
-    const Expr ovfInf = w(andStep(c, n("ovf.inf"), {nN, nI, nZ, nsat, 1 - noInf}, F - 255));
-    const Expr ovfMax = w(andStep(c, n("ovf.max"), {nN, nI, nZ, nsat, noInf}, F - 255));
+    const Expr ovf = w(andStep(c, n("ovf"), {nN, nI, nZ, nsat, fOvf}));
+    const Expr ovfInf = w(andStep(c, n("ovf.inf"), {nN, nI, nZ, nsat, 1 - noInf, fOvf}));
+    const Expr ovfMax = w(andStep(c, n("ovf.max"), {nN, nI, nZ, nsat, noInf, fOvf}));
     const Expr infOut = w(andStep(c, n("inf.out"), {w(I), nN, nsat}));
     const Expr nanOut = w(andStep(c, n("nan.out"), {w(N), nsat}));
-    const Expr one = w(andStep(c, n("sat.one"), {sat, nN, nI, nZ, 1 - sx}, F - 127)) +
+    const Expr one = w(andStep(c, n("sat.one"), {sat, nN, nI, nZ, 1 - sx, f127})) +
                      w(andStep(c, n("sat.inf"), {sat, nN, w(I), 1 - sx}));
     Bus out(32);
     for (int i = 0; i < 31; ++i) {
-      const Expr z = w(Zb[i]);
+      const Expr& z = Z[i];
       const std::string bn = n(fmt::format("d[{}]", i));
-      Expr r = w(andStep(c, bn + ".norm", {z, nN, nI, nZ, nsat}, 254 - F)) +
-               w(andStep(c, bn + ".sat", {z, nN, nI, nZ, sat, 1 - sx}, 126 - F)) + nanOut;
-      if (i < 23) {
-        r -= w(andStep(c, bn + ".ftz", {z, nN, nI, nZ, nsat, ftz}, -F));
-        r -= w(andStep(c, bn + ".satftz", {z, nN, nI, nZ, sat, 1 - sx, ftz}, -F));
+      Expr r = w(andStep(c, bn + ".norm", {z, nN, nI, nZ, nsat, 1 - fOvf})) +
+               w(andStep(c, bn + ".sat", {z, nN, nI, nZ, sat, 1 - sx, 1 - f127})) + nanOut;
+      if (i < 23) {  // ftz: a subnormal result (field 0) flushes to a signed zero
+        r -= w(andStep(c, bn + ".ftz", {z, nN, nI, nZ, nsat, ftz, f0}));
+        r -= w(andStep(c, bn + ".satftz", {z, nN, nI, nZ, sat, 1 - sx, ftz, f0}));
         r += ovfMax;
       } else {
         r += infOut + (i == 23 ? ovfInf : ovf);
