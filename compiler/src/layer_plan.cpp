@@ -48,27 +48,49 @@ class Planner {
         for (const Term& t : e->terms) live_[t.wire] = true;
       if (n.kind == NodeKind::Gate) live_[n.control] = true;
     }
-    // Which base wires are read by a later level (so they need a channel).
+    // Merged sums: a sum of two or more gates of one level (no constant) is written into
+    // one channel by their neurons, and later levels read that channel instead of one
+    // channel per term (a shift's or a mux's partial terms need no channels of their own).
+    // Only gates: the proof bounds a gate neuron's output by its value's range, while a
+    // step pair is only tight when it is its channel's sole writer (docs/compiler.md §3).
+    merged_.assign(c_.nodes().size(), false);
+    for (size_t i = 0; i < c_.nodes().size(); ++i) {
+      const Node& n = c_.nodes()[i];
+      if (n.kind != NodeKind::Sum || !live_[i] || s_.level[i] < 1) continue;
+      const Expr x = expand(c_, n.value);
+      bool ok = x.constant == 0 && x.terms.size() >= 2;
+      for (const Term& t : x.terms) ok = ok && c_.node(t.wire).kind == NodeKind::Gate && s_.level[t.wire] == s_.level[i];
+      merged_[i] = ok;
+    }
+    // Which wires are read by a later level (so they need a channel).
     std::vector<bool> readLater(c_.nodes().size(), false);
     for (size_t i = 0; i < c_.nodes().size(); ++i) {
       const Node& n = c_.nodes()[i];
       if (!live_[i]) continue;
       if (n.kind == NodeKind::Step || n.kind == NodeKind::Gate) {
-        for (const Term& t : expand(c_, n.cond).terms) readLater[t.wire] = true;
-        for (const Term& t : expand(c_, n.value).terms) readLater[t.wire] = true;
+        for (const Term& t : expandStop(n.cond, s_.level[i]).terms) readLater[t.wire] = true;
+        for (const Term& t : expandStop(n.value, s_.level[i]).terms) readLater[t.wire] = true;
         if (n.kind == NodeKind::Gate) readLater[n.control] = true;
       }
     }
-    // An output mixing levels reads its earlier terms from their channels (a pass neuron).
+    // An output that mixes levels reads its earlier terms through a pass neuron: they
+    // need channels too, even when no step or gate reads them.
     for (const auto& [name, wire] : c_.outputs()) {
       const int level = std::max(1, s_.level[wire]);
-      for (const Term& t : expand(c_, w(wire)).terms)
-        if (s_.level[t.wire] < level) readLater[t.wire] = true;
+      for (const Term& t : expandStop(w(wire), level).terms)
+        if (s_.level[t.wire] != level && c_.node(t.wire).kind != NodeKind::Input) readLater[t.wire] = true;
     }
     // Neurons (and channels) level by level, in wire order within a level.
     for (size_t i = 0; i < c_.nodes().size(); ++i) {
       const Node& n = c_.nodes()[i];
-      if (n.kind == NodeKind::Input || n.kind == NodeKind::Sum || !live_[i]) continue;
+      if (n.kind == NodeKind::Input || !live_[i]) continue;
+      if (n.kind == NodeKind::Sum) {
+        if (merged_[i] && readLater[i]) {
+          channelOf_[static_cast<WireId>(i)] = newChannel(n.name, ChannelInfo::Kind::Wire, s_.level[i], n.range);
+          writeChannel(channelOf_[static_cast<WireId>(i)], w(static_cast<WireId>(i)), s_.level[i], n.name);
+        }
+        continue;
+      }
       placeGate(static_cast<WireId>(i));
       if (readLater[i]) {
         channelOf_[static_cast<WireId>(i)] = newChannel(n.name, ChannelInfo::Kind::Wire, s_.level[i], n.range);
@@ -85,8 +107,21 @@ class Planner {
     return static_cast<uint32_t>(plan_.channels.size() - 1);
   }
 
-  ChannelForm form(const Expr& e) const {
-    Expr x = expand(c_, e);
+  // `e` over base wires and the merged sums of levels below `level`.
+  Expr expandStop(const Expr& e, int level) const {
+    Expr out(e.constant);
+    for (const Term& t : e.terms) {
+      const Node& n = c_.node(t.wire);
+      if (n.kind == NodeKind::Sum && !(merged_[t.wire] && s_.level[t.wire] < level))
+        out += t.coeff * expandStop(n.value, level);
+      else
+        out += t.coeff * w(t.wire);
+    }
+    return out;
+  }
+
+  ChannelForm form(const Expr& e, int level) const {
+    Expr x = expandStop(e, level);
     ChannelForm f;
     f.constant = x.constant;
     for (const Term& t : x.terms) {
@@ -110,15 +145,15 @@ class Planner {
     auto& contrib = contribution_[id];
     if (n.kind == NodeKind::Step) {
       const int64_t G = plan_.gains.step;
-      PlannedNeuron hi{NeuronRole::StepHigh, n.name, form(n.cond + 1), G, form(n.value)};
-      PlannedNeuron lo{NeuronRole::StepLow, n.name, form(n.cond), G, form(n.value)};
+      PlannedNeuron hi{NeuronRole::StepHigh, n.name, form(n.cond + 1, level), G, form(n.value, level)};
+      PlannedNeuron lo{NeuronRole::StepLow, n.name, form(n.cond, level), G, form(n.value, level)};
       contrib.push_back({addNeuron(level, std::move(hi)), 1.0 / static_cast<double>(G)});
       contrib.push_back({addNeuron(level, std::move(lo)), -1.0 / static_cast<double>(G)});
     } else {
       const int64_t G = plan_.gains.gate;
       ChannelForm ctl;
       ctl.terms.push_back({channelOf_.at(n.control), 1});
-      PlannedNeuron g{NeuronRole::Gate, n.name, ctl, G, form(n.value)};
+      PlannedNeuron g{NeuronRole::Gate, n.name, ctl, G, form(n.value, level)};
       contrib.push_back({addNeuron(level, std::move(g)), 1.0 / static_cast<double>(G)});
     }
   }
@@ -126,7 +161,7 @@ class Planner {
   // Channel `ch` receives the value of `e` at layer `level`: terms computed at that level
   // come from their neurons, the rest (and the constant) through one pass neuron.
   void writeChannel(uint32_t ch, const Expr& e, int level, const std::string& name) {
-    Expr x = expand(c_, e);
+    Expr x = expandStop(e, level);
     PlannedWrite write{ch, {}};
     Expr earlier(x.constant);
     for (const Term& t : x.terms) {
@@ -140,7 +175,7 @@ class Planner {
     if (earlier.constant != 0 || !earlier.terms.empty()) {
       ChannelForm one;
       one.terms.push_back({kOneChannel, 1});
-      PlannedNeuron pass{NeuronRole::Pass, name, one, plan_.gains.gate, form(earlier)};
+      PlannedNeuron pass{NeuronRole::Pass, name, one, plan_.gains.gate, form(earlier, level)};
       write.neurons.push_back({addNeuron(level, std::move(pass)), 1.0 / static_cast<double>(plan_.gains.gate)});
     }
     plan_.mlp[static_cast<size_t>(level - 1)].writes.push_back(std::move(write));
@@ -167,6 +202,7 @@ class Planner {
   const Schedule& s_;
   LayerPlan plan_;
   std::vector<bool> live_;
+  std::vector<bool> merged_;  // per wire: a merged sum (one channel for its terms)
   std::map<WireId, uint32_t> channelOf_;
   std::map<WireId, std::vector<std::pair<uint32_t, double>>> contribution_;  // neurons of a gate
 };

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "qgpu/machine/units.h"  // the reference
@@ -171,6 +172,72 @@ UnitCase voteCase() {
           }};
 }
 
+// --- f32 adder ---
+// f32 operands: specials (signed zeros, infinities, NaNs with payloads), subnormals, the
+// largest finite, and random values; b is often tied to a (cancellation, exponent
+// differences 0..30 and beyond, half-ulp ties, neighbours, overflow partners).
+uint32_t f32Edge(std::mt19937_64& rng) {
+  static const uint32_t edges[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001,
+                                   0x7fbfffff, 0xffffffff, 0x7f7fffff, 0xff7fffff, 0x00800000, 0x80800000, 0x00000001,
+                                   0x80000001, 0x007fffff, 0x807fffff, 0x00400000, 0x3f800000, 0xbf800000, 0x3f7fffff,
+                                   0x4b000000, 0x7f000000, 0x00800001, 0x33800000};
+  return edges[rng() % (sizeof edges / sizeof edges[0])];
+}
+
+uint32_t f32Operand(std::mt19937_64& rng) {
+  const uint32_t r = static_cast<uint32_t>(rng() % 8), sign = static_cast<uint32_t>(rng() & 1) << 31;
+  if (r == 0) return f32Edge(rng);
+  if (r == 1) return sign | static_cast<uint32_t>(rng() & 0x007fffff);  // subnormal
+  if (r == 2) return sign | (static_cast<uint32_t>(rng() % 8) << 23) | static_cast<uint32_t>(rng() & 0x7fffff);  // tiny
+  if (r == 3) return sign | (static_cast<uint32_t>(247 + rng() % 8) << 23) | static_cast<uint32_t>(rng() & 0x7fffff);  // huge
+  if (r == 4) return sign | (static_cast<uint32_t>(rng() % 255) << 23) | (rng() % 2 ? 0u : static_cast<uint32_t>(rng() & 0x7fffff));
+  return static_cast<uint32_t>(rng());
+}
+
+uint32_t f32Partner(std::mt19937_64& rng, uint32_t a) {
+  const uint32_t r = static_cast<uint32_t>(rng() % 10), sign = static_cast<uint32_t>(rng() & 1) << 31;
+  const int ea = static_cast<int>((a >> 23) & 0xff);
+  const uint32_t frac = static_cast<uint32_t>(rng() & 0x7fffff);
+  auto withExp = [&](int e, uint32_t f) { return sign | (static_cast<uint32_t>(std::clamp(e, 0, 254)) << 23) | f; };
+  switch (r) {
+    case 0: return a ^ 0x80000000u;  // x + (-x), and x - x under FSUB's sign flip
+    case 1: return a;
+    case 2: return withExp(ea - static_cast<int>(rng() % 31), rng() % 3 ? frac : 0);  // differences 0..30
+    case 3: return withExp(ea - 24 - static_cast<int>(rng() % 2), rng() % 2 ? 0 : (rng() % 2 ? frac : 1));  // ties
+    case 4: return withExp(ea - 25 - static_cast<int>(rng() % 40), frac);  // difference > 24: sticky only
+    case 5: return ((a ^ (rng() % 2 ? 0x80000000u : 0)) + static_cast<uint32_t>(rng() % 5) - 2);  // neighbours
+    case 6: return withExp(254 - static_cast<int>(rng() % 2), frac);  // overflow partners
+    default: return f32Operand(rng);
+  }
+}
+
+UnitCase faddCase() {
+  return {"fadd32", [] { return faddUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            // Selectors: rounding one-hot, then sub, ftz, sat. ftz and sat each a quarter of the time.
+            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+            const bool sub = rng() & 1, ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
+            for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+            as.v[u.selectors[4]] = sub;
+            as.v[u.selectors[5]] = ftz;
+            as.v[u.selectors[6]] = sat;
+            const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
+            const machine::MInstr in = instr(sub ? machine::MOp::FSub : machine::MOp::FAdd, 4, false, fl);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint32_t a = f32Operand(rng), b = f32Partner(rng, a);
+              if ((index + l) % 2) std::swap(a, b);
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              pushBits(s.expected, machine::computeLane(in, a, b, 0), 32);
+              s.describe += fmt::format("lane {}: {} {:#010x} {:#010x} fl={:#x}; ", l, sub ? "fsub" : "fadd", a, b, fl);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+}
+// --- end f32 adder ---
+
 }  // namespace
 
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
@@ -198,6 +265,7 @@ std::vector<UnitCase> unitCases() {
       shuffleCase(),
       shuffleFullCase(),
       voteCase(),
+      faddCase(),  // f32 adder
   };
 }
 

@@ -57,6 +57,13 @@ Unit shuffleFullUnit(uint32_t lanes);
 /// every lane's predicate (shared), per lane its member lanes; per lane the result's low
 /// `lanes` bits (the predicate in bit 0, or the ballot).
 Unit voteUnit(uint32_t lanes);
+// --- f32 adder (fadd.cpp) ---
+/// FADD/FSUB f32 (machine MOp::FAdd/FSub, 4-byte type) for `lanes` lanes. Selectors, in
+/// faddSelectors() order: the rounding mode one-hot (rn rz rm rp), then the flags sub,
+/// ftz and sat (each 0 or 1). Operands a, b and the result are 32-bit buses.
+Unit faddUnit(uint32_t lanes);
+const std::vector<std::string>& faddSelectors();
+// --- end f32 adder ---
 
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
