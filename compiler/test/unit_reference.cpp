@@ -118,6 +118,35 @@ UnitCase shuffleCase() {
           }};
 }
 
+// --- multiplier cases (MULLO MULHI MULWIDE) ---
+// a * b per lane against the machine's multiplier; operands mix the edge values of
+// operand() (0, 1, -1, INT_MIN, INT_MAX and their neighbours, chunk boundaries) with
+// random ones, independently per operand.
+UnitCase mulCase(const std::string& name, MulPart part, bool isSigned) {
+  const machine::MOp op = part == MulPart::Lo ? machine::MOp::MulLo : part == MulPart::Hi ? machine::MOp::MulHi : machine::MOp::MulWide;
+  const uint32_t outBits = part == MulPart::Wide ? 64 : 32;
+  UnitCase uc{name, [=] { return multiplyUnit(32, 4, isSigned, part); },
+          [=](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            // MULLO's result does not depend on the signedness: either ty, at random.
+            const machine::MInstr in = instr(op, 4, part == MulPart::Lo ? (rng() & 1) != 0 : isSigned);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              const int k = static_cast<int>(rng() % 3);
+              uint64_t a = operand(rng, 32, index + k + static_cast<int>(l)), b = operand(rng, 32, index * 2 + static_cast<int>(l));
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              pushBits(s.expected, machine::computeLane(in, a, b, 0), outBits);
+              s.describe += fmt::format("lane {}: {} {:#x} {:#x}; ", l, machine::opName(op), a, b);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  uc.smallBatch = 100;  // six layers of 2048 x ~2800: the dense decode is the costly part
+  return uc;
+}
+// --- end multiplier cases ---
+
 }  // namespace
 
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
@@ -141,6 +170,13 @@ std::vector<UnitCase> unitCases() {
       compareCase(32, false),
       compareCase(64, true),
       shuffleCase(),
+      // --- multiplier ---
+      mulCase("mulwide_u32", MulPart::Wide, false),
+      mulCase("mulwide_s32", MulPart::Wide, true),
+      mulCase("mullo32", MulPart::Lo, false),  // one circuit for both: samples mix signed and unsigned ty
+      mulCase("mulhi_u32", MulPart::Hi, false),
+      mulCase("mulhi_s32", MulPart::Hi, true),
+      // --- end multiplier ---
   };
 }
 

@@ -22,6 +22,11 @@ struct UnitCase {
   std::string name;
   std::function<Unit()> build;
   std::function<UnitSample(const Unit&, std::mt19937_64&, int index)> sample;
+  // Positions through the engine: sparse prefill (4 lanes each: >= 10^5 lane operations),
+  // and the dense prefill / dense and sparse decode set. Big units may take a smaller
+  // dense set (a dense decode of a 2048 x 6144 layer stack costs a full weight pass).
+  int bigBatch = 25000;
+  int smallBatch = 300;
 };
 
 std::vector<UnitCase> unitCases();

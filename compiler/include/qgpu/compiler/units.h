@@ -47,6 +47,22 @@ Unit compareUnit(uint32_t bits, uint32_t lanes, bool isSigned);
 /// SHFL's lane mux: lane l reads lane src[l] (a one-hot source per lane) of a 32-bit value.
 Unit shuffleUnit(uint32_t bits, uint32_t lanes);
 
+// --- multiplier (multiplier.cpp) ---
+/// Which bits of the 2w-bit product a multiplier unit returns (MULLO, MULHI, MULWIDE).
+enum class MulPart { Lo, Hi, Wide };
+/// Bits [lo, hi) of (sum_d digits[d] * 2^(6d)) mod 2^hi, digits[d] linear forms of any sign
+/// (at most ceil(hi / 6) of them, each within +-2^11 or so): thresholds split every digit
+/// into a radix-64 form with binary carries, a lookahead over the digits, the bits last
+/// (five MLP levels after the digits' own).
+Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi);
+/// Bits [lo, hi) of the product of two bit buses (two's complement if `isSigned`), modulo
+/// 2^hi: partial products a_i * (b's bits in one radix-64 digit) as gates, then digitsToBits.
+Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& b, bool isSigned, uint32_t lo,
+                  uint32_t hi);
+/// MULLO / MULHI / MULWIDE of `bits`-bit operands (machine ops, ty signed or unsigned).
+Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
+// --- end multiplier ---
+
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
 /// The ops of logicUnit's selectors, in order.
