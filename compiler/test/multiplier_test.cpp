@@ -1,6 +1,8 @@
-// The multiplier units' size at the Qwen3.5-2B shape (hidden 2048, intermediate 6144), as
-// built for 4 lanes: depth, residual channels and the widest MLP layer, with the static
-// proof; the figures are printed for docs/machine.md §5.1.
+// The multiplier at the Qwen3.5-2B shape (hidden 2048, intermediate 6144), as built for 4
+// lanes: depth, residual channels and the widest MLP layer, with the static proof; the
+// figures are printed for docs/machine.md §5.1. The machine's unit (mul32: every op by
+// selectors) runs through the engine in CompiledUnit_; the single-op units (one op, one
+// signedness: what each op alone costs) are checked here in the IR against the machine.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -9,22 +11,25 @@
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/compiler/units.h"
+#include "unit_reference.h"
 
 namespace qgpu::compiler {
 namespace {
 
-struct MulShape {
-  const char* name;
-  MulPart part;
-  bool isSigned;
-  int maxDepth;
-};
+constexpr int kMaxDepth = 6;
 
-class MultiplierBudget : public ::testing::TestWithParam<MulShape> {};
+std::vector<UnitCase> allMultipliers() {
+  std::vector<UnitCase> cases = multiplierPartCases();
+  for (const UnitCase& uc : unitCases())
+    if (uc.name == "mul32") cases.push_back(uc);
+  return cases;
+}
 
-TEST_P(MultiplierBudget, FitsTheQwen35_2B_Layer) {
-  const MulShape& m = GetParam();
-  Unit u = multiplyUnit(32, 4, m.isSigned, m.part);
+class MultiplierBudget : public ::testing::TestWithParam<UnitCase> {};
+
+TEST_P(MultiplierBudget, FitsTheQwen35_2B_LayerAndEqualsTheMachine) {
+  const UnitCase& uc = GetParam();
+  Unit u = uc.build();
   CompiledUnit cu = compileCircuit(u.circuit);
   ProofReport proof = proveExact(cu);
   size_t peak = 0;
@@ -33,26 +38,29 @@ TEST_P(MultiplierBudget, FitsTheQwen35_2B_Layer) {
   for (size_t l = 0; l < cu.plan.mlp.size(); ++l) {
     const size_t n = cu.plan.mlp[l].neurons.size();
     perLayer += fmt::format("{}{}", l ? " " : "", n);
-    if (n > peak) peak = n, peakLayer = static_cast<int>(l) + 1;
+    if (n > peak) {
+      peak = n;
+      peakLayer = static_cast<int>(l) + 1;
+    }
   }
   std::printf("%s\n", fmt::format("{}: depth {}, channels {} (hidden {}), peak neurons {} (layer {}), per layer [{}], "
                                   "min margin {}",
-                                  m.name, cu.plan.layers, cu.plan.channels.size(), cu.config.hiddenSize, peak, peakLayer,
-                                  perLayer, proof.minMargin)
+                                  uc.name, cu.plan.layers, cu.plan.channels.size(), cu.config.hiddenSize, peak,
+                                  peakLayer, perLayer, proof.minMargin)
                           .c_str());
-  EXPECT_LE(cu.plan.layers, m.maxDepth);
+  EXPECT_LE(cu.plan.layers, kMaxDepth);
   EXPECT_LE(cu.plan.channels.size(), 2048u);
   EXPECT_LE(peak, 6144u);
   EXPECT_GE(proof.minMargin, 1.0);
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 5000; ++i) {
+    UnitSample s = uc.sample(u, rng, i);
+    ASSERT_EQ(evaluateOutputs(u.circuit, s.inputs), s.expected) << uc.name << " sample " << i << ": " << s.describe;
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Units, MultiplierBudget,
-                         ::testing::Values(MulShape{"mulwide_u32", MulPart::Wide, false, 6},
-                                           MulShape{"mulwide_s32", MulPart::Wide, true, 6},
-                                           MulShape{"mullo32", MulPart::Lo, false, 6},
-                                           MulShape{"mulhi_u32", MulPart::Hi, false, 6},
-                                           MulShape{"mulhi_s32", MulPart::Hi, true, 6}),
-                         [](const ::testing::TestParamInfo<MulShape>& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(Units, MultiplierBudget, ::testing::ValuesIn(allMultipliers()),
+                         [](const ::testing::TestParamInfo<UnitCase>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace qgpu::compiler

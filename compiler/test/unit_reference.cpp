@@ -145,6 +145,32 @@ UnitCase mulCase(const std::string& name, MulPart part, bool isSigned) {
   uc.smallBatch = 100;  // six layers of 2048 x ~2800: the dense decode is the costly part
   return uc;
 }
+// The machine's multiplier (the 64-bit product, signed or unsigned at random per position):
+// the expected value is the machine's MULWIDE, or its MULLO and MULHI as the two halves.
+UnitCase multiplierCase() {
+  UnitCase uc{"mul32", [] { return multiplierUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+                UnitSample s;
+                Assign as;
+                const bool isSigned = (rng() & 1) != 0, halves = (rng() & 1) != 0;
+                as.v[u.selectors[0]] = isSigned ? 1 : 0;
+                for (size_t l = 0; l < u.lanes.size(); ++l) {
+                  const int k = static_cast<int>(rng() % 3);
+                  uint64_t a = operand(rng, 32, index + k + static_cast<int>(l)), b = operand(rng, 32, index * 2 + static_cast<int>(l));
+                  as.bus(u.lanes[l].operands[0], a);
+                  as.bus(u.lanes[l].operands[1], b);
+                  const uint64_t p = halves ? machine::computeLane(instr(machine::MOp::MulLo, 4, isSigned), a, b, 0) |
+                                                  machine::computeLane(instr(machine::MOp::MulHi, 4, isSigned), a, b, 0) << 32
+                                            : machine::computeLane(instr(machine::MOp::MulWide, 4, isSigned), a, b, 0);
+                  pushBits(s.expected, p, 64);
+                  s.describe += fmt::format("lane {}: {} {:#x} {:#x}; ", l, halves ? (isSigned ? "mullo/mulhi.s" : "mullo/mulhi.u")
+                                                                                    : (isSigned ? "mulwide.s" : "mulwide.u"), a, b);
+                }
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.smallBatch = 100;
+  return uc;
+}
 // --- end multiplier cases ---
 
 }  // namespace
@@ -170,14 +196,20 @@ std::vector<UnitCase> unitCases() {
       compareCase(32, false),
       compareCase(64, true),
       shuffleCase(),
-      // --- multiplier ---
+      multiplierCase(),  // --- multiplier ---
+  };
+}
+
+// --- multiplier cases ---
+std::vector<UnitCase> multiplierPartCases() {
+  return {
       mulCase("mulwide_u32", MulPart::Wide, false),
       mulCase("mulwide_s32", MulPart::Wide, true),
       mulCase("mullo32", MulPart::Lo, false),  // one circuit for both: samples mix signed and unsigned ty
       mulCase("mulhi_u32", MulPart::Hi, false),
       mulCase("mulhi_s32", MulPart::Hi, true),
-      // --- end multiplier ---
   };
 }
+// --- end multiplier cases ---
 
 }  // namespace qgpu::compiler

@@ -31,6 +31,9 @@ struct UnitCase {
 
 std::vector<UnitCase> unitCases();
 
+/// The multiplier's single-op units (MULLO, MULHI, MULWIDE alone), beside unitCases' mul32.
+std::vector<UnitCase> multiplierPartCases();
+
 /// Operand values that stress carries, signs and chunk boundaries, or random ones.
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index);
 

@@ -189,4 +189,44 @@ Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part) {
   return u;
 }
 
+Unit multiplierUnit(uint32_t lanes) {
+  constexpr uint32_t n = 32;
+  Unit u{Circuit(fmt::format("mul{}x{}", n, lanes)), {}, {}, {}};
+  Circuit& c = u.circuit;
+  const WireId sSigned = c.inputBit("sel.signed");
+  u.selectors.push_back(sSigned);
+  u.selectorNames.push_back("signed");
+  const size_t nd = (2 * n + kDigit - 1) / kDigit;
+  for (uint32_t l = 0; l < lanes; ++l) {
+    LaneBuses lb;
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), n));
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
+    const Bus &a = lb.operands[0], &b = lb.operands[1];
+    const std::string name = fmt::format("l{}", l);
+    // The unsigned product's partial products, and the signed correction
+    // -2^32 (a_31 B + b_31 A) mod 2^64 as two rows of steps with values, each
+    // [sign bit AND signed] * (the other operand's bits in one digit): level 1 too.
+    std::vector<Expr> digits(nd);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<Expr> value(nd);
+      for (uint32_t j = 0; j < n; ++j) value[(i + j) / kDigit] += (int64_t{1} << ((i + j) % kDigit)) * w(b[j]);
+      for (size_t d = 0; d < nd; ++d)
+        if (!value[d].terms.empty()) digits[d] += w(c.gate(fmt::format("{}.pp{}.{}", name, i, d), a[i], value[d]));
+    }
+    for (int row = 0; row < 2; ++row) {
+      const Bus& other = row == 0 ? b : a;
+      const WireId sign = row == 0 ? a[n - 1] : b[n - 1];
+      std::vector<Expr> value(nd);
+      for (uint32_t j = 0; j < n; ++j) value[(n + j) / kDigit] -= (int64_t{1} << ((n + j) % kDigit)) * w(other[j]);
+      for (size_t d = 0; d < nd; ++d)
+        if (!value[d].terms.empty())
+          digits[d] += w(c.step(fmt::format("{}.sx{}.{}", name, row ? "b" : "a", d), w(sign) + w(sSigned) - 2, value[d]));
+    }
+    lb.results.push_back(digitsToBits(c, name, digits, 0, 2 * n));
+    c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
+    u.lanes.push_back(std::move(lb));
+  }
+  return u;
+}
+
 }  // namespace qgpu::compiler

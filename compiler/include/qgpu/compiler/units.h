@@ -59,8 +59,12 @@ Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& d
 /// 2^hi: partial products a_i * (b's bits in one radix-64 digit) as gates, then digitsToBits.
 Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& b, bool isSigned, uint32_t lo,
                   uint32_t hi);
-/// MULLO / MULHI / MULWIDE of `bits`-bit operands (machine ops, ty signed or unsigned).
+/// MULLO / MULHI / MULWIDE of `bits`-bit operands alone (one op, one signedness).
 Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
+/// The machine's 32x32 multiplier: the 64-bit product of signed or unsigned operands
+/// (selector input `signed`) per lane, six MLP levels. MULWIDE is the product, MULLO its
+/// low and MULHI its high half (which half: the result select's routing, §5.2 layer 38).
+Unit multiplierUnit(uint32_t lanes);
 // --- end multiplier ---
 
 /// The compare codes of compareUnit's selectors, in order.
