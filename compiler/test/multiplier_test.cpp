@@ -21,7 +21,7 @@ constexpr int kMaxDepth = 6;
 std::vector<UnitCase> allMultipliers() {
   std::vector<UnitCase> cases = multiplierPartCases();
   for (const UnitCase& uc : unitCases())
-    if (uc.name == "mul32") cases.push_back(uc);
+    if (uc.name.rfind("mul", 0) == 0) cases.push_back(uc);
   return cases;
 }
 

@@ -171,6 +171,32 @@ UnitCase multiplierCase() {
   uc.smallBatch = 100;
   return uc;
 }
+// MUL24 (+ c, as mad24) of the low 24 bits, signed or unsigned at random per position.
+UnitCase mul24Case(bool high) {
+  UnitCase uc{high ? "mul24hi" : "mul24lo", [high] { return mul24Unit(4, high); },
+              [high](const Unit& u, std::mt19937_64& rng, int index) {
+                UnitSample s;
+                Assign as;
+                const bool isSigned = (rng() & 1) != 0;
+                as.v[u.selectors[0]] = isSigned ? 1 : 0;
+                const machine::MInstr in = instr(machine::MOp::Mul24, 4, isSigned, high ? 1 : 0);
+                for (size_t l = 0; l < u.lanes.size(); ++l) {
+                  const int k = static_cast<int>(rng() % 3);
+                  const uint64_t a = operand(rng, 24, index + k + static_cast<int>(l)),
+                                 b = operand(rng, 24, index * 2 + static_cast<int>(l)),
+                                 c = rng() % 4 == 0 ? 0 : operand(rng, 32, index + 2 * k + static_cast<int>(l));
+                  as.bus(u.lanes[l].operands[0], a);
+                  as.bus(u.lanes[l].operands[1], b);
+                  as.bus(u.lanes[l].operands[2], c);
+                  pushBits(s.expected, machine::computeLane(in, a, b, c), 32);
+                  s.describe += fmt::format("lane {}: mul24.{}.{} {:#x} {:#x} + {:#x}; ", l, high ? "hi" : "lo", isSigned ? "s" : "u", a, b, c);
+                }
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.smallBatch = 100;
+  return uc;
+}
 // --- end multiplier cases ---
 
 }  // namespace
@@ -197,6 +223,7 @@ std::vector<UnitCase> unitCases() {
       compareCase(64, true),
       shuffleCase(),
       multiplierCase(),  // --- multiplier ---
+      mul24Case(true),
   };
 }
 
@@ -208,6 +235,7 @@ std::vector<UnitCase> multiplierPartCases() {
       mulCase("mullo32", MulPart::Lo, false),  // one circuit for both: samples mix signed and unsigned ty
       mulCase("mulhi_u32", MulPart::Hi, false),
       mulCase("mulhi_s32", MulPart::Hi, true),
+      mul24Case(false),  // MUL24's low mode: the engine runs its high mode (unitCases)
   };
 }
 // --- end multiplier cases ---

@@ -31,7 +31,8 @@ struct UnitCase {
 
 std::vector<UnitCase> unitCases();
 
-/// The multiplier's single-op units (MULLO, MULHI, MULWIDE alone), beside unitCases' mul32.
+/// The multiplier's single-op units (MULLO, MULHI, MULWIDE alone; MUL24 lo), beside
+/// unitCases' mul32 and mul24hi (the ones the engine runs).
 std::vector<UnitCase> multiplierPartCases();
 
 /// Operand values that stress carries, signs and chunk boundaries, or random ones.

@@ -189,6 +189,36 @@ Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part) {
   return u;
 }
 
+namespace {
+
+// Digit forms of the product of two n-bit buses modulo 2^hi: the unsigned partial products
+// as gates, and the signed correction -2^n (a_(n-1) B + b_(n-1) A) as two rows of steps
+// with values, [sign bit AND signed] * (the other operand's bits in one digit): all at
+// level 1, the digit sums ready for digitsToBits.
+std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId sSigned,
+                                uint32_t hi) {
+  const size_t n = a.size(), nd = (hi + kDigit - 1) / kDigit;
+  std::vector<Expr> digits(nd);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Expr> value(nd);
+    for (size_t j = 0; j < n && i + j < hi; ++j) value[(i + j) / kDigit] += (int64_t{1} << ((i + j) % kDigit)) * w(b[j]);
+    for (size_t d = 0; d < nd; ++d)
+      if (!value[d].terms.empty()) digits[d] += w(c.gate(fmt::format("{}.pp{}.{}", name, i, d), a[i], value[d]));
+  }
+  for (int row = 0; row < 2; ++row) {
+    const Bus& other = row == 0 ? b : a;
+    const WireId sign = row == 0 ? a[n - 1] : b[n - 1];
+    std::vector<Expr> value(nd);
+    for (size_t j = 0; j < n && n + j < hi; ++j) value[(n + j) / kDigit] -= (int64_t{1} << ((n + j) % kDigit)) * w(other[j]);
+    for (size_t d = 0; d < nd; ++d)
+      if (!value[d].terms.empty())
+        digits[d] += w(c.step(fmt::format("{}.sx{}.{}", name, row ? "b" : "a", d), w(sign) + w(sSigned) - 2, value[d]));
+  }
+  return digits;
+}
+
+}  // namespace
+
 Unit multiplierUnit(uint32_t lanes) {
   constexpr uint32_t n = 32;
   Unit u{Circuit(fmt::format("mul{}x{}", n, lanes)), {}, {}, {}};
@@ -196,33 +226,37 @@ Unit multiplierUnit(uint32_t lanes) {
   const WireId sSigned = c.inputBit("sel.signed");
   u.selectors.push_back(sSigned);
   u.selectorNames.push_back("signed");
-  const size_t nd = (2 * n + kDigit - 1) / kDigit;
   for (uint32_t l = 0; l < lanes; ++l) {
     LaneBuses lb;
     lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), n));
     lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
-    const Bus &a = lb.operands[0], &b = lb.operands[1];
     const std::string name = fmt::format("l{}", l);
-    // The unsigned product's partial products, and the signed correction
-    // -2^32 (a_31 B + b_31 A) mod 2^64 as two rows of steps with values, each
-    // [sign bit AND signed] * (the other operand's bits in one digit): level 1 too.
-    std::vector<Expr> digits(nd);
-    for (uint32_t i = 0; i < n; ++i) {
-      std::vector<Expr> value(nd);
-      for (uint32_t j = 0; j < n; ++j) value[(i + j) / kDigit] += (int64_t{1} << ((i + j) % kDigit)) * w(b[j]);
-      for (size_t d = 0; d < nd; ++d)
-        if (!value[d].terms.empty()) digits[d] += w(c.gate(fmt::format("{}.pp{}.{}", name, i, d), a[i], value[d]));
-    }
-    for (int row = 0; row < 2; ++row) {
-      const Bus& other = row == 0 ? b : a;
-      const WireId sign = row == 0 ? a[n - 1] : b[n - 1];
-      std::vector<Expr> value(nd);
-      for (uint32_t j = 0; j < n; ++j) value[(n + j) / kDigit] -= (int64_t{1} << ((n + j) % kDigit)) * w(other[j]);
-      for (size_t d = 0; d < nd; ++d)
-        if (!value[d].terms.empty())
-          digits[d] += w(c.step(fmt::format("{}.sx{}.{}", name, row ? "b" : "a", d), w(sign) + w(sSigned) - 2, value[d]));
-    }
+    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, 2 * n);
     lb.results.push_back(digitsToBits(c, name, digits, 0, 2 * n));
+    c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
+    u.lanes.push_back(std::move(lb));
+  }
+  return u;
+}
+
+Unit mul24Unit(uint32_t lanes, bool high) {
+  constexpr uint32_t n = 24, width = 32;
+  Unit u{Circuit(fmt::format("mul24.{}x{}", high ? "hi" : "lo", lanes)), {}, {}, {}};
+  Circuit& c = u.circuit;
+  const WireId sSigned = c.inputBit("sel.signed");
+  u.selectors.push_back(sSigned);
+  u.selectorNames.push_back("signed");
+  // lo: (p + c) mod 2^32; hi: bits 47..16 of p, + c = bits 16..47 of p + c * 2^16.
+  const uint32_t lo = high ? 16 : 0, hi = lo + width;
+  for (uint32_t l = 0; l < lanes; ++l) {
+    LaneBuses lb;
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), n));
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.c", l), width));
+    const std::string name = fmt::format("l{}", l);
+    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, hi);
+    for (uint32_t j = 0; j < width; ++j) digits[(lo + j) / kDigit] += (int64_t{1} << ((lo + j) % kDigit)) * w(lb.operands[2][j]);
+    lb.results.push_back(digitsToBits(c, name, digits, lo, hi));
     c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
     u.lanes.push_back(std::move(lb));
   }

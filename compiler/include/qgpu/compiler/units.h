@@ -65,6 +65,9 @@ Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
 /// (selector input `signed`) per lane, six MLP levels. MULWIDE is the product, MULLO its
 /// low and MULHI its high half (which half: the result select's routing, §5.2 layer 38).
 Unit multiplierUnit(uint32_t lanes);
+/// MUL24 / MAD24: the 24x24-bit product of the operands' low 24 bits (signed or unsigned:
+/// selector `signed`), its low 32 bits (`high` false) or bits 47..16, plus c (32 bits).
+Unit mul24Unit(uint32_t lanes, bool high);
 // --- end multiplier ---
 
 /// The compare codes of compareUnit's selectors, in order.
