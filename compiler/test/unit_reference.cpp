@@ -197,6 +197,36 @@ UnitCase mul24Case(bool high) {
   uc.smallBatch = 100;
   return uc;
 }
+// MULP, shift none or left 32: random halves (fl bits 0, 1) and ty signedness per position;
+// the unit gets the chosen halves and their signedness, the machine the whole registers.
+UnitCase mulpCase(bool shiftLeft32) {
+  UnitCase uc{shiftLeft32 ? "mulp_shl32" : "mulp", [shiftLeft32] { return mulpUnit(4, shiftLeft32); },
+              [shiftLeft32](const Unit& u, std::mt19937_64& rng, int index) {
+                UnitSample s;
+                Assign as;
+                const bool isSigned = (rng() & 1) != 0, aHigh = (rng() & 1) != 0, bHigh = (rng() & 1) != 0;
+                as.v[u.selectors[0]] = isSigned && aHigh ? 1 : 0;
+                as.v[u.selectors[1]] = isSigned && bHigh ? 1 : 0;
+                const uint8_t fl = static_cast<uint8_t>((aHigh ? machine::kFlMulAHigh : 0) | (bHigh ? machine::kFlMulBHigh : 0) |
+                                                        (shiftLeft32 ? machine::kFlMulShl32 : 0));
+                const machine::MInstr in = instr(machine::MOp::MulP, 8, isSigned, fl);
+                for (size_t l = 0; l < u.lanes.size(); ++l) {
+                  const int k = static_cast<int>(rng() % 3);
+                  const uint64_t a = operand(rng, 64, index + k + static_cast<int>(l)),
+                                 b = operand(rng, 64, index * 2 + static_cast<int>(l)),
+                                 c = rng() % 4 == 0 ? 0 : operand(rng, 64, index + 2 * k + static_cast<int>(l));
+                  as.bus(u.lanes[l].operands[0], aHigh ? a >> 32 : a & 0xffffffffu);
+                  as.bus(u.lanes[l].operands[1], bHigh ? b >> 32 : b & 0xffffffffu);
+                  as.bus(u.lanes[l].operands[2], c);
+                  pushBits(s.expected, machine::computeLane(in, a, b, c), 64);
+                  s.describe += fmt::format("lane {}: mulp fl={} {} {:#x} {:#x} + {:#x}; ", l, fl, isSigned ? "s" : "u", a, b, c);
+                }
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.smallBatch = 100;
+  return uc;
+}
 // --- end multiplier cases ---
 
 }  // namespace
@@ -236,6 +266,8 @@ std::vector<UnitCase> multiplierPartCases() {
       mulCase("mulhi_u32", MulPart::Hi, false),
       mulCase("mulhi_s32", MulPart::Hi, true),
       mul24Case(false),  // MUL24's low mode: the engine runs its high mode (unitCases)
+      mulpCase(false),
+      mulpCase(true),
   };
 }
 // --- end multiplier cases ---

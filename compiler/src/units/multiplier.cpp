@@ -12,9 +12,10 @@
 //     it (the lookahead of adder.cpp, digit by digit).
 //  6. The result bits of each digit from Y_d = Z_d + carry (< 98): floor(Y_d / 2) as a sum
 //     of thresholds at the even values, every bit a signed sum of those.
-// Signed operands: the sign bit's partial products enter with negative weight; each digit
-// sum gets a constant that makes it non-negative, and a constant that cancels those
-// offsets modulo 2^bits is added in digits (docs/compiler.md §4).
+// Signed operands: the sign bit's partial products enter with negative weight (single-op
+// units) or as correction rows under a `signed` selector (the machine's units); each
+// digit sum gets a constant that makes it non-negative, and a constant that cancels those
+// offsets modulo 2^bits is added in digits.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -195,8 +196,8 @@ namespace {
 // as gates, and the signed correction -2^n (a_(n-1) B + b_(n-1) A) as two rows of steps
 // with values, [sign bit AND signed] * (the other operand's bits in one digit): all at
 // level 1, the digit sums ready for digitsToBits.
-std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId sSigned,
-                                uint32_t hi) {
+std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId aSigned,
+                                WireId bSigned, uint32_t hi) {
   const size_t n = a.size(), nd = (hi + kDigit - 1) / kDigit;
   std::vector<Expr> digits(nd);
   for (size_t i = 0; i < n; ++i) {
@@ -207,7 +208,7 @@ std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& 
   }
   for (int row = 0; row < 2; ++row) {
     const Bus& other = row == 0 ? b : a;
-    const WireId sign = row == 0 ? a[n - 1] : b[n - 1];
+    const WireId sign = row == 0 ? a[n - 1] : b[n - 1], sSigned = row == 0 ? aSigned : bSigned;
     std::vector<Expr> value(nd);
     for (size_t j = 0; j < n && n + j < hi; ++j) value[(n + j) / kDigit] -= (int64_t{1} << ((n + j) % kDigit)) * w(other[j]);
     for (size_t d = 0; d < nd; ++d)
@@ -231,7 +232,7 @@ Unit multiplierUnit(uint32_t lanes) {
     lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), n));
     lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
     const std::string name = fmt::format("l{}", l);
-    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, 2 * n);
+    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, sSigned, 2 * n);
     lb.results.push_back(digitsToBits(c, name, digits, 0, 2 * n));
     c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
     u.lanes.push_back(std::move(lb));
@@ -254,9 +255,49 @@ Unit mul24Unit(uint32_t lanes, bool high) {
     lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
     lb.operands.push_back(c.inputBus(fmt::format("l{}.c", l), width));
     const std::string name = fmt::format("l{}", l);
-    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, hi);
+    std::vector<Expr> digits = productDigits(c, name, lb.operands[0], lb.operands[1], sSigned, sSigned, hi);
     for (uint32_t j = 0; j < width; ++j) digits[(lo + j) / kDigit] += (int64_t{1} << ((lo + j) % kDigit)) * w(lb.operands[2][j]);
     lb.results.push_back(digitsToBits(c, name, digits, lo, hi));
+    c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
+    u.lanes.push_back(std::move(lb));
+  }
+  return u;
+}
+
+Unit mulpUnit(uint32_t lanes, bool shiftLeft32) {
+  constexpr uint32_t n = 32, width = 64;
+  Unit u{Circuit(fmt::format("mulp{}x{}", shiftLeft32 ? ".shl32" : "", lanes)), {}, {}, {}};
+  Circuit& c = u.circuit;
+  const WireId aSigned = c.inputBit("sel.a_signed"), bSigned = c.inputBit("sel.b_signed");
+  u.selectors = {aSigned, bSigned};
+  u.selectorNames = {"a_signed", "b_signed"};
+  const uint32_t shift = shiftLeft32 ? 32 : 0;
+  for (uint32_t l = 0; l < lanes; ++l) {
+    LaneBuses lb;
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), n));  // the chosen half of a
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), n));
+    lb.operands.push_back(c.inputBus(fmt::format("l{}.c", l), width));
+    const std::string name = fmt::format("l{}", l);
+    // (P << shift) + c modulo 2^64, the partial products placed at their shifted weights.
+    const Bus& a = lb.operands[0];
+    std::vector<Expr> digits;
+    if (shift == 0) {
+      digits = productDigits(c, name, a, lb.operands[1], aSigned, bSigned, width);
+    } else {
+      // (P mod 2^32) << 32: the low half of the product (signedness does not matter there).
+      digits.assign((width + kDigit - 1) / kDigit, Expr());
+      for (size_t i = 0; i < n; ++i) {
+        std::vector<Expr> value(digits.size());
+        for (size_t j = 0; j + i < n; ++j) {
+          const size_t s = shift + i + j;
+          value[s / kDigit] += (int64_t{1} << (s % kDigit)) * w(lb.operands[1][j]);
+        }
+        for (size_t d = 0; d < digits.size(); ++d)
+          if (!value[d].terms.empty()) digits[d] += w(c.gate(fmt::format("{}.pp{}.{}", name, i, d), a[i], value[d]));
+      }
+    }
+    for (uint32_t j = 0; j < width; ++j) digits[j / kDigit] += (int64_t{1} << (j % kDigit)) * w(lb.operands[2][j]);
+    lb.results.push_back(digitsToBits(c, name, digits, 0, width));
     c.outputBus(fmt::format("l{}.d", l), lb.results[0]);
     u.lanes.push_back(std::move(lb));
   }
