@@ -1,8 +1,10 @@
 // The multiplier at the Qwen3.5-2B shape (hidden 2048, intermediate 6144), as built for 4
 // lanes: depth, residual channels and the widest MLP layer, with the static proof; the
-// figures are printed for docs/machine.md §5.1. The machine's unit (mul32: every op by
-// selectors) runs through the engine in CompiledUnit_; the single-op units (one op, one
-// signedness: what each op alone costs) are checked here in the IR against the machine.
+// figures are printed for docs/machine.md §5.1. The machine's unit (mul32: the signed or
+// unsigned 64-bit product; MULLO, MULHI its halves) and mul24hi run through the engine in
+// CompiledUnit_; the single-op units (one op, one signedness: what each op alone costs),
+// MUL24's low mode and MULP are proven and checked here in the IR against the machine
+// (not through the engine).
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
