@@ -23,6 +23,13 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // --- f32 adder ---
       {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
       // --- end f32 adder ---
+      // --- multiplier ---
+      {"mul32", "MULWIDE MULLO MULHI 32-bit (the 64-bit product, signed by a selector)", [] { return multiplierUnit(4); }},
+      {"mul24lo", "MUL24 MAD24 lo", [] { return mul24Unit(4, false); }},
+      {"mul24hi", "MUL24 MAD24 hi", [] { return mul24Unit(4, true); }},
+      {"mulp", "MULP (64-bit multiply micro-code, no shift)", [] { return mulpUnit(4, false); }},
+      {"mulp_shl32", "MULP (shift left 32)", [] { return mulpUnit(4, true); }},
+      // --- end multiplier ---
   };
   return units;
 }

@@ -70,7 +70,8 @@ TEST_P(CompiledUnit_, BitEqualThroughTheEngine) {
   ProofReport proof = proveExact(cu);
   EXPECT_GE(proof.minMargin, 1.0);
   // >= 10^5 lane operations (4 lanes per position) through the sparse path in prefill.
-  Batch big = makeBatch(uc, u, 25000, 1);
+  Batch big = makeBatch(uc, u, uc.bigBatch, 1);
+  ASSERT_GE(big.samples.size() * u.lanes.size(), 100000u);
   model::Model sparse = load(cu, 1.0);
   std::vector<std::vector<int64_t>> got = runEngine(cu, sparse, big, false);
   for (size_t i = 0; i < big.samples.size(); ++i) {
@@ -79,7 +80,7 @@ TEST_P(CompiledUnit_, BitEqualThroughTheEngine) {
     ASSERT_EQ(got[i], ir) << "engine vs IR (tier 3 vs 2), position " << i << ": " << big.samples[i].describe;
   }
   // Dense projections, prefill and decode, on a smaller set.
-  Batch small = makeBatch(uc, u, 300, 2);
+  Batch small = makeBatch(uc, u, uc.smallBatch, 2);
   model::Model dense = load(cu, 0.0);
   std::vector<std::vector<int64_t>> prefill = runEngine(cu, dense, small, false);
   std::vector<std::vector<int64_t>> decode = runEngine(cu, dense, small, true);

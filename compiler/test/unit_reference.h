@@ -23,11 +23,20 @@ struct UnitCase {
   std::string name;
   std::function<Unit()> build;
   std::function<UnitSample(const Unit&, std::mt19937_64&, int index)> sample;
+  // Positions through the engine: sparse prefill (4 lanes each: >= 10^5 lane operations),
+  // and the dense prefill / dense and sparse decode set. Big units may take a smaller
+  // dense set (a dense decode of a 2048 x 6144 layer stack costs a full weight pass).
+  int bigBatch = 25000;
+  int smallBatch = 300;
 };
 
 std::vector<UnitCase> unitCases();
 /// gtest prints a case by its name.
 void PrintTo(const UnitCase& c, std::ostream* os);
+
+/// The multiplier's single-op units (MULLO, MULHI, MULWIDE alone; MUL24 lo), beside
+/// unitCases' mul32 and mul24hi (the ones the engine runs).
+std::vector<UnitCase> multiplierPartCases();
 
 /// Operand values that stress carries, signs and chunk boundaries, or random ones.
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index);

@@ -64,6 +64,34 @@ Unit voteUnit(uint32_t lanes);
 Unit faddUnit(uint32_t lanes);
 const std::vector<std::string>& faddSelectors();
 // --- end f32 adder ---
+// --- multiplier (multiplier.cpp) ---
+/// Which bits of the 2w-bit product a multiplier unit returns (MULLO, MULHI, MULWIDE).
+enum class MulPart { Lo, Hi, Wide };
+/// Bits [lo, hi) of (sum_d digits[d] * 2^(6d)) mod 2^hi, digits[d] linear forms of any sign
+/// (at most ceil(hi / 6) of them; a digit's span, offsets included, must stay below 2^12 so that
+/// its carries are bits, else CompileError): thresholds split every digit into a radix-64
+/// form with binary carries, a lookahead over the digits, the bits last (five MLP levels
+/// after the digits' own).
+Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi);
+/// Bits [lo, hi) of the product of two bit buses (two's complement if `isSigned`), modulo
+/// 2^hi: partial products a_i * (b's bits in one radix-64 digit) as gates, then digitsToBits.
+Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& b, bool isSigned, uint32_t lo,
+                  uint32_t hi);
+/// MULLO / MULHI / MULWIDE of `bits`-bit operands alone (one op, one signedness).
+Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
+/// The machine's 32x32 multiplier: the 64-bit product of signed or unsigned operands
+/// (selector input `signed`) per lane, six MLP levels. MULWIDE is the product, MULLO its
+/// low and MULHI its high half (which half: the result select's routing, §5.2 layer 38).
+Unit multiplierUnit(uint32_t lanes);
+/// MUL24 / MAD24: the 24x24-bit product of the operands' low 24 bits (signed or unsigned:
+/// selector `signed`), its low 32 bits (`high` false) or bits 47..16, plus c (32 bits).
+Unit mul24Unit(uint32_t lanes, bool high);
+/// MULP (64-bit multiply micro-code) without / with the left shift by 32: d = c + (P << s)
+/// mod 2^64, P = the product of the 32-bit halves given as operands a, b (each signed per
+/// its selector: the machine's high half of a signed ty). The right-shift mode (floor(P /
+/// 2^32), a 96-bit sum) is not built.
+Unit mulpUnit(uint32_t lanes, bool shiftLeft32);
+// --- end multiplier ---
 
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
