@@ -2,8 +2,6 @@
 // cost table of every compiled unit; `prove NAME` the per-layer exactness proof; `unit
 // NAME --out DIR` writes the unit as a Hugging Face Qwen3.5 checkpoint with a manifest and
 // sample inputs with the engine's logits (for tools/hf_unit_check.py).
-#include <openssl/sha.h>
-
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -22,16 +20,6 @@ namespace qgpu::cli {
 namespace {
 
 using namespace qgpu::compiler;
-
-std::string sha256Of(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
-  std::string hex;
-  for (unsigned char c : d) hex += fmt::format("{:02x}", c);
-  return hex;
-}
 
 uint32_t floatBits(float f) {
   uint32_t u;
@@ -119,7 +107,7 @@ int runUnit(const std::string& name, const std::filesystem::path& out, int sampl
       {"output_channels", cu.plan.outputChannels},
       {"proof_min_margin", proof.minMargin},
       {"report", toJson(reportUnit(name, s.machineOps, cu, proof))},
-      {"model_safetensors_sha256", sha256Of(out / "model.safetensors")},
+      {"model_safetensors_sha256", sha256OfFile(out / "model.safetensors")},
   };
   std::ofstream(out / "manifest.json") << manifest.dump(2) << "\n";
   std::cout << fmt::format("wrote {} ({} layers, hidden {}, intermediate {}); model.safetensors sha256 {}\n",

@@ -2,6 +2,7 @@
 #include "qgpu/compiler/emit.h"
 
 #include <fmt/format.h>
+#include <openssl/sha.h>
 
 #include <cmath>
 #include <cstring>
@@ -223,6 +224,17 @@ std::string hfConfigJson(const model::ModelConfig& c) {
   j["eos_token_id"] = nullptr;
   j["pad_token_id"] = nullptr;
   return j.dump(2) + "\n";
+}
+
+std::string sha256OfFile(const std::filesystem::path& file) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) throw CompileError(fmt::format("cannot read {}", file.string()));
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
+  std::string hex;
+  for (unsigned char c : d) hex += fmt::format("{:02x}", c);
+  return hex;
 }
 
 void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir) {

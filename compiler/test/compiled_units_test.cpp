@@ -4,7 +4,6 @@
 // evaluator. Also: mutated weights must fail, and the checkpoint bytes are deterministic.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
-#include <openssl/sha.h>
 
 #include <cstring>
 #include <fstream>
@@ -168,16 +167,6 @@ TEST(CompiledMutants, WrongSignAndOffByOneThresholdAreCaught) {
   }
 }
 
-std::string sha256File(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
-  std::string hex;
-  for (unsigned char c : d) hex += fmt::format("{:02x}", c);
-  return hex;
-}
-
 TEST(CompiledCheckpoint, DeterministicAndLoadableFromDisk) {
   const UnitCase uc = unitCases()[0];
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "qgpu_compiler_ckpt";
@@ -186,8 +175,8 @@ TEST(CompiledCheckpoint, DeterministicAndLoadableFromDisk) {
   CompiledUnit a = compileCircuit(u1.circuit), b = compileCircuit(u2.circuit);
   writeHfCheckpoint(a, dir / "a");
   writeHfCheckpoint(b, dir / "b");
-  EXPECT_EQ(sha256File(dir / "a" / "model.safetensors"), sha256File(dir / "b" / "model.safetensors"));
-  EXPECT_EQ(sha256File(dir / "a" / "config.json"), sha256File(dir / "b" / "config.json"));
+  EXPECT_EQ(sha256OfFile(dir / "a" / "model.safetensors"), sha256OfFile(dir / "b" / "model.safetensors"));
+  EXPECT_EQ(sha256OfFile(dir / "a" / "config.json"), sha256OfFile(dir / "b" / "config.json"));
   // The checkpoint from disk runs like the one in memory.
   model::Model m = model::Model::load(dir / "a");
   Batch batch = makeBatch(uc, u1, 200, 3);

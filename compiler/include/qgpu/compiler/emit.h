@@ -46,6 +46,9 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& options = {});
 /// Writes DIR/config.json and DIR/model.safetensors (f32), byte-for-byte deterministic.
 void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir);
 
+/// The sha256 of a file, as hex (the checkpoint's identity in manifests and tests).
+std::string sha256OfFile(const std::filesystem::path& file);
+
 /// The config.json text of a compiled unit (stable key order).
 std::string hfConfigJson(const model::ModelConfig& config);
 
