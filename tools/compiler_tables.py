@@ -8,9 +8,10 @@ from a fresh measurement (--check, the ctest compiler.tables_up_to_date).
 """
 import argparse
 import pathlib
-import re
 import subprocess
 import sys
+
+from doc_tables import replace_marked
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "machine.md"
@@ -26,10 +27,7 @@ def main():
     args = ap.parse_args()
     table = subprocess.run([args.qgpu, "compile", "units"], check=True, capture_output=True, text=True).stdout.rstrip("\n")
     doc = DOC.read_text()
-    pattern = re.compile(rf"(<!-- compiler-tables:{NAME} -->\n).*?(\n<!-- /compiler-tables:{NAME} -->)", re.S)
-    if not pattern.search(doc):
-        sys.exit(f"{DOC}: no <!-- compiler-tables:{NAME} --> markers")
-    new = pattern.sub(lambda m: m.group(1) + table + m.group(2), doc)
+    new = replace_marked(doc, "compiler-tables", NAME, table, DOC)
     if args.write:
         DOC.write_text(new)
         print(f"{DOC}: compiled-unit table written ({table.count(chr(10)) - 1} units)")

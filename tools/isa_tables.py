@@ -17,6 +17,8 @@ import re
 import subprocess
 import sys
 
+from doc_tables import replace_marked
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEF = ROOT / "interp" / "include" / "qgpu" / "interp" / "ptx_isa.def"
 DOCS = {"instructions": ROOT / "docs" / "ptx-isa.md", "coverage": ROOT / "docs" / "numerics.md",
@@ -68,13 +70,6 @@ def tables(cov):
     return {"instructions": "\n".join(lines), "coverage": coverage, "unsupported": unsupported}
 
 
-def replace(text, name, body, doc):
-    pattern = re.compile(rf"(<!-- isa-tables:{name} -->\n).*?(\n<!-- /isa-tables:{name} -->)", re.S)
-    if not pattern.search(text):
-        sys.exit(f"{doc}: no <!-- isa-tables:{name} --> markers")
-    return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -92,7 +87,7 @@ def main():
         new = old
         for name, body in generated.items():
             if DOCS[name] == doc:
-                new = replace(new, name, body, doc)
+                new = replace_marked(new, "isa-tables", name, body, doc)
         if new != old:
             stale.append(doc)
             if args.write:

@@ -9,11 +9,12 @@ Usage:
     tools/machine_tables.py --check [--qgpu build/bin/qgpu]   exit 1 if they are out of date
 """
 import argparse
-import re
 import json
 import pathlib
 import subprocess
 import sys
+
+from doc_tables import replace_marked
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "machine.md"
@@ -55,10 +56,7 @@ def measure():
 
 def replace_tables(text, tables):
     for name, body in tables.items():
-        pattern = re.compile(rf"(<!-- machine-tables:{name} -->\n).*?(\n<!-- /machine-tables:{name} -->)", re.S)
-        if not pattern.search(text):
-            sys.exit(f"{DOC}: no <!-- machine-tables:{name} --> markers")
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+        text = replace_marked(text, "machine-tables", name, body, DOC)
     return text
 
 
