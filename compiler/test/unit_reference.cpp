@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "qgpu/machine/units.h"  // the reference
+#include "qgpu/machine/control.h"  // the references
+#include "qgpu/machine/units.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -170,6 +171,44 @@ UnitCase voteCase() {
             s.inputs = as.inputs(u.circuit);
             return s;
           }};
+}
+
+// BRA: masks and predicates at random (empty masks included), code addresses with the
+// equalities the decision tests (top rpc = c, pc + 1 = c, b = c) each made true often.
+UnitCase branchCase() {
+  UnitCase uc{"bra", [] { return branchUnit(4, 11); }, [](const Unit& u, std::mt19937_64& rng, int) {
+            UnitSample s;
+            Assign as;
+            const bool guard = rng() % 4 != 0, negated = rng() & 1;
+            as.v[u.selectors[0]] = guard;
+            as.v[u.selectors[1]] = negated;
+            const uint32_t mask = static_cast<uint32_t>(rng() % 16), pred = static_cast<uint32_t>(rng() % 16);
+            const uint32_t pc = static_cast<uint32_t>(rng() % 1024), rpc = rng() % 3 == 0 ? pc + 1 : static_cast<uint32_t>(rng() % 1024);
+            const uint32_t target = rng() % 3 == 0 ? rpc : static_cast<uint32_t>(rng() % 1024);
+            const uint32_t topRpc = rng() % 2 ? rpc : static_cast<uint32_t>(rng() % 1025);
+            const LaneBuses& lb = u.lanes[0];
+            as.bus(lb.operands[0], mask);
+            as.bus(lb.operands[1], pred);
+            as.bus(lb.operands[2], pc);
+            as.bus(lb.operands[3], target);
+            as.bus(lb.operands[4], rpc);
+            as.bus(lb.operands[5], topRpc);
+            const uint32_t taken = machine::guardedMask(mask, guard, negated, pred);
+            const machine::BranchUpdate bu = machine::branchUpdate(mask, taken, pc, target, rpc, topRpc);
+            pushBits(s.expected, taken, 4);
+            pushBits(s.expected, bu.notTaken, 4);
+            const bool diverged = bu.kind == machine::BranchUpdate::Kind::Diverged;
+            for (bool b : {bu.kind == machine::BranchUpdate::Kind::NoneTaken, bu.kind == machine::BranchUpdate::Kind::AllTaken,
+                           diverged, diverged && bu.popTop, diverged && bu.pushFallthrough, diverged && bu.pushTaken})
+              s.expected.push_back(b ? 1 : 0);
+            pushBits(s.expected, bu.topPc, 11);
+            s.describe = fmt::format("bra guard {} neg {} mask {:#x} pred {:#x} pc {} b {} c {} top.rpc {}", guard, negated, mask,
+                                     pred, pc, target, rpc, topRpc);
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  uc.bigBatch = 100000;  // one warp-level decision per position: 10^5 of them
+  return uc;
 }
 
 // --- f32 adder ---
@@ -418,6 +457,7 @@ std::vector<UnitCase> unitCases() {
       shuffleCase(),
       shuffleFullCase(),
       voteCase(),
+      branchCase(),
       faddCase(),  // f32 adder
       fmulCase(),  // f32 multiplier
       multiplierCase(),  // --- multiplier ---

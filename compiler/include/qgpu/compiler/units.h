@@ -72,6 +72,14 @@ Unit voteUnit(uint32_t lanes);
 Unit faddUnit(uint32_t lanes);
 const std::vector<std::string>& faddSelectors();
 // --- end f32 adder ---
+// --- branch unit (branch.cpp) ---
+/// BRA's guard and SIMT-stack decision for one warp (machine guardedMask + branchUpdate):
+/// selectors guard, negated (branchSelectors()); operand buses mask, pred (lanes bits), pc,
+/// b, c and the top entry's rpc (pcBits bits each). Results: taken, notTaken, the bits
+/// {none, all, diverged, pop, push fallthrough, push taken}, the top entry's new pc.
+Unit branchUnit(uint32_t lanes, uint32_t pcBits);
+const std::vector<std::string>& branchSelectors();
+// --- end branch unit ---
 // --- f32 multiplier (fmul.cpp) ---
 /// FMUL f32 (machine MOp::FMul) for `lanes` lanes. Selectors, in fmulSelectors() order: the
 /// rounding mode one-hot (rn rz rm rp), then ftz and sat. Operands a, b and the result are
