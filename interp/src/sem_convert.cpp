@@ -262,7 +262,7 @@ void decodeMov(DecodeState& ds) {
   const ptx::Operand& src = ds.in.operands[1];
   using K = ptx::Operand::Kind;
   if (dst.kind == K::Vector) {  // unpack
-    if (src.kind != K::Register) ds.fail("mov unpack needs a register source");
+    if (!ds.namesRegister(src)) ds.fail("mov unpack needs a register source");
     size_t n = dst.elements.size();
     if (n != 2 && n != 4) ds.fail("mov unpack needs 2 or 4 elements");
     ds.out.fn = &unpackHandler;
