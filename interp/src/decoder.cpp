@@ -217,6 +217,13 @@ class Decoder {
     const bool sync = std::find(mods.begin(), mods.end(), "sync") != mods.end();
     // The .sync forms of the warp collectives came with PTX ISA 6.0.
     if ((op == Opcode::Shfl || op == Opcode::Vote) && sync) needPtx = std::max(needPtx, 60u);
+    // fma.f32 and the IEEE-rounded f32 div/sqrt/rcp need sm_20 (ptxas: "Instruction
+    // 'fma.f32' requires .target sm_20 or higher", "'sqrt.rnd.f32' ...").
+    auto has = [&](const char* m) { return std::find(mods.begin(), mods.end(), m) != mods.end(); };
+    const bool rounded = has("rn") || has("rz") || has("rm") || has("rp");
+    if (has("f32") && (op == Opcode::Fma || (rounded && (op == Opcode::Div || op == Opcode::Sqrt ||
+                                                         op == Opcode::Rcp))))
+      needSm = std::max(needSm, 20u);
     if (needSm > sm_)
       ds.fail(fmt::format("'{}' requires .target sm_{} or higher (module: {})", row.mnemonic, needSm,
                           program_.module.target));
@@ -264,10 +271,16 @@ class Decoder {
       } else if (op.kind == ptx::Operand::Kind::Symbol) {
         // The address of a variable: in its own state space, or generic with generic(x)
         // (a .global address is its generic address).
+        // Only variables declared before this one (ptxas: "Invalid initial value symbol").
         const Symbol* s = lookup(op.name);
-        if (!s || (s->kind != Symbol::Kind::Global && s->kind != Symbol::Kind::Const &&
-                   s->kind != Symbol::Kind::Shared))
-          failAt(op.loc, fmt::format("initialiser refers to unknown variable '{}'", op.name));
+        auto declared = declaredAt_.find(op.name);
+        const bool before = declared != declaredAt_.end() &&
+                            (declared->second.line < v.loc.line ||
+                             (declared->second.line == v.loc.line && declared->second.col < v.loc.col));
+        if (!s || !before || (s->kind != Symbol::Kind::Global && s->kind != Symbol::Kind::Const &&
+                              s->kind != Symbol::Kind::Shared))
+          failAt(op.loc, fmt::format("initialiser refers to '{}', which is not a variable declared before '{}'",
+                                     op.name, v.name));
         if (elem != 8 && elem != 4)
           failAt(op.loc, fmt::format("the address of '{}' needs a 32- or 64-bit element", op.name));
         value = s->address + static_cast<uint64_t>(op.value);
@@ -322,6 +335,7 @@ class Decoder {
       }
       sym.size = static_cast<uint32_t>(g.size);
       moduleSymbols_[v.name] = sym;
+      declaredAt_[v.name] = v.loc;
       program_.globals.push_back(std::move(g));
     }
     // Function-scope .global and .const variables live as long as the module does:
@@ -665,6 +679,7 @@ class Decoder {
   std::map<const ptx::VariableDecl*, Symbol> functionVariables_;  // body .global/.const
   std::vector<std::pair<const ptx::VariableDecl*, size_t>> pendingInit_;  // -> globals[]
   uint32_t globalRegions_ = 0;  // .global variables placed so far
+  std::map<std::string, ptx::SourceLoc> declaredAt_;  // module-scope variables
   uint32_t version_ = 0;        // .version times 10
   uint32_t sm_ = 0;             // .target sm_<sm_>
   std::map<std::string, size_t> functionIndex_;

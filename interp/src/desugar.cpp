@@ -137,7 +137,7 @@ class Desugarer {
     int idx = elementIndex(name.substr(dot + 1));
     if (idx < 0) return std::nullopt;
     auto base = findReg(name.substr(0, dot));
-    if (!base || base->width <= 1 || static_cast<uint32_t>(idx) >= base->width) return std::nullopt;
+    if (!base || base->width <= 1) return std::nullopt;
     return name.substr(0, dot) + "." + kElements[idx];
   }
   // The register's own information: a scalar register or one vector element.
@@ -211,8 +211,10 @@ class Desugarer {
       return;
     }
     if (r.vectorWidth > 4) failAt(r.loc, fmt::format("vector registers have at most 4 elements (.v{})", r.vectorWidth));
+    // All four element names exist: ptxas accepts v.z and v.w of a .v2 register too (as
+    // registers outside the vector; what a GPU does with them is not verified).
     auto emit = [&](const std::string& base) {
-      for (uint32_t e = 0; e < r.vectorWidth; ++e) {
+      for (uint32_t e = 0; e < 4; ++e) {
         Statement el = s;
         el.registers.name = base + "." + kElements[e];
         el.registers.count = 0;
@@ -315,6 +317,8 @@ class Desugarer {
         Operand& a = args[i];
         const VariableDecl& p = sig->second.params[i];
         if (a.kind == Operand::Kind::Symbol && !a.hasOffset && isParamVariable(a.name)) continue;
+        if ((a.kind == Operand::Kind::Symbol || a.kind == Operand::Kind::Register) && vectorElement(a.name))
+          failAt(a.loc, fmt::format("a vector register element ('{}') cannot be a call argument", a.name));
         if (a.kind == Operand::Kind::Vector || a.kind == Operand::Kind::Address || !scalarSlot(p)) continue;
         const std::string type = p.type == "pred" ? "u32" : p.type;
         std::string param = newParam(type, loc, pre);
@@ -359,6 +363,12 @@ class Desugarer {
         if (f.isEntry) failAt(p.loc, fmt::format("kernel parameter '{}' must be .param, not .reg", p.name));
         if (p.isArray || p.vectorWidth != 1)
           failAt(p.loc, fmt::format(".reg parameter '{}' must be a scalar", p.name));
+        static const std::set<std::string> kNarrow = {"pred", "b8", "u8", "s8", "b16", "u16",
+                                                      "s16", "f16", "bf16"};
+        if (!isReturn && kNarrow.count(p.type))
+          failAt(p.loc, fmt::format("parameter '{}': passing predicate, 8-bit and 16-bit parameters to "
+                                    "device functions is not supported (as ptxas)",
+                                    p.name));
         regSignature = true;
         const std::string reg = p.name, type = p.type;
         p.space = ptx::StateSpace::Param;

@@ -557,8 +557,9 @@ class Parser {
         op.pairName = expectIdentifier("predicate after '|'");
         return op;
       }
-      // sym+off and sym-off (also reg+off outside brackets: the decoder adds it).
-      if (cur().is('+') || cur().is('-')) {
+      // sym+off (also reg+off outside brackets: the decoder adds it); ptxas has no
+      // sym-off outside brackets.
+      if (cur().is('+')) {
         op.value = parseSignedInteger();
         op.hasOffset = true;
       }

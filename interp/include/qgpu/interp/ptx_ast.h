@@ -40,7 +40,7 @@ struct Operand {
   bool floatIsDouble = true;  // 0d.. or decimal (double) vs 0f.. (single)
   uint64_t floatBits = 0;     // exact bits for 0f/0d; bits of the double for decimals
   bool parenthesised = false; // Vector written with ( )
-  bool hasOffset = false;     // Symbol written name+off / name-off (off may be 0)
+  bool hasOffset = false;     // Symbol written name+off (off may be 0)
   bool isGeneric = false;     // generic(name) in an initialiser
   std::vector<Operand> elements;
   SourceLoc loc;
