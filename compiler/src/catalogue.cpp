@@ -23,6 +23,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // --- f32 adder ---
       {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
       // --- end f32 adder ---
+      {"fmul32", "FMUL f32 (rn rz rm rp, ftz, sat)", [] { return fmulUnit(4); }},
       // --- multiplier ---
       {"mul32", "MULWIDE MULLO MULHI 32-bit (the 64-bit product, signed by a selector)", [] { return multiplierUnit(4); }},
       {"mul24lo", "MUL24 MAD24 lo", [] { return mul24Unit(4, false); }},

@@ -238,6 +238,48 @@ UnitCase faddCase() {
 }
 // --- end f32 adder ---
 
+// FMUL: operands as FADD's, the partner often chosen so that the product lands near the
+// overflow and underflow thresholds, in the subnormal range, or on a rounding tie.
+uint32_t fmulPartner(std::mt19937_64& rng, uint32_t a) {
+  const uint32_t sign = static_cast<uint32_t>(rng() & 1) << 31, frac = static_cast<uint32_t>(rng() & 0x7fffff);
+  const int ea = static_cast<int>((a >> 23) & 0xff);
+  auto withExp = [&](int e, uint32_t f) { return sign | (static_cast<uint32_t>(std::clamp(e, 0, 254)) << 23) | f; };
+  switch (rng() % 8) {
+    case 0: return withExp(254 - ea + static_cast<int>(rng() % 5) - 2, frac);      // product near 2^128
+    case 1: return withExp(128 - ea - static_cast<int>(rng() % 26), frac);         // near the subnormal range
+    case 2: return withExp(104 - ea - static_cast<int>(rng() % 4), frac);          // near half the least subnormal
+    case 3: return withExp(static_cast<int>(rng() % 255), rng() % 2 ? 0 : frac & 0x7ff000);  // few bits: exact, ties
+    default: return f32Partner(rng, a);
+  }
+}
+
+UnitCase fmulCase() {
+  UnitCase uc{"fmul32", [] { return fmulUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            // Selectors: rounding one-hot, then ftz, sat (each a quarter of the time).
+            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+            const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
+            for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+            as.v[u.selectors[4]] = ftz;
+            as.v[u.selectors[5]] = sat;
+            const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
+            const machine::MInstr in = instr(machine::MOp::FMul, 4, false, fl);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint32_t a = f32Operand(rng), b = fmulPartner(rng, a);
+              if ((index + l) % 2) std::swap(a, b);
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              pushBits(s.expected, machine::computeLane(in, a, b, 0), 32);
+              s.describe += fmt::format("lane {}: fmul {:#010x} {:#010x} fl={:#x}; ", l, a, b, fl);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  uc.smallBatch = 100;
+  return uc;
+}
+
 // --- multiplier cases (MULLO MULHI MULWIDE) ---
 // a * b per lane against the machine's multiplier; operands mix the edge values of
 // operand() (0, 1, -1, INT_MIN, INT_MAX and their neighbours, chunk boundaries) with
@@ -377,6 +419,7 @@ std::vector<UnitCase> unitCases() {
       shuffleFullCase(),
       voteCase(),
       faddCase(),  // f32 adder
+      fmulCase(),  // f32 multiplier
       multiplierCase(),  // --- multiplier ---
       mul24Case(true),
   };
