@@ -158,6 +158,7 @@ class Parser {
     }
     if (acceptDirective(".address_size")) {
       module_.addressSize = static_cast<uint32_t>(expectUnsigned("address size"));
+      module_.hasAddressSize = true;
       if (module_.addressSize != 64) failAt(tokens_[pos_ - 1], "only .address_size 64 is supported");
       return;
     }
@@ -207,6 +208,7 @@ class Parser {
     if (t.text == ".shared") return StateSpace::Shared;
     if (t.text == ".local") return StateSpace::Local;
     if (t.text == ".param") return StateSpace::Param;
+    if (t.text == ".reg") return StateSpace::Reg;  // .func parameters only
     failAt(t, "expected a state space");
   }
 
@@ -260,6 +262,17 @@ class Parser {
   }
 
   void parseInitializer(std::vector<Operand>& out) {
+    // generic(var): the generic address of a variable.
+    if (cur().kind == Token::Kind::Identifier && cur().text == "generic" && peek(1).t.is('(')) {
+      next();
+      next();
+      Operand op = parseScalarOperand();
+      if (op.kind != Operand::Kind::Symbol) failAt(cur(), "generic() takes a variable name");
+      op.isGeneric = true;
+      expect(')', "closing generic(");
+      out.push_back(std::move(op));
+      return;
+    }
     if (accept('{')) {
       if (accept('}')) return;
       do {
@@ -277,8 +290,7 @@ class Parser {
     do {
       if (cur().kind != Token::Kind::Directive ||
           (cur().text != ".param" && cur().text != ".reg"))
-        failAt(cur(), "expected .param in parameter list");
-      if (cur().text == ".reg") failAt(cur(), ".reg parameters are not supported (use .param)");
+        failAt(cur(), "expected .param or .reg in parameter list");
       out.push_back(parseVariable());
     } while (accept(','));
     expect(')', "closing parameter list");
@@ -494,7 +506,10 @@ class Parser {
     }
     if (accept('!')) {
       Operand inner = parseOperand();
-      if (inner.kind != Operand::Kind::Register) failAt(cur(), "'!' applies only to predicates");
+      // A bare identifier (Symbol) may name a predicate register too; the decoder decides.
+      if (inner.kind != Operand::Kind::Register &&
+          !(inner.kind == Operand::Kind::Symbol && inner.value == 0))
+        failAt(cur(), "'!' applies only to predicates");
       inner.negated = true;
       inner.loc = op.loc;
       return inner;
@@ -535,8 +550,19 @@ class Parser {
       }
       op.kind = Operand::Kind::Symbol;
       op.name = name;
-      // generic(sym) in initialisers, sym+off
-      if (accept('+')) op.value = parseSignedInteger();
+      // A register pair written with a bare register name (r|p); the decoder checks
+      // that both name registers.
+      if (accept('|')) {
+        op.kind = Operand::Kind::Register;
+        op.pairName = expectIdentifier("predicate after '|'");
+        return op;
+      }
+      // sym+off (also reg+off outside brackets: the decoder adds it); ptxas has no
+      // sym-off outside brackets.
+      if (cur().is('+')) {
+        op.value = parseSignedInteger();
+        op.hasOffset = true;
+      }
       return op;
     }
     bool neg = false;
