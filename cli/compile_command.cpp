@@ -14,6 +14,7 @@
 #include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/report.h"
+#include "qgpu/compiler/schedule.h"
 #include "qgpu/model/model.h"
 
 namespace qgpu::cli {
@@ -38,6 +39,10 @@ int runUnits(bool json) {
   std::vector<UnitReport> rows;
   for (const UnitSpec& s : unitCatalogue()) {
     Unit u = s.build();
+    if (s.planOnly) {
+      rows.push_back(reportPlan(s.name, s.machineOps, planLayers(u.circuit, schedule(u.circuit), 2)));
+      continue;
+    }
     CompiledUnit cu = compileCircuit(u.circuit);
     rows.push_back(reportUnit(s.name, s.machineOps, cu, proveExact(cu)));
   }

@@ -25,6 +25,9 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
       // --- end f32 adder ---
       {"fmul32", "FMUL f32 (rn rz rm rp, ftz, sat)", [] { return fmulUnit(4); }},
+      // Four lanes do not fit one layer stack (the plan-only row); one lane is emitted.
+      {"ffma32", "FFMA f32 (rn rz rm rp, ftz, sat)", [] { return ffmaUnit(4); }, true},
+      {"ffma32x1", "FFMA f32, one lane", [] { return ffmaUnit(1); }},
       // --- multiplier ---
       {"mul32", "MULWIDE MULLO MULHI 32-bit (the 64-bit product, signed by a selector)", [] { return multiplierUnit(4); }},
       {"mul24lo", "MUL24 MAD24 lo", [] { return mul24Unit(4, false); }},
@@ -38,7 +41,12 @@ const std::vector<UnitSpec>& unitCatalogue() {
 
 const UnitSpec& findUnit(const std::string& name) {
   for (const UnitSpec& u : unitCatalogue())
-    if (u.name == name) return u;
+    if (u.name == name) {
+      if (u.planOnly)
+        throw CompileError(fmt::format("unit '{}' is plan-only: too big to emit as one checkpoint here "
+                                       "(qgpu compile units reports its plan)", name));
+      return u;
+    }
   std::string names;
   for (const UnitSpec& u : unitCatalogue()) names += (names.empty() ? "" : ", ") + u.name;
   throw CompileError(fmt::format("no compiled unit '{}' (units: {})", name, names));

@@ -8,26 +8,33 @@
 
 namespace qgpu::compiler {
 
-UnitReport reportUnit(const std::string& name, const std::string& machineOps, const CompiledUnit& unit,
-                      const ProofReport& proof) {
+UnitReport reportPlan(const std::string& name, const std::string& machineOps, const LayerPlan& plan) {
   UnitReport r;
   r.name = name;
   r.machineOps = machineOps;
-  r.layers = unit.plan.layers;
-  r.channels = unit.plan.physicalChannels;
-  r.inputs = unit.plan.inputChannels.size();
-  r.outputs = unit.plan.outputChannels.size();
-  for (const PlannedLayer& l : unit.plan.mlp) r.neurons.push_back(l.neurons.size());
-  for (int l = 1; l <= unit.plan.layers; ++l) {
+  r.layers = plan.layers;
+  r.channels = plan.physicalChannels;
+  r.inputs = plan.inputChannels.size();
+  r.outputs = plan.outputChannels.size();
+  for (const PlannedLayer& l : plan.mlp) r.neurons.push_back(l.neurons.size());
+  for (int l = 1; l <= plan.layers; ++l) {
     size_t used = 0;
-    for (const ChannelInfo& c : unit.plan.channels) used += c.writtenAt <= l && (c.clearedAt == 0 || c.clearedAt > l) ? 1 : 0;
+    for (const ChannelInfo& c : plan.channels) used += c.writtenAt <= l && (c.clearedAt == 0 || c.clearedAt > l) ? 1 : 0;
     r.channelsInUse.push_back(used);
   }
   r.peakNeurons = r.neurons.empty() ? 0 : *std::max_element(r.neurons.begin(), r.neurons.end());
-  r.minMargin = proof.minMargin;
-  r.tightestGate = proof.tightestGate;
   r.fits2B = r.channels <= static_cast<size_t>(Budget2B::hidden) &&
              r.peakNeurons <= static_cast<size_t>(Budget2B::intermediate);
+  r.emitted = false;
+  return r;
+}
+
+UnitReport reportUnit(const std::string& name, const std::string& machineOps, const CompiledUnit& unit,
+                      const ProofReport& proof) {
+  UnitReport r = reportPlan(name, machineOps, unit.plan);
+  r.emitted = true;
+  r.minMargin = proof.minMargin;
+  r.tightestGate = proof.tightestGate;
   return r;
 }
 
@@ -44,7 +51,8 @@ nlohmann::json toJson(const UnitReport& r) {
           {"deltanet_heads", r.deltaNetHeads},
           {"proof_min_margin", r.minMargin},
           {"tightest_gate", r.tightestGate},
-          {"fits_2b", r.fits2B}};
+          {"fits_2b", r.fits2B},
+          {"emitted", r.emitted}};
 }
 
 std::string markdownTable(const std::vector<UnitReport>& rows) {
@@ -53,7 +61,8 @@ std::string markdownTable(const std::vector<UnitReport>& rows) {
       "proof margin | fits 2048 / 6144 |\n|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const UnitReport& r : rows)
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.name, r.machineOps, r.layers, r.channels,
-                     r.peakNeurons, r.deltaNetHeads, r.minMargin, r.fits2B ? "yes" : "no");
+                     r.peakNeurons, r.deltaNetHeads, r.emitted ? fmt::format("{}", r.minMargin) : "– (plan only)",
+                     r.fits2B ? "yes" : "no");
   return s;
 }
 

@@ -11,7 +11,7 @@ if ! [[ -x $py ]] || ! "$py" -c 'import torch, transformers' 2>/dev/null; then
 fi
 rm -rf "$out"; mkdir -p "$out"
 status=0
-for unit in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] for u in json.load(sys.stdin)))'); do
+for unit in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] for u in json.load(sys.stdin) if u["emitted"]))'); do
   "$qgpu" compile unit "$unit" --out "$out/$unit" --samples 48 >/dev/null
   "$py" "$src/tools/hf_unit_check.py" "$out/$unit" --json "$out/$unit.result.json" 2>/dev/null || status=1
 done

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include "qgpu/machine/control.h"  // the references
@@ -292,6 +293,54 @@ uint32_t fmulPartner(std::mt19937_64& rng, uint32_t a) {
   }
 }
 
+// FFMA: c often near -a*b (cancellation: c = the rounded product, its neighbours), far
+// above or below it (the shortcut, sticky-only addends), or a special.
+uint32_t ffmaAddend(std::mt19937_64& rng, uint32_t a, uint32_t b) {
+  const float p = std::bit_cast<float>(a) * std::bit_cast<float>(b);
+  const uint32_t pb = std::bit_cast<uint32_t>(p), sign = static_cast<uint32_t>(rng() & 1) << 31;
+  const int ep = static_cast<int>((pb >> 23) & 0xff);
+  const uint32_t frac = static_cast<uint32_t>(rng() & 0x7fffff);
+  auto withExp = [&](int e, uint32_t f) { return sign | (static_cast<uint32_t>(std::clamp(e, 0, 254)) << 23) | f; };
+  switch (rng() % 9) {
+    case 0: return pb ^ 0x80000000u;                                           // -round(ab): the rounding error
+    case 1: return (pb ^ 0x80000000u) + static_cast<uint32_t>(rng() % 5) - 2;  // its neighbours
+    case 2: return withExp(ep + static_cast<int>(rng() % 60) - 30, frac);        // overlapping
+    case 3: return withExp(ep + 24 + static_cast<int>(rng() % 40), frac);        // far above: the shortcut
+    case 4: return withExp(ep - 24 - static_cast<int>(rng() % 40), frac);        // far below: sticky
+    case 5: return f32Edge(rng);
+    default: return f32Operand(rng);
+  }
+}
+
+UnitCase ffmaCase() {
+  UnitCase uc{"ffma32x1", [] { return ffmaUnit(1); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+                UnitSample s;
+                Assign as;
+                const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+                const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
+                for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+                as.v[u.selectors[4]] = ftz;
+                as.v[u.selectors[5]] = sat;
+                const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
+                const machine::MInstr in = instr(machine::MOp::FFma, 4, false, fl);
+                for (size_t l = 0; l < u.lanes.size(); ++l) {
+                  uint32_t a = f32Operand(rng), b = fmulPartner(rng, a);
+                  if ((index + l) % 2) std::swap(a, b);
+                  const uint32_t c = ffmaAddend(rng, a, b);
+                  as.bus(u.lanes[l].operands[0], a);
+                  as.bus(u.lanes[l].operands[1], b);
+                  as.bus(u.lanes[l].operands[2], c);
+                  pushBits(s.expected, machine::computeLane(in, a, b, c), 32);
+                  s.describe += fmt::format("lane {}: ffma {:#010x} {:#010x} {:#010x} fl={:#x}; ", l, a, b, c, fl);
+                }
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.bigBatch = 100000;  // one lane: 10^5 positions
+  uc.smallBatch = 100;
+  return uc;
+}
+
 UnitCase fmulCase() {
   UnitCase uc{"fmul32", [] { return fmulUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
             UnitSample s;
@@ -460,6 +509,7 @@ std::vector<UnitCase> unitCases() {
       branchCase(),
       faddCase(),  // f32 adder
       fmulCase(),  // f32 multiplier
+      ffmaCase(),  // f32 fused multiply-add
       multiplierCase(),  // --- multiplier ---
       mul24Case(true),
   };

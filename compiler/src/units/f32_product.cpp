@@ -21,7 +21,8 @@ F32Operand unpackF32(Circuit& c, const std::string& name, const Bus& bits, const
   return o;
 }
 
-Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b) {
+Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b,
+                       bool chainLowBits) {
   // P = sum_{i,j} ma_i mb_j 2^(i+j), bit 23 of each significand the hidden bit h = [E >= 1].
   // Rows, each split into the radix-64 digits of the product it touches:
   //   i < 23, j < 23: gate(a_i, b's bits)                     a_i * mb_low
@@ -51,7 +52,7 @@ Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a,
       digits[static_cast<size_t>(d)] +=
           weight * (1 - w(a.expZero) - w(b.expZero) + w(c.step(name + ".hh.zz", -a.exp - b.exp)));
   }
-  return digitsToBits(c, name + ".P", digits, 0, 48);
+  return digitsToBits(c, name + ".P", digits, 0, 48, chainLowBits);
 }
 
 }  // namespace qgpu::compiler

@@ -27,6 +27,7 @@ F32Operand unpackF32(Circuit& c, const std::string& name, const Bus& bits, const
 /// The 48 bits of ma * mb, m = fraction + hidden bit * 2^23: partial products as level-1
 /// gates and steps (the hidden bits are [E >= 1], folded into steps so that every digit
 /// is ready at level 1), then digitsToBits: bits at level 6.
-Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b);
+Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b,
+                       bool chainLowBits = false);
 
 }  // namespace qgpu::compiler

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "f32_product.h"
+#include "f32_select.h"
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
@@ -166,7 +167,6 @@ Unit fmulUnit(uint32_t lanes) {
     const Expr inc = w(c.sum(n("inc"), w(andStep(c, n("inc.rn"), {rn, guard}, sticky + R0 - 1, 1)) +
                                            w(andStep(c, n("inc.rm"), {rm, sx}, guard + sticky - 1, 1)) +
                                            w(andStep(c, n("inc.rp"), {rp, 1 - sx}, guard + sticky - 1, 1))));
-    const Expr noInf = rz + w(c.sum(n("noinf"), w(andStep(c, n("noinf.p"), {rp, sx})) + w(andStep(c, n("noinf.m"), {rm, 1 - sx}))));
 
     // ---- level 10: R + inc ----
     std::vector<Expr> carry(25);
@@ -196,31 +196,9 @@ Unit fmulUnit(uint32_t lanes) {
                f0 = w(c.step(n("f.sub"), -Fval));
 
     // ---- level 12: select ----
-    const Expr nN = 1 - w(N), nI = 1 - w(I), nZ = 1 - w(Zr), nsat = 1 - sat;
-    const Expr ovf = w(andStep(c, n("ovf"), {nN, nI, nZ, nsat, fOvf}));
-    const Expr ovfInf = w(andStep(c, n("ovf.inf"), {nN, nI, nZ, nsat, 1 - noInf, fOvf}));
-    const Expr ovfMax = w(andStep(c, n("ovf.max"), {nN, nI, nZ, nsat, noInf, fOvf}));
-    const Expr infOut = w(andStep(c, n("inf.out"), {w(I), nN, nsat}));
-    const Expr nanOut = w(andStep(c, n("nan.out"), {w(N), nsat}));
-    const Expr one = w(andStep(c, n("sat.one"), {sat, nN, nI, nZ, 1 - sx, f127})) +
-                     w(andStep(c, n("sat.inf"), {sat, nN, w(I), 1 - sx}));
-    Bus out(32);
-    for (int i = 0; i < 31; ++i) {
-      const Expr z = i < 23 ? Z[i] : F[i - 23];
-      const std::string bn = n(fmt::format("d[{}]", i));
-      Expr v = w(andStep(c, bn + ".norm", {z, nN, nI, nZ, nsat, 1 - fOvf})) +
-               w(andStep(c, bn + ".sat", {z, nN, nI, nZ, sat, 1 - sx, 1 - f127})) + nanOut;
-      if (i < 23) {  // ftz: a subnormal result (field 0) flushes to a signed zero
-        v -= w(andStep(c, bn + ".ftz", {z, nN, nI, nZ, nsat, ftz, f0}));
-        v -= w(andStep(c, bn + ".satftz", {z, nN, nI, nZ, sat, 1 - sx, ftz, f0}));
-        v += ovfMax;
-      } else {
-        v += infOut + (i == 23 ? ovfInf : ovf);
-        if (i < 30) v += one;
-      }
-      out[static_cast<size_t>(i)] = c.sum(bn, v);
-    }
-    out[31] = c.step(n("d[31]"), nsat + nN + sx - 3);  // the product's sign, but NaN and sat give +
+    F32Candidate main{std::vector<Expr>(31), fOvf, f127, f0, Expr(1)};
+    for (int i = 0; i < 31; ++i) main.bits[static_cast<size_t>(i)] = i < 23 ? Z[i] : F[i - 23];
+    const Bus out = f32FinalSelect(c, n("sel"), {main}, {w(N), w(I), w(Zr), sx, sx, sx}, {rn, rz, rm, rp, ftz, sat});
     c.outputBus(n("d"), out);
     lb.results.push_back(out);
     u.lanes.push_back(std::move(lb));

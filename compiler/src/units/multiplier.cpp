@@ -37,7 +37,8 @@ struct MaybeBit {
 
 }  // namespace
 
-Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi) {
+Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi,
+                 bool chainLowBits) {
   const size_t nd = (hi + kDigit - 1) / kDigit;
   if (lo >= hi || hi > 64 || digits.size() > nd)
     throw CompileError(fmt::format("{}: digitsToBits wants bits [{}, {}) of at most {} digits", name, lo, hi, nd));
@@ -132,13 +133,15 @@ Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& d
     Expr Y = Z[d] + carry[d].e;
     if (!Y.terms.empty()) Y = w(c.sum(fmt::format("{}.Y{}", name, d), Y));
     const int64_t Ymax = Zmax[d] + carry[d].max;
-    const uint32_t unit = std::max(j0, 1u);
+    // Thresholds every 2^unit; unit 0 (chainLowBits) makes bit 0 a chain too (twice the
+    // thresholds), so that every bit's range is 0..1.
+    const uint32_t unit = chainLowBits ? j0 : std::max(j0, 1u);
     std::vector<Expr> at(static_cast<size_t>(Ymax >> unit) + 1);  // at[t] = [Y >= t 2^unit]
     for (int64_t t = 1; t <= (Ymax >> unit); ++t)
       at[static_cast<size_t>(t)] = w(c.step(fmt::format("{}.y{}.{}", name, d, t << unit), Y - (t << unit)));
     for (uint32_t j = j0; j < j1; ++j) {
       Expr bit;
-      if (j == 0) {
+      if (j == 0 && unit > 0) {
         // Y - 2 floor(Y / 2): the floor as one named sum of its chain of thresholds, so that
         // the layer plan can give it one channel (the thresholds need none of their own).
         Expr half;

@@ -14,6 +14,9 @@ struct UnitSpec {
   std::string name;      // e.g. "add32"
   std::string machineOps;  // the §5.1 row it measures, e.g. "ADD (32-bit)"
   std::function<Unit()> build;
+  /// Too big to emit as one checkpoint on a 24 GiB machine: reported from its layer plan
+  /// (depth, channels, neurons), not emitted, not proven, not run through the engine.
+  bool planOnly = false;
 };
 
 const std::vector<UnitSpec>& unitCatalogue();

@@ -31,10 +31,13 @@ struct UnitReport {
   double minMargin = 0;
   std::string tightestGate;
   bool fits2B = false;
+  bool emitted = true;  // false: figures of the layer plan alone (no tensors, no proof)
 };
 
 UnitReport reportUnit(const std::string& name, const std::string& machineOps, const CompiledUnit& unit,
                       const ProofReport& proof);
+/// The figures of a layer plan that is not emitted (emitted = false, no margin).
+UnitReport reportPlan(const std::string& name, const std::string& machineOps, const LayerPlan& plan);
 nlohmann::json toJson(const UnitReport& r);
 /// One Markdown table row per unit (docs/machine.md §5.1, measured).
 std::string markdownTable(const std::vector<UnitReport>& rows);

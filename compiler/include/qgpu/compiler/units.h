@@ -87,6 +87,12 @@ const std::vector<std::string>& branchSelectors();
 Unit fmulUnit(uint32_t lanes);
 const std::vector<std::string>& fmulSelectors();
 // --- end f32 multiplier ---
+// --- f32 fused multiply-add (ffma.cpp) ---
+/// FFMA f32 (machine MOp::FFma): a * b + c rounded once, for `lanes` lanes. Selectors, in
+/// ffmaSelectors() order: rn rz rm rp (one-hot), ftz, sat. Operands a, b, c: 32-bit buses.
+Unit ffmaUnit(uint32_t lanes);
+const std::vector<std::string>& ffmaSelectors();
+// --- end f32 fused multiply-add ---
 // --- multiplier (multiplier.cpp) ---
 /// Which bits of the 2w-bit product a multiplier unit returns (MULLO, MULHI, MULWIDE).
 enum class MulPart { Lo, Hi, Wide };
@@ -94,8 +100,10 @@ enum class MulPart { Lo, Hi, Wide };
 /// (at most ceil(hi / 6) of them; a digit's span, offsets included, must stay below 2^12 so that
 /// its carries are bits, else CompileError): thresholds split every digit into a radix-64
 /// form with binary carries, a lookahead over the digits, the bits last (five MLP levels
-/// after the digits' own).
-Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi);
+/// after the digits' own). `chainLowBits`: every bit a chain of thresholds (range 0..1, for
+/// readers that weight bits heavily) at the price of twice the last level's thresholds.
+Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& digits, uint32_t lo, uint32_t hi,
+                 bool chainLowBits = false);
 /// Bits [lo, hi) of the product of two bit buses (two's complement if `isSigned`), modulo
 /// 2^hi: partial products a_i * (b's bits in one radix-64 digit) as gates, then digitsToBits.
 Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& b, bool isSigned, uint32_t lo,
