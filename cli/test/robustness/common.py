@@ -1,0 +1,44 @@
+"""Building blocks of the robustness cases: a small valid kernel and launch spec to break."""
+import json
+
+HEAD = ".version 7.0\n.target sm_75\n.address_size 64\n"
+
+BODY = """\
+  ld.param.u64 %rd1, [k_param_0];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r1;
+  ret;
+"""
+
+
+def ptx(body=BODY, decls="  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n", head=HEAD, module="",
+        params=".param .u64 k_param_0"):
+    """A module with one entry `k`; parts replaceable to break one thing at a time."""
+    return f"{head}{module}\n.visible .entry k({params})\n{{\n{decls}{body}}}\n"
+
+
+def spec_obj(**fields):
+    s = {"name": "k", "ptx": {"nvcc": "k.ptx"}, "entry": "k", "grid": [1], "block": [4],
+         "params": [{"name": "out", "buffer": {"type": "u32", "count": 4}}], "outputs": ["out"]}
+    s.update(fields)
+    return s
+
+
+def spec(**fields):
+    return json.dumps(spec_obj(**fields), indent=1)
+
+
+def files(spec_text=None, ptx_text=None):
+    """launch.json and k.ptx for `qgpu run {dir}`."""
+    return {"launch.json": spec() if spec_text is None else spec_text,
+            "k.ptx": ptx() if ptx_text is None else ptx_text}
+
+
+def scalar_spec(type_, value):
+    """A spec with one extra scalar parameter (the kernel ignores it: only loading matters)."""
+    s = spec_obj()
+    s["params"].append({"name": "x", "scalar": {"type": type_, "value": value}})
+    return json.dumps(s)
