@@ -8,12 +8,18 @@
 #include <nlohmann/json.hpp>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
+#include "qgpu/json_input.h"
 
 namespace qgpu {
 
 using nlohmann::json;
 
 namespace {
+
+// Largest trace file read (docs/limits.md): 5 million steps (the default --trace-limit) of
+// wide events fit.
+constexpr uint64_t kMaxTraceFileBytes = uint64_t{4} << 30;
 
 uint64_t hexValue(const json& j) {
   std::string s = j.get<std::string>();
@@ -58,6 +64,7 @@ std::string Trace::threadName(uint32_t thread) const {
 }
 
 Trace readTrace(const std::filesystem::path& path) {
+  checkInputFile(path, "the trace", kMaxTraceFileBytes);
   std::ifstream in(path);
   if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read the trace", path.string()));
   Trace t;
@@ -72,7 +79,7 @@ Trace readTrace(const std::filesystem::path& path) {
     while (std::getline(in, line)) {
       ++lineNo;
       if (line.empty()) continue;
-      json j = json::parse(line);
+      json j = parseJsonInput(line, fmt::format("{}:{}", path.string(), lineNo), "trace");
       if (lineNo == 1) {
         if (!j.is_object() || j.value("format", "") != "qgpu-trace-1")
           throw bad("not a qgpu trace (the first line must be a header with \"format\": \"qgpu-trace-1\")");

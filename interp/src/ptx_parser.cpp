@@ -16,6 +16,7 @@
 
 #include "ptx_lexer.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
 
 namespace qgpu::ptx {
 
@@ -586,11 +587,7 @@ Module parseModule(std::string_view text, std::string fileName) {
 }
 
 Module parseFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read PTX file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseModule(ss.str(), path);
+  return parseModule(readInputFile(path, "PTX file", kMaxPtxFileBytes), path);
 }
 
 }  // namespace qgpu::ptx

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/json_input.h"
 
 namespace qgpu {
 namespace {
@@ -202,14 +203,7 @@ LaunchSpec loadLaunchSpec(const std::filesystem::path& path) {
   LaunchSpec s;
   s.file = std::filesystem::is_directory(path) ? path / "launch.json" : path;
   s.dir = s.file.parent_path();
-  std::ifstream in(s.file);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read launch spec", s.file.string()));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::Input, fmt::format("{}: malformed JSON: {}", s.file.string(), e.what()));
-  }
+  const json j = readJsonFile(s.file, "launch spec");
   if (!j.is_object()) bad(s, "top level must be an object");
   static const char* kKnown[] = {"name", "description", "ptx", "entry", "grid", "block",
                                  "dynamic_shared_bytes", "params", "outputs", "budget", "model_dependent"};

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/json_input.h"
 
 namespace qgpu {
 
@@ -123,15 +124,7 @@ RunResult resultFromJson(const json& j, const std::string& source) {
 }
 
 RunResult readResultFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read", path.string()));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::Input, fmt::format("{}: malformed JSON: {}", path.string(), e.what()));
-  }
-  return resultFromJson(j, path.string());
+  return resultFromJson(readJsonFile(path, "result"), path.string());
 }
 
 void writeResultFile(const std::filesystem::path& path, const RunResult& r) {

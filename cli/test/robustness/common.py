@@ -42,3 +42,17 @@ def scalar_spec(type_, value):
     s = spec_obj()
     s["params"].append({"name": "x", "scalar": {"type": type_, "value": value}})
     return json.dumps(s)
+
+
+def nested(depth, open_="[", close="]", inner="0"):
+    """`depth` levels of open_ ... close around inner."""
+    return open_ * depth + inner + close * depth
+
+
+def result_text(**fields):
+    """A qgpu-result-1 file with one u32 output of 2 elements; fields replace top-level keys."""
+    r = {"format": "qgpu-result-1", "kernel": "k", "backend": "interp", "flavour": "nvcc", "warp_width": 4,
+         "outputs": [{"name": "out", "type": "u32", "count": 2, "bits": ["0x00000001", "0x00000002"]}],
+         "provenance": {"kind": "interpreter"}}
+    r.update(fields)
+    return json.dumps(r)

@@ -7,6 +7,7 @@ A case is a Python file in cases/ that defines
   RC       the expected exit code (2 for bad input)
   MESSAGE  a regular expression that stdout+stderr must match (re.search, multiline)
   SECONDS  optional time bound (default 2), MEMORY_MIB optional address-space bound (1024)
+  PREPARE  optional function(scratch folder) run after FILES are written (e.g. sparse files)
 It may import common.py (minimal valid PTX and launch specs to break). A crash (signal),
 a hang (time bound), running out of the memory bound, a different exit code or a message
 that does not match fails the case.
@@ -40,6 +41,8 @@ def main():
         p = work / name
         p.parent.mkdir(parents=True, exist_ok=True)
         (p.write_bytes if isinstance(content, bytes) else p.write_text)(content)
+    if "PREPARE" in spec:
+        spec["PREPARE"](str(work))
     args = [x.replace("{dir}", str(work)).replace("{src}", a.src) for x in spec["ARGS"]]
     seconds = spec.get("SECONDS", 2)
     mib = spec.get("MEMORY_MIB", 1024)
