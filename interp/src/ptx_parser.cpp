@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -55,6 +57,16 @@ std::vector<std::string> splitDots(const std::string& s) {
     start = dot + 1;
   }
   return parts;
+}
+
+// The PTX ISA versions released up to CUDA 13.0 (ptxas -arch=sm_75 rejects any other).
+bool isReleasedPtxVersion(const std::string& text) {
+  unsigned major = 0, minor = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u.%u%c", &major, &minor, &tail) != 2 || text.find('.') == std::string::npos)
+    return false;
+  static const unsigned kLastMinor[] = {4, 3, 2, 3, 0, 5, 8, 8, 0};  // majors 1..9
+  return major >= 1 && major <= 9 && minor <= kLastMinor[major - 1];
 }
 
 class Parser {
@@ -149,6 +161,8 @@ class Parser {
     if (t.kind != Token::Kind::Directive) failAt(t, "expected a directive at module scope");
     if (acceptDirective(".version")) {
       if (cur().kind != Token::Kind::Number) failAt(cur(), "expected version number");
+      if (!isReleasedPtxVersion(cur().text))
+        failAt(cur(), "unsupported .version (PTX ISA versions are 1.0 to 9.0, as ptxas of CUDA 13.0 reads)");
       module_.version = next().text;
       return;
     }
@@ -260,7 +274,20 @@ class Parser {
     return v;
   }
 
+  // Braces nest at most kMaxNesting deep in initialisers and operand lists (docs/limits.md):
+  // the parser recurses per level.
+  static constexpr int kMaxNesting = 64;
+  struct NestingGuard {
+    Parser& p;
+    NestingGuard(Parser& parser, const char* what) : p(parser) {
+      if (++p.nesting_ > kMaxNesting)
+        p.failAt(p.cur(), fmt::format("{} nested deeper than {} levels", what, kMaxNesting));
+    }
+    ~NestingGuard() { --p.nesting_; }
+  };
+
   void parseInitializer(std::vector<Operand>& out) {
+    NestingGuard guard(*this, "initialiser");
     if (accept('{')) {
       if (accept('}')) return;
       do {
@@ -414,7 +441,9 @@ class Parser {
       s.registers.vectorWidth = vectorWidth;
       s.registers.name = expectIdentifier("register name");
       if (accept('<')) {
-        s.registers.count = static_cast<uint32_t>(expectUnsigned("register count"));
+        const uint64_t count = expectUnsigned("register count");
+        if (count > 0xffffffffu) failAt(tokens_[pos_ - 1], "constant overflow: a register count must fit 32 bits");
+        s.registers.count = static_cast<uint32_t>(count);
         expect('>', "closing register range");
       }
       body.push_back(std::move(s));
@@ -463,6 +492,7 @@ class Parser {
   }
 
   Operand parseOperand() {
+    NestingGuard guard(*this, "operand list");
     Operand op;
     op.loc = cur().loc;
     if (accept('[')) {
@@ -494,7 +524,8 @@ class Parser {
       return op;
     }
     if (accept('!')) {
-      Operand inner = parseOperand();
+      if (cur().is('!')) failAt(cur(), "a predicate is negated with one '!'");
+      Operand inner = parseScalarOperand();
       if (inner.kind != Operand::Kind::Register) failAt(cur(), "'!' applies only to predicates");
       inner.negated = true;
       inner.loc = op.loc;
@@ -564,7 +595,10 @@ class Parser {
     if (isDecimalFloat) {
       op.isFloat = true;
       op.floatIsDouble = true;
+      errno = 0;
       double d = std::strtod(s.c_str(), nullptr);
+      if (errno == ERANGE && (std::isinf(d) || d == 0))
+        failAt(t, "constant overflow: the literal is outside the range of .f64");
       if (neg) d = -d;
       op.floatBits = std::bit_cast<uint64_t>(d);
       return op;
@@ -577,6 +611,7 @@ class Parser {
   std::string fileName_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int nesting_ = 0;  // open NestingGuards
   Module module_;
 };
 
