@@ -360,7 +360,10 @@ class LaunchRunner {
                                     "predicated off and can never arrive",
                                     ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
                                     formatLanes(eff), program_.describePc(pc), formatLanes(live & ~eff)));
-          w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)] ;
+          w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)];
+          if (w.barrierId > 15)
+            ctx_.fail(ErrorKind::Undefined, static_cast<uint32_t>(std::countr_zero(eff)),
+                      fmt::format("barrier number {} is out of range 0..15", w.barrierId));
           w.barrierPc = pc;
           w.state = WarpState::AtBarrier;
           if (in.fn) in.fn(in, ctx_, eff);
