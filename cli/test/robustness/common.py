@@ -37,11 +37,11 @@ def files(spec_text=None, ptx_text=None):
             "k.ptx": ptx() if ptx_text is None else ptx_text}
 
 
-def scalar_spec(type_, value):
-    """A spec with one extra scalar parameter (the kernel ignores it: only loading matters)."""
+def scalar_files(type_, value):
+    """Files for a kernel with a second, unused parameter `x` of `type_` given `value`."""
     s = spec_obj()
     s["params"].append({"name": "x", "scalar": {"type": type_, "value": value}})
-    return json.dumps(s)
+    return files(spec_text=json.dumps(s), ptx_text=ptx(params=f".param .u64 k_param_0, .param .{type_} k_param_1"))
 
 
 def nested(depth, open_="[", close="]", inner="0"):
