@@ -56,3 +56,29 @@ def result_text(**fields):
          "provenance": {"kind": "interpreter"}}
     r.update(fields)
     return json.dumps(r)
+
+
+def trace_header(**fields):
+    h = {"format": "qgpu-trace-1", "kernel": "k", "entry": "k", "flavour": "nvcc", "ptx": "k.ptx", "warp_width": 4,
+         "grid": [1, 1, 1], "block": [4, 1, 1], "inject": None,
+         "buffers": [{"index": 0, "name": "out", "type": "u32", "count": 4, "address": "0x740000000000",
+                      "output": True}],
+         "files": {}, "code": [{"pc": 0, "fn": "k", "line": 1, "text": "st.global.u32 [%rd2], %r1;"}]}
+    h.update(fields)
+    return h
+
+
+def trace_event(value="0x00000001", **fields):
+    """Lane 0 of warp 0, block 0 writes `value` to out[0]."""
+    e = {"b": 0, "w": 0, "pc": 0, "ln": 1, "m": "0x1", "st": [[0, "global", "0x740000000000", 4, value]]}
+    e.update(fields)
+    return e
+
+
+def trace_text(header=None, events=None, end=True):
+    """A qgpu-trace-1 file: the header, the events (default: one write), the end line."""
+    lines = [json.dumps(header if header is not None else trace_header())]
+    lines += [json.dumps(e) for e in (events if events is not None else [trace_event()])]
+    if end:
+        lines.append(json.dumps({"end": {"steps": len(lines) - 1, "truncated": False, "error": None}}))
+    return "\n".join(lines) + "\n"
