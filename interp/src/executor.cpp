@@ -289,10 +289,11 @@ class LaunchRunner {
       ctx_.liveMask = w.validMask & ~w.exited;
       if (++stats_.warpInstructions > opts_.maxSteps)
         throw Error(ErrorKind::StepLimit,
-                    fmt::format("step limit of {} warp instructions exceeded (runaway loop?) in "
-                                "block ({},{},{}) warp {} at {}",
+                    fmt::format("step limit of {} warp instructions exceeded in block ({},{},{}) warp {} at {}; "
+                                "the budget is for the whole launch ({} blocks of {} threads): a runaway "
+                                "loop, or a launch that needs a larger --max-steps",
                                 opts_.maxSteps, ctx_.block[0], ctx_.block[1], ctx_.block[2],
-                                w.index, program_.describePc(pc)));
+                                w.index, program_.describePc(pc), launch_.grid.count(), launch_.block.count()));
       stats_.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
       uint32_t eff = mask;
       if (in.guard != kNoSlot) {

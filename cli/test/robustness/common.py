@@ -82,3 +82,5 @@ def trace_text(header=None, events=None, end=True):
     if end:
         lines.append(json.dumps({"end": {"steps": len(lines) - 1, "truncated": False, "error": None}}))
     return "\n".join(lines) + "\n"
+
+LOOP_BODY = "$L1:\n  add.s32 %r1, %r1, 1;\n  bra $L1;\n  ret;\n"
