@@ -84,3 +84,19 @@ def trace_text(header=None, events=None, end=True):
     return "\n".join(lines) + "\n"
 
 LOOP_BODY = "$L1:\n  add.s32 %r1, %r1, 1;\n  bra $L1;\n  ret;\n"
+
+
+def model_files(**changes):
+    """config.json of model/testdata/tiny-tied with `changes`, for `qgpu model info {dir}` (the
+    weights come with model_prepare)."""
+    import pathlib
+    c = json.loads((pathlib.Path(__file__).parent.parent.parent.parent / "model/testdata/tiny-tied/config.json").read_text())
+    c.update(changes)
+    return {"config.json": json.dumps(c)}
+
+
+def model_prepare(dir):
+    """Copies tiny-tied's weights into the case folder."""
+    import pathlib
+    import shutil
+    shutil.copy(pathlib.Path(__file__).parent.parent.parent.parent / "model/testdata/tiny-tied/model.safetensors", dir)
