@@ -237,6 +237,7 @@ class Decoder {
   // parts are known: placing it earlier let a function-scope array overlap it.
   void layoutModuleVariables() {
     uint32_t globalIndex = 0;
+    uint64_t globalBytes = 0;  // of all module .global variables (their initial bytes are allocated)
     for (const ptx::VariableDecl& v : program_.module.globals) {
       uint32_t elem = typeBytesOrFail(v.type);
       if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
@@ -256,7 +257,7 @@ class Decoder {
         g.size = v.space == ptx::StateSpace::Const
                      ? boundedBytes(v, elem, alignUp(program_.constBytes, g.align), kMaxConstBytes, "constant memory")
                  : v.space == ptx::StateSpace::Global
-                     ? boundedBytes(v, elem, 0, kMaxGlobalVariableBytes, "global memory")
+                     ? boundedBytes(v, elem, globalBytes, kMaxGlobalVariableBytes, "global memory")
                      : boundedBytes(v, elem, 0, kMaxSharedBytes, "shared memory");
         if (v.space == ptx::StateSpace::Shared) {
           g.offset = reserveStaticShared(v.loc, g.size, g.align);
@@ -271,6 +272,7 @@ class Decoder {
           sym.address = g.offset;
         } else {
           g.offset = globalIndex++;
+          globalBytes += g.size;
           g.init = initializerBytes(v, g.size);
           sym.kind = Symbol::Kind::Global;
           sym.address = kGlobalBase + ((kFirstModuleGlobalRegion + g.offset) << 32);

@@ -20,7 +20,7 @@ constexpr uint64_t kWindowBytes = 0x0000'0001'0000'0000ull;
 constexpr uint32_t kMaxSharedBytes = 48 * 1024;
 // The other per-kernel limits the decoder enforces (docs/limits.md): local memory per thread
 // (sm_75), the constant bank, kernel parameters (PTX ISA 8.1 and later; 4352 bytes before),
-// one module .global variable (the launch-buffer limit), registers declared by one function.
+// the module .global variables together (the launch-buffer limit), registers declared by one function.
 constexpr uint32_t kMaxLocalBytes = 512 * 1024;
 constexpr uint32_t kMaxConstBytes = 64 * 1024;
 constexpr uint32_t kMaxKernelParamBytes = 32764;
