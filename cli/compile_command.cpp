@@ -19,6 +19,13 @@
 namespace qgpu::cli {
 namespace {
 
+// The residual channels of virtual channels (what a reader of the checkpoint indexes).
+std::vector<uint32_t> physicalChannels(const compiler::LayerPlan& plan, const std::vector<uint32_t>& virtualChannels) {
+  std::vector<uint32_t> out;
+  for (uint32_t v : virtualChannels) out.push_back(plan.physical(v));
+  return out;
+}
+
 using namespace qgpu::compiler;
 
 uint32_t floatBits(float f) {
@@ -103,8 +110,8 @@ int runUnit(const std::string& name, const std::filesystem::path& out, int sampl
       {"anchor_exponent", cu.anchorExponent},
       {"live_anchors", cu.liveAnchors},
       {"norm_exponent", cu.normExponent},
-      {"input_channels", cu.plan.inputChannels},
-      {"output_channels", cu.plan.outputChannels},
+      {"input_channels", physicalChannels(cu.plan, cu.plan.inputChannels)},
+      {"output_channels", physicalChannels(cu.plan, cu.plan.outputChannels)},
       {"proof_min_margin", proof.minMargin},
       {"report", toJson(reportUnit(name, s.machineOps, cu, proof))},
       {"model_safetensors_sha256", sha256OfFile(out / "model.safetensors")},

@@ -20,9 +20,11 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"shfl32", "SHFL lane mux (source lane given)", [] { return shuffleUnit(32, 4); }},
       {"vote", "VOTE all/any/uni/ballot", [] { return voteUnit(4); }},
       {"shfl", "SHFL up/down/bfly/idx (source lane from b, c)", [] { return shuffleFullUnit(4); }},
+      {"bra", "BRA guard and SIMT-stack decision (11-bit code addresses)", [] { return branchUnit(4, 11); }},
       // --- f32 adder ---
       {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
       // --- end f32 adder ---
+      {"fmul32", "FMUL f32 (rn rz rm rp, ftz, sat)", [] { return fmulUnit(4); }},
       // --- multiplier ---
       {"mul32", "MULWIDE MULLO MULHI 32-bit (the 64-bit product, signed by a selector)", [] { return multiplierUnit(4); }},
       {"mul24lo", "MUL24 MAD24 lo", [] { return mul24Unit(4, false); }},

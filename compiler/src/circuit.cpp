@@ -66,11 +66,47 @@ const char* nodeKindName(NodeKind k) {
   return "?";
 }
 
+namespace {
+// Steps of value 1 whose conditions differ only in the constant test one form X against
+// thresholds: [X + k >= 0] is nested in k, so at any input the steps that are on are those
+// of the largest constants. Their weighted sum is one of the prefix sums in that order.
+bool sameForm(const Expr& a, const Expr& b) {
+  if (a.terms.size() != b.terms.size()) return false;
+  for (size_t i = 0; i < a.terms.size(); ++i)
+    if (a.terms[i].wire != b.terms[i].wire || a.terms[i].coeff != b.terms[i].coeff) return false;
+  return true;
+}
+}  // namespace
+
 Range Circuit::rangeOf(const Expr& e) const {
   i128 lo = e.constant, hi = e.constant;
-  for (const Term& t : e.terms) {
-    const Range& r = nodes_.at(t.wire).range;
-    i128 a = static_cast<i128>(t.coeff) * r.lo, b = static_cast<i128>(t.coeff) * r.hi;
+  std::vector<bool> done(e.terms.size(), false);
+  for (size_t i = 0; i < e.terms.size(); ++i) {
+    if (done[i]) continue;
+    const Node& n = nodes_.at(e.terms[i].wire);
+    if (n.kind == NodeKind::Step && n.structuralBit) {
+      // The chain of steps on n's form among the remaining terms.
+      std::vector<std::pair<int64_t, int64_t>> chain;  // (cond constant, coefficient)
+      for (size_t j = i; j < e.terms.size(); ++j) {
+        const Node& m = nodes_.at(e.terms[j].wire);
+        if (done[j] || m.kind != NodeKind::Step || !m.structuralBit || !sameForm(m.cond, n.cond)) continue;
+        done[j] = true;
+        chain.push_back({m.cond.constant, e.terms[j].coeff});
+      }
+      std::sort(chain.begin(), chain.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      i128 prefix = 0, cmin = 0, cmax = 0;
+      for (const auto& [k, coeff] : chain) {
+        prefix += coeff;
+        cmin = std::min(cmin, prefix);
+        cmax = std::max(cmax, prefix);
+      }
+      lo += cmin;
+      hi += cmax;
+      continue;
+    }
+    done[i] = true;
+    const Range& r = n.range;
+    i128 a = static_cast<i128>(e.terms[i].coeff) * r.lo, b = static_cast<i128>(e.terms[i].coeff) * r.hi;
     lo += std::min(a, b);
     hi += std::max(a, b);
   }

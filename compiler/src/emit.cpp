@@ -49,10 +49,10 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   CompiledUnit u;
   u.name = c.name();
   Schedule s = schedule(c);
-  u.plan = planLayers(c, s, 2, o.gains);
+  u.plan = planLayers(c, s, 2, o.gains, o.reuseChannels);
   u.anchorExponent = o.anchorExponent;
 
-  const int channels = static_cast<int>(u.plan.channels.size());
+  const int channels = static_cast<int>(u.plan.physicalChannels);
   const int hidden = std::max(o.minHidden, ceilPow2(channels));
   const int h = static_cast<int>(std::lround(std::log2(hidden)));
   // Sum of anchor squares = nA * 2^(2m); mean = 2^(2m + nA - 1 - h) must be a power of 4.
@@ -133,21 +133,21 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
     const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
     auto put = [&](Tensor& m, int64_t row, const ChannelForm& f, double scale) {
       m.at(row, kOneChannel) += static_cast<float>(static_cast<double>(f.constant) * scale);
-      for (const auto& [ch, k] : f.terms) m.at(row, ch) += static_cast<float>(static_cast<double>(k) * scale);
+      for (const auto& [ch, k] : f.terms) m.at(row, u.plan.physical(ch)) += static_cast<float>(static_cast<double>(k) * scale);
     };
     for (size_t n = 0; n < pl.neurons.size(); ++n) {
       put(gate, static_cast<int64_t>(n), pl.neurons[n].gate, static_cast<double>(pl.neurons[n].gain));
       put(up, static_cast<int64_t>(n), pl.neurons[n].up, 1.0);
     }
     for (const PlannedWrite& wr : pl.writes)
-      for (const auto& [n, weight] : wr.neurons) down.at(wr.channel, n) += static_cast<float>(weight);
+      for (const auto& [n, weight] : wr.neurons) down.at(u.plan.physical(wr.channel), n) += static_cast<float>(weight);
     add(p + "mlp.gate_proj.weight", std::move(gate));
     add(p + "mlp.up_proj.weight", std::move(up));
     add(p + "mlp.down_proj.weight", std::move(down));
   }
   add("norm.weight", norm);
   Tensor head({vocab, hidden});
-  for (size_t o2 = 0; o2 < u.plan.outputChannels.size(); ++o2) head.at(static_cast<int64_t>(o2), u.plan.outputChannels[o2]) = 1.0f;
+  for (size_t o2 = 0; o2 < u.plan.outputChannels.size(); ++o2) head.at(static_cast<int64_t>(o2), u.plan.physical(u.plan.outputChannels[o2])) = 1.0f;
   t.emplace("lm_head.weight", std::move(head));
 
   u.store = std::make_shared<model::TensorStore>();
@@ -170,7 +170,7 @@ Eigen::VectorXf CompiledUnit::residual(const std::vector<int64_t>& inputs) const
     if (inputs[i] < r.lo || inputs[i] > r.hi)
       throw CompileError(fmt::format("{}: input '{}' = {} is outside [{}, {}]", name,
                                      plan.channels[plan.inputChannels[i]].name, inputs[i], r.lo, r.hi));
-    x[plan.inputChannels[i]] = static_cast<float>(inputs[i]);
+    x[plan.physical(plan.inputChannels[i])] = static_cast<float>(inputs[i]);
   }
   return x;
 }

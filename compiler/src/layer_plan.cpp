@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 
 #include "qgpu/compiler/error.h"
@@ -15,15 +17,24 @@ const char* neuronRoleName(NeuronRole r) {
     case NeuronRole::StepLow: return "step (low neuron)";
     case NeuronRole::Gate: return "gate";
     case NeuronRole::Pass: return "pass";
+    case NeuronRole::Clear: return "clear";
   }
   return "?";
 }
 
 namespace {
 
+bool sameTerms(const Expr& a, const Expr& b) {
+  if (a.terms.size() != b.terms.size()) return false;
+  for (size_t i = 0; i < a.terms.size(); ++i)
+    if (a.terms[i].wire != b.terms[i].wire || a.terms[i].coeff != b.terms[i].coeff) return false;
+  return true;
+}
+
 class Planner {
  public:
-  Planner(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& g) : c_(c), s_(s) {
+  Planner(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& g, bool reuse) : c_(c), s_(s) {
+    plan_.reusesChannels = reuse;
     plan_.unit = c.name();
     plan_.layers = s.depth;
     plan_.anchors = anchors;
@@ -58,9 +69,16 @@ class Planner {
       const Node& n = c_.nodes()[i];
       if (n.kind != NodeKind::Sum || !live_[i] || s_.level[i] < 1) continue;
       const Expr x = expand(c_, n.value);
-      bool ok = x.constant == 0 && x.terms.size() >= 2;
-      for (const Term& t : x.terms) ok = ok && c_.node(t.wire).kind == NodeKind::Gate && s_.level[t.wire] == s_.level[i];
-      merged_[i] = ok;
+      bool gates = x.constant == 0 && x.terms.size() >= 2, chain = gates;
+      for (const Term& t : x.terms) {
+        const Node& m = c_.node(t.wire);
+        const bool sameLevel = s_.level[t.wire] == s_.level[i];
+        gates = gates && m.kind == NodeKind::Gate && sameLevel;
+        // A chain: unit steps on one form (the proof bounds it by its prefix sums, §3).
+        chain = chain && m.kind == NodeKind::Step && m.structuralBit && sameLevel &&
+                sameTerms(m.cond, c_.node(x.terms[0].wire).cond);
+      }
+      merged_[i] = gates || chain;
     }
     // Which wires are read by a later level (so they need a channel).
     std::vector<bool> readLater(c_.nodes().size(), false);
@@ -98,6 +116,7 @@ class Planner {
       }
     }
     for (const auto& [name, wire] : c_.outputs()) placeOutput(name, wire);
+    assignPhysicalChannels();
     return std::move(plan_);
   }
 
@@ -198,6 +217,61 @@ class Planner {
     if (n.kind != NodeKind::Sum && n.kind != NodeKind::Input) channelOf_[wire] = ch;
   }
 
+  // Channel reuse, as interval colouring: a virtual channel is busy from the layer that
+  // writes it to its last reader's layer, where a clear neuron zeroes it; sorted by the
+  // writing layer, each takes a residual channel whose last occupant was cleared before.
+  void assignPhysicalChannels() {
+    const size_t V = plan_.channels.size();
+    std::vector<int> lastRead(V, 0);
+    std::vector<bool> pinned(V, false);  // anchors and outputs: read by every norm or the head
+    for (uint32_t a = 0; a < plan_.anchors; ++a) pinned[a] = true;
+    for (uint32_t o : plan_.outputChannels) pinned[o] = true;
+    for (size_t l = 0; l < plan_.mlp.size(); ++l)
+      for (const PlannedNeuron& n : plan_.mlp[l].neurons)
+        for (const ChannelForm* f : {&n.gate, &n.up})
+          for (const auto& [ch, k] : f->terms) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
+    std::vector<uint32_t> order(V);
+    for (uint32_t v = 0; v < V; ++v) order[v] = v;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return plan_.channels[a].writtenAt < plan_.channels[b].writtenAt; });
+    // Free residual channels by the layer after which they are free (cleared there).
+    std::vector<std::pair<int, uint32_t>> released;  // (cleared at layer, physical)
+    std::vector<uint32_t> freeNow;
+    uint32_t next = 0;
+    for (uint32_t v : order) {
+      ChannelInfo& ci = plan_.channels[v];
+      const bool clears = plan_.reusesChannels && !pinned[v] && lastRead[v] > ci.writtenAt;
+      // Channels cleared at a layer before this one's writer are free.
+      for (auto it = released.begin(); it != released.end();) {
+        if (it->first < ci.writtenAt) {
+          freeNow.push_back(it->second);
+          it = released.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      std::sort(freeNow.begin(), freeNow.end(), std::greater<>());  // lowest index first (back)
+      if (!freeNow.empty() && v >= plan_.anchors) {
+        ci.physical = freeNow.back();
+        freeNow.pop_back();
+      } else {
+        ci.physical = next++;
+      }
+      if (clears) {
+        ci.clearedAt = lastRead[v];
+        released.push_back({ci.clearedAt, ci.physical});
+        ChannelForm one, self;
+        one.terms.push_back({kOneChannel, 1});
+        self.terms.push_back({v, 1});
+        PlannedNeuron clear{NeuronRole::Clear, "clear " + ci.name, one, plan_.gains.gate, self};
+        const uint32_t n = addNeuron(ci.clearedAt, std::move(clear));
+        plan_.mlp[static_cast<size_t>(ci.clearedAt - 1)].writes.push_back(
+            {v, {{n, -1.0 / static_cast<double>(plan_.gains.gate)}}});
+      }
+    }
+    plan_.physicalChannels = next;
+  }
+
   const Circuit& c_;
   const Schedule& s_;
   LayerPlan plan_;
@@ -209,9 +283,9 @@ class Planner {
 
 }  // namespace
 
-LayerPlan planLayers(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& gains) {
+LayerPlan planLayers(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& gains, bool reuseChannels) {
   if (anchors < 1) throw CompileError("planLayers: at least one anchor channel is needed");
-  return Planner(c, s, anchors, gains).run();
+  return Planner(c, s, anchors, gains, reuseChannels).run();
 }
 
 }  // namespace qgpu::compiler

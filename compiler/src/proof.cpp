@@ -112,8 +112,9 @@ class Prover {
           refuse(0, fmt::format("token embeddings differ in channel {}", c));
       facts_[c] = {v, v, 0, false};
     }
-    for (uint32_t ch : u_.plan.inputChannels) {
-      const ChannelInfo& info = u_.plan.channels[ch];
+    for (uint32_t v : u_.plan.inputChannels) {
+      const ChannelInfo& info = u_.plan.channels[v];
+      const uint32_t ch = info.physical;
       if (facts_[ch].lo != 0) refuse(0, fmt::format("input channel {} is not zero in the embedding", ch));
       facts_[ch] = {static_cast<double>(info.range.lo), static_cast<double>(info.range.hi), 1.0, info.range.isBit()};
       if (std::max(std::fabs(facts_[ch].lo), std::fabs(facts_[ch].hi)) > kExactInt)
@@ -151,9 +152,11 @@ class Prover {
     const double s = 1.0 / std::sqrt(mean);  // exact: mean is a power of 4
     const model::TensorView& w = tensor(name);
     std::vector<Fact> out(static_cast<size_t>(H_));
+    scale_.assign(static_cast<size_t>(H_), 0.0);
     for (int c = 0; c < H_; ++c) {
       const double gain = static_cast<double>(1.0f + at(w, static_cast<size_t>(c)));
       const double k = s * gain;
+      scale_[static_cast<size_t>(c)] = k;
       const Fact& f = facts_[c];
       if (k == 0 || (f.isConstant() && f.lo == 0)) continue;  // exact zero
       if (!isPowerOfTwo(std::fabs(k)))
@@ -301,40 +304,87 @@ class Prover {
       nf.grain = dyadicGcd(old.grain, d.f.grain);
       if (nf.grain > 0 && std::max(std::fabs(nf.lo), std::fabs(nf.hi)) / nf.grain > kExactInt)
         refuse(L, fmt::format("residual channel {} can reach {:.4g}: inexact in f32", c, nf.hi));
-      if (old.isConstant() && old.lo == 0 && isStepPair(l, writers, c, g, uu, down)) {
-        nf = {0, 1, 1, true};  // [cond >= 0]: exactly 0 or 1
-      }
+      if (old.isConstant() && old.lo == 0)
+        if (std::optional<Fact> chain = stepChain(l, writers, c, g, uu, down)) nf = *chain;
+      if (!old.isConstant() && isClear(l, writers, c, g, uu, down)) nf = {0, 0, 0, false};  // x - x = +0
       next[c] = nf;
     }
     facts_ = std::move(next);
     report_.layers.push_back(lp);
   }
 
-  // Channel c receives (silu(g1) - silu(g2)) / G with g1 = g2 + G, u = 1 and g2 in G*Z,
-  // G >= 89: that is [g2 >= 0], a structural bit.
-  bool isStepPair(int l, const std::vector<size_t>& writers, int c, const std::vector<FormFact>& g,
-                  const std::vector<FormFact>& u, const model::TensorView& down) const {
-    if (writers.size() != 2) return false;
+  // Channel c receives a chain of steps on one form X: pairs (silu(g1) - silu(g2)) * k / G
+  // with g1 = g2 + G, u = 1, g2 in G*Z, G >= 89 a power of two and k an integer — that is
+  // k * [g2 >= 0] — whose gate rows agree outside the constant channels. g2 = G (X + t):
+  // [X + t >= 0] is nested in t, so the sum is a prefix sum of the k in decreasing t.
+  // Returns the channel's fact, or nothing when the writers are not such a chain.
+  std::optional<Fact> stepChain(int l, const std::vector<size_t>& writers, int c, const std::vector<FormFact>& g,
+                                const std::vector<FormFact>& u, const model::TensorView& down) const {
+    if (writers.empty() || writers.size() % 2 != 0) return std::nullopt;
     const size_t I = static_cast<size_t>(u_.config.intermediateSize);
-    size_t hi = writers[0], lo = writers[1];
-    double whi = at(down, static_cast<size_t>(c) * I + hi), wlo = at(down, static_cast<size_t>(c) * I + lo);
-    if (whi < 0) {
-      std::swap(hi, lo);
-      std::swap(whi, wlo);
-    }
-    const double G = 1.0 / whi;
-    if (wlo != -whi || G < -kSiluZero || !isPowerOfTwo(G)) return false;
-    for (const FormFact* f : {&u[hi], &u[lo]})
-      if (!(f->f.grain == 0 && f->constant == 1)) return false;
-    if (g[hi].constant - g[lo].constant != G || g[hi].f.grain != g[lo].f.grain) return false;
-    if (std::fmod(g[lo].constant, G) != 0 || std::fmod(g[lo].f.grain, G) != 0) return false;
-    // Same variable coefficients: compare the gate rows outside the constant channels.
+    auto wd = [&](size_t n) { return static_cast<double>(at(down, static_cast<size_t>(c) * I + n)); };
+    for (size_t n : writers)
+      if (!(u[n].f.grain == 0 && u[n].constant == 1)) return std::nullopt;
     const model::TensorView& gate = tensor(fmt::format("model.layers.{}.mlp.gate_proj.weight", l));
-    for (int ch = 0; ch < H_; ++ch) {
-      if (facts_[ch].isConstant()) continue;
-      if (at(gate, hi * H_ + static_cast<size_t>(ch)) != at(gate, lo * H_ + static_cast<size_t>(ch))) return false;
+    for (size_t n : writers)
+      for (int ch = 0; ch < H_; ++ch) {
+        if (facts_[ch].isConstant()) continue;
+        if (at(gate, n * H_ + static_cast<size_t>(ch)) != at(gate, writers[0] * H_ + static_cast<size_t>(ch)))
+          return std::nullopt;
+      }
+    // Pair them: the lowest remaining constant is a low neuron; its partner has constant
+    // g + G and the opposite down weight (identical candidates are interchangeable).
+    std::vector<size_t> rest = writers;
+    std::sort(rest.begin(), rest.end(), [&](size_t a, size_t b) { return g[a].constant < g[b].constant; });
+    std::vector<std::pair<double, double>> steps;  // (t, k)
+    double G = 0;
+    while (!rest.empty()) {
+      const size_t lo = rest.front();
+      rest.erase(rest.begin());
+      auto it = std::find_if(rest.begin(), rest.end(), [&](size_t n) {
+        return wd(n) == -wd(lo) && g[n].f.grain == g[lo].f.grain && (G == 0 || g[n].constant - g[lo].constant == G);
+      });
+      if (it == rest.end()) return std::nullopt;
+      const size_t hi = *it;
+      rest.erase(it);
+      const double gain = g[hi].constant - g[lo].constant;
+      if (gain < -kSiluZero || !isPowerOfTwo(gain) || (G != 0 && gain != G)) return std::nullopt;
+      G = gain;
+      if (std::fmod(g[lo].constant, G) != 0 || std::fmod(g[lo].f.grain, G) != 0) return std::nullopt;
+      const double k = wd(hi) * G;
+      if (k == 0 || k != std::round(k)) return std::nullopt;
+      steps.push_back({g[lo].constant / G, k});
     }
-    return true;
+    std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Fact f{0, 0, 0, false};
+    double prefix = 0;
+    for (const auto& [t, k] : steps) {
+      prefix += k;
+      f.lo = std::min(f.lo, prefix);
+      f.hi = std::max(f.hi, prefix);
+      f.grain = dyadicGcd(f.grain, k);
+    }
+    f.bit = f.lo == 0 && f.hi == 1 && f.grain == 1;
+    return f;
+  }
+
+  // Channel c's only writer computes exactly -x_c: a constant gate g >= 17 (silu(g) = g),
+  // an up row that reads channel c alone, and g * up weight * norm scale * down weight =
+  // -1 with every factor a power of two (each product exact). Then x + (-x) = +0.
+  bool isClear(int l, const std::vector<size_t>& writers, int c, const std::vector<FormFact>& g,
+               const std::vector<FormFact>& u, const model::TensorView& down) const {
+    if (writers.size() != 1) return false;
+    const size_t n = writers[0], I = static_cast<size_t>(u_.config.intermediateSize);
+    if (g[n].f.grain != 0 || g[n].constant < kSiluOne || !isPowerOfTwo(g[n].constant)) return false;
+    if (u[n].constant != 0) return false;
+    const model::TensorView& up = tensor(fmt::format("model.layers.{}.mlp.up_proj.weight", l));
+    for (int ch = 0; ch < H_; ++ch)
+      if (ch != c && at(up, n * H_ + static_cast<size_t>(ch)) != 0 && !(facts_[ch].isConstant() && facts_[ch].lo == 0))
+        return false;
+    const double wu = at(up, n * H_ + static_cast<size_t>(c)), wd = at(down, static_cast<size_t>(c) * I + n);
+    const double k = scale_[static_cast<size_t>(c)];
+    if (!isPowerOfTwo(std::fabs(wu)) || !isPowerOfTwo(std::fabs(wd)) || !isPowerOfTwo(k)) return false;
+    return g[n].constant * wu * k * wd == -1.0;
   }
 
   void mixerSilent(int L, const std::string& p) const {
@@ -394,6 +444,7 @@ class Prover {
   const ProofOptions& o_;
   const int H_;
   std::vector<Fact> facts_;
+  std::vector<double> scale_;  // per channel: the last norm's scale (norm scale x gain)
   ProofReport report_;
 };
 

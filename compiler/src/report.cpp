@@ -14,13 +14,13 @@ UnitReport reportUnit(const std::string& name, const std::string& machineOps, co
   r.name = name;
   r.machineOps = machineOps;
   r.layers = unit.plan.layers;
-  r.channels = unit.plan.channels.size();
+  r.channels = unit.plan.physicalChannels;
   r.inputs = unit.plan.inputChannels.size();
   r.outputs = unit.plan.outputChannels.size();
   for (const PlannedLayer& l : unit.plan.mlp) r.neurons.push_back(l.neurons.size());
   for (int l = 1; l <= unit.plan.layers; ++l) {
     size_t used = 0;
-    for (const ChannelInfo& c : unit.plan.channels) used += c.writtenAt <= l ? 1 : 0;
+    for (const ChannelInfo& c : unit.plan.channels) used += c.writtenAt <= l && (c.clearedAt == 0 || c.clearedAt > l) ? 1 : 0;
     r.channelsInUse.push_back(used);
   }
   r.peakNeurons = r.neurons.empty() ? 0 : *std::max_element(r.neurons.begin(), r.neurons.end());

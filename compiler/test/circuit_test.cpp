@@ -2,6 +2,8 @@
 // circuit against the machine's functional units (machine/src/units.cpp) in the IR alone.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <random>
 
 #include "qgpu/compiler/circuit.h"
@@ -64,6 +66,29 @@ TEST(Circuit, LevelsFollowTheLongestPath) {
   EXPECT_EQ(s.level[x], 2);
 }
 
+// Unit steps on one form are nested: their weighted sum is a prefix sum in the order of
+// their thresholds, so bit 1 of y (alternating thresholds) ranges over 0..1, not -1..2.
+TEST(Circuit, AChainOfThresholdsHasItsPrefixSumsAsRange) {
+  Circuit c("chain");
+  WireId y = c.input("y", {0, 7});
+  Expr bit1;
+  for (int t = 1; t <= 3; ++t) bit1 += (t % 2 ? 1 : -1) * w(c.step("y>=" + std::to_string(2 * t), w(y) - 2 * t));
+  const Range r = c.rangeOf(bit1);
+  EXPECT_EQ(r.lo, 0);
+  EXPECT_EQ(r.hi, 1);
+  // Different forms are independent: the plain interval.
+  WireId z = c.input("z", {0, 7});
+  const Range r2 = c.rangeOf(w(c.step("z>=2", w(z) - 2)) - w(c.step("y>=5", w(y) - 5)));
+  EXPECT_EQ(r2.lo, -1);
+  EXPECT_EQ(r2.hi, 1);
+  for (int v = 0; v < 8; ++v) {
+    std::vector<int64_t> vals = evaluate(c, {v, 0});
+    int64_t b = 0;
+    for (const Term& t : bit1.terms) b += t.coeff * vals[t.wire];
+    EXPECT_EQ(b, (v >> 1) & 1);
+  }
+}
+
 // Every unit's IR equals the machine's unit on random and edge operands.
 class UnitIr : public ::testing::TestWithParam<UnitCase> {};
 
@@ -71,7 +96,9 @@ TEST_P(UnitIr, EqualsTheMachineUnits) {
   const UnitCase& uc = GetParam();
   Unit u = uc.build();
   std::mt19937_64 rng(12345);
-  const int samples = 20000;
+  // QGPU_UNIT_IR_SAMPLES raises the count for long runs (default 20,000 x 4 lanes).
+  const char* env = std::getenv("QGPU_UNIT_IR_SAMPLES");
+  const int samples = env ? std::atoi(env) : 20000;
   for (int s = 0; s < samples; ++s) {
     UnitSample smp = uc.sample(u, rng, s);
     std::vector<int64_t> out = evaluateOutputs(u.circuit, smp.inputs);

@@ -146,7 +146,7 @@ TEST(CompiledMutants, WrongSignAndOffByOneThresholdAreCaught) {
     const std::string name = "model.layers.0.mlp.gate_proj.weight";
     std::vector<float> g = copyTensor(cu, name);
     size_t n = 10;  // a carry threshold of lane 0
-    size_t ch = cu.plan.inputChannels[0];
+    size_t ch = cu.plan.physical(cu.plan.inputChannels[0]);
     ASSERT_NE(g[n * static_cast<size_t>(H) + ch], 0.0f);
     g[n * static_cast<size_t>(H) + ch] = -g[n * static_cast<size_t>(H) + ch];
     EXPECT_FALSE(agreesEverywhere(withTensor(cu, name, g), b)) << "a sign flip went unnoticed";

@@ -47,11 +47,11 @@ TEST_P(MultiplierBudget, FitsTheQwen35_2B_LayerAndEqualsTheMachine) {
   }
   std::printf("%s\n", fmt::format("{}: depth {}, channels {} (hidden {}), peak neurons {} (layer {}), per layer [{}], "
                                   "min margin {}",
-                                  uc.name, cu.plan.layers, cu.plan.channels.size(), cu.config.hiddenSize, peak,
+                                  uc.name, cu.plan.layers, cu.plan.physicalChannels, cu.config.hiddenSize, peak,
                                   peakLayer, perLayer, proof.minMargin)
                           .c_str());
   EXPECT_LE(cu.plan.layers, kMaxDepth);
-  EXPECT_LE(cu.plan.channels.size(), 2048u);
+  EXPECT_LE(cu.plan.physicalChannels, 2048u);
   EXPECT_LE(peak, 6144u);
   EXPECT_GE(proof.minMargin, 1.0);
   std::mt19937_64 rng(99);

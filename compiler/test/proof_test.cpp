@@ -29,8 +29,16 @@ Circuit carryCircuit() {
   return c;
 }
 
+// The carry circuit's tests below look at its step and gate neurons alone: without channel
+// reuse (clear neurons, with their own margins, are tested in channel_reuse_test.cpp).
+EmitOptions noReuse() {
+  EmitOptions o;
+  o.reuseChannels = false;
+  return o;
+}
+
 TEST(Proof, PassesWithMarginsPerLayer) {
-  CompiledUnit cu = compileCircuit(carryCircuit());
+  CompiledUnit cu = compileCircuit(carryCircuit(), noReuse());
   ProofReport r = proveExact(cu);
   ASSERT_EQ(r.layers.size(), 3u);  // two MLP layers and the final norm + head
   // The gate neuron's argument is 0 or 32: 15 above the silu regime's 17. A step's
@@ -53,7 +61,7 @@ TEST(Proof, RefusesAStepGainThatLeavesTheSiluRegime) {
 }
 
 TEST(Proof, RefusesAGateGainBelowTheSiluRegime) {
-  EmitOptions o;
+  EmitOptions o = noReuse();
   o.gains.gate = 16;  // silu(16) != 16
   std::string why = refusal(compileCircuit(carryCircuit(), o));
   EXPECT_NE(why.find("layer 2"), std::string::npos) << why;
@@ -64,7 +72,7 @@ TEST(Proof, RefusesAGateGainBelowTheSiluRegime) {
 TEST(Proof, RefusesAMarginBelowTheRequiredOne) {
   ProofOptions o;
   o.minMargin = 20;  // the gate's margin is 15
-  std::string why = refusal(compileCircuit(carryCircuit()), o);
+  std::string why = refusal(compileCircuit(carryCircuit(), noReuse()), o);
   EXPECT_NE(why.find("gate 'picked'"), std::string::npos) << why;
   EXPECT_NE(why.find("margin 15"), std::string::npos) << why;
 }

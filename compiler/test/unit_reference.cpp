@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "qgpu/machine/units.h"  // the reference
+#include "qgpu/machine/control.h"  // the references
+#include "qgpu/machine/units.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -172,6 +173,44 @@ UnitCase voteCase() {
           }};
 }
 
+// BRA: masks and predicates at random (empty masks included), code addresses with the
+// equalities the decision tests (top rpc = c, pc + 1 = c, b = c) each made true often.
+UnitCase branchCase() {
+  UnitCase uc{"bra", [] { return branchUnit(4, 11); }, [](const Unit& u, std::mt19937_64& rng, int) {
+            UnitSample s;
+            Assign as;
+            const bool guard = rng() % 4 != 0, negated = rng() & 1;
+            as.v[u.selectors[0]] = guard;
+            as.v[u.selectors[1]] = negated;
+            const uint32_t mask = static_cast<uint32_t>(rng() % 16), pred = static_cast<uint32_t>(rng() % 16);
+            const uint32_t pc = static_cast<uint32_t>(rng() % 1024), rpc = rng() % 3 == 0 ? pc + 1 : static_cast<uint32_t>(rng() % 1024);
+            const uint32_t target = rng() % 3 == 0 ? rpc : static_cast<uint32_t>(rng() % 1024);
+            const uint32_t topRpc = rng() % 2 ? rpc : static_cast<uint32_t>(rng() % 1025);
+            const LaneBuses& lb = u.lanes[0];
+            as.bus(lb.operands[0], mask);
+            as.bus(lb.operands[1], pred);
+            as.bus(lb.operands[2], pc);
+            as.bus(lb.operands[3], target);
+            as.bus(lb.operands[4], rpc);
+            as.bus(lb.operands[5], topRpc);
+            const uint32_t taken = machine::guardedMask(mask, guard, negated, pred);
+            const machine::BranchUpdate bu = machine::branchUpdate(mask, taken, pc, target, rpc, topRpc);
+            pushBits(s.expected, taken, 4);
+            pushBits(s.expected, bu.notTaken, 4);
+            const bool diverged = bu.kind == machine::BranchUpdate::Kind::Diverged;
+            for (bool b : {bu.kind == machine::BranchUpdate::Kind::NoneTaken, bu.kind == machine::BranchUpdate::Kind::AllTaken,
+                           diverged, diverged && bu.popTop, diverged && bu.pushFallthrough, diverged && bu.pushTaken})
+              s.expected.push_back(b ? 1 : 0);
+            pushBits(s.expected, bu.topPc, 11);
+            s.describe = fmt::format("bra guard {} neg {} mask {:#x} pred {:#x} pc {} b {} c {} top.rpc {}", guard, negated, mask,
+                                     pred, pc, target, rpc, topRpc);
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  uc.bigBatch = 100000;  // one warp-level decision per position: 10^5 of them
+  return uc;
+}
+
 // --- f32 adder ---
 // f32 operands: specials (signed zeros, infinities, NaNs with payloads), subnormals, the
 // largest finite, and random values; b is often tied to a (cancellation, exponent
@@ -237,6 +276,48 @@ UnitCase faddCase() {
           }};
 }
 // --- end f32 adder ---
+
+// FMUL: operands as FADD's, the partner often chosen so that the product lands near the
+// overflow and underflow thresholds, in the subnormal range, or on a rounding tie.
+uint32_t fmulPartner(std::mt19937_64& rng, uint32_t a) {
+  const uint32_t sign = static_cast<uint32_t>(rng() & 1) << 31, frac = static_cast<uint32_t>(rng() & 0x7fffff);
+  const int ea = static_cast<int>((a >> 23) & 0xff);
+  auto withExp = [&](int e, uint32_t f) { return sign | (static_cast<uint32_t>(std::clamp(e, 0, 254)) << 23) | f; };
+  switch (rng() % 8) {
+    case 0: return withExp(254 - ea + static_cast<int>(rng() % 5) - 2, frac);      // product near 2^128
+    case 1: return withExp(128 - ea - static_cast<int>(rng() % 26), frac);         // near the subnormal range
+    case 2: return withExp(104 - ea - static_cast<int>(rng() % 4), frac);          // near half the least subnormal
+    case 3: return withExp(static_cast<int>(rng() % 255), rng() % 2 ? 0 : frac & 0x7ff000);  // few bits: exact, ties
+    default: return f32Partner(rng, a);
+  }
+}
+
+UnitCase fmulCase() {
+  UnitCase uc{"fmul32", [] { return fmulUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            // Selectors: rounding one-hot, then ftz, sat (each a quarter of the time).
+            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+            const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
+            for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+            as.v[u.selectors[4]] = ftz;
+            as.v[u.selectors[5]] = sat;
+            const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
+            const machine::MInstr in = instr(machine::MOp::FMul, 4, false, fl);
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint32_t a = f32Operand(rng), b = fmulPartner(rng, a);
+              if ((index + l) % 2) std::swap(a, b);
+              as.bus(u.lanes[l].operands[0], a);
+              as.bus(u.lanes[l].operands[1], b);
+              pushBits(s.expected, machine::computeLane(in, a, b, 0), 32);
+              s.describe += fmt::format("lane {}: fmul {:#010x} {:#010x} fl={:#x}; ", l, a, b, fl);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  uc.smallBatch = 100;
+  return uc;
+}
 
 // --- multiplier cases (MULLO MULHI MULWIDE) ---
 // a * b per lane against the machine's multiplier; operands mix the edge values of
@@ -376,7 +457,9 @@ std::vector<UnitCase> unitCases() {
       shuffleCase(),
       shuffleFullCase(),
       voteCase(),
+      branchCase(),
       faddCase(),  // f32 adder
+      fmulCase(),  // f32 multiplier
       multiplierCase(),  // --- multiplier ---
       mul24Case(true),
   };

@@ -2,7 +2,7 @@
 // and run (one block of 4 threads, 2000 warp steps) or be refused with qgpu::Error.
 // Build: cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DQGPU_FUZZ=ON -DQGPU_WERROR=OFF
 //        cmake --build build-fuzz -j1 --target fuzz_ptx
-// Run:   mkdir -p fz/ptx && cp kernels/*/*.ptx fz/ptx/ &&
+// Run:   mkdir -p fz/ptx && cp interp/fuzz/corpus/* fz/ptx/ && (more seeds: kernels/<name>/*.ptx, renamed) &&
 //        build-fuzz/bin/fuzz_ptx -dict=interp/fuzz/ptx.dict -max_total_time=600 fz/ptx
 #include <cstddef>
 #include <cstdint>

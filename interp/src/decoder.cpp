@@ -11,6 +11,7 @@
 
 #include "cfg.h"
 #include "decode_state.h"
+#include "desugar.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
 
@@ -91,9 +92,12 @@ class Decoder {
   explicit Decoder(ptx::Module module) { program_.module = std::move(module); }
 
   Program run() {
+    desugarModule(program_.module);
+    checkVersionAndTarget();
     layoutModuleVariables();
     layoutFunctionScopeShared();
     placeDynamicShared();
+    fillInitializers();
     for (const ptx::Function& f : program_.module.functions) declareFunction(f);
     for (size_t i = 0; i < program_.module.functions.size(); ++i)
       if (!program_.module.functions[i].isDeclarationOnly) decodeFunction(i);
@@ -170,6 +174,79 @@ class Decoder {
                 fmt::format("{}:{}:{}: {}", program_.module.fileName, loc.line, loc.col, what));
   }
 
+  // .version and .target as ptxas 13.0 checks them: PTX ISA 9.0 at most, and each target
+  // needs the PTX ISA version that introduced it (PTX ISA "Target ISA Notes"; the values
+  // are the ones ptxas 13.0 enforces, checked by the grammar corpus).
+  void checkVersionAndTarget() {
+    const ptx::Module& m = program_.module;
+    ptx::SourceLoc top{1, 1};
+    const std::string& v = m.version;
+    size_t dot = v.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= v.size() ||
+        v.find_first_not_of("0123456789.") != std::string::npos || v.find('.', dot + 1) != std::string::npos)
+      failAt(top, fmt::format("malformed .version '{}'", v));
+    const uint32_t major = static_cast<uint32_t>(std::stoul(v.substr(0, dot)));
+    const uint32_t minor = static_cast<uint32_t>(std::stoul(v.substr(dot + 1)));
+    // The released minors of each major (ptxas 13.0 rejects e.g. 7.9 and 5.1 too).
+    static constexpr uint32_t kLastMinor[] = {4, 3, 2, 3, 0, 5, 8, 8, 0};  // majors 1..9
+    if (major < 1 || major > 9 || minor > kLastMinor[major - 1])
+      failAt(top, fmt::format("unsupported .version {}; the newest is 9.0 (ptxas 13.0)", v));
+    version_ = major * 10 + minor;
+    struct TargetRow {
+      const char* name;
+      uint32_t sm, ptx;
+    };
+    static constexpr TargetRow kTargets[] = {
+        {"sm_10", 10, 10}, {"sm_11", 11, 10}, {"sm_12", 12, 12}, {"sm_13", 13, 12},
+        {"sm_20", 20, 20}, {"sm_21", 21, 20}, {"sm_30", 30, 30}, {"sm_32", 32, 40},
+        {"sm_35", 35, 31}, {"sm_37", 37, 41}, {"sm_50", 50, 40}, {"sm_52", 52, 41},
+        {"sm_53", 53, 42}, {"sm_60", 60, 50}, {"sm_61", 61, 50}, {"sm_62", 62, 50},
+        {"sm_70", 70, 60}, {"sm_72", 72, 61}, {"sm_75", 75, 63}, {"sm_80", 80, 70},
+        {"sm_86", 86, 71}, {"sm_87", 87, 74}, {"sm_89", 89, 78}, {"sm_90", 90, 78},
+        {"sm_90a", 90, 80},
+    };
+    const TargetRow* row = nullptr;
+    for (const TargetRow& t : kTargets)
+      if (m.target == t.name) row = &t;
+    if (!row)
+      failAt(top, fmt::format("unsupported .target {} (qgpu knows sm_10 to sm_90a)", m.target));
+    if (version_ < row->ptx)
+      failAt(top, fmt::format("PTX .version {} does not support .target {} (needs {}.{})", v, m.target,
+                              row->ptx / 10, row->ptx % 10));
+    if (m.hasAddressSize && version_ < 23)
+      failAt(top, fmt::format(".address_size needs PTX ISA .version 2.3 or later (module: {})", v));
+    sm_ = row->sm;
+  }
+
+  // An instruction the module's .version or .target lacks is rejected as ptxas rejects it.
+  void checkAvailable(const DecodeState& ds, Opcode op) const {
+    const IsaRow& row = isaRows()[static_cast<size_t>(op) - 1];
+    uint32_t needPtx = row.ptx, needSm = row.sm;
+    const auto& mods = ds.in.modifiers;
+    const bool sync = std::find(mods.begin(), mods.end(), "sync") != mods.end();
+    // The .sync forms of the warp collectives came with PTX ISA 6.0.
+    if ((op == Opcode::Shfl || op == Opcode::Vote) && sync) needPtx = std::max(needPtx, 60u);
+    // fma.f32 and the IEEE-rounded f32 div/sqrt/rcp need sm_20 (ptxas: "Instruction
+    // 'fma.f32' requires .target sm_20 or higher", "'sqrt.rnd.f32' ...").
+    auto has = [&](const char* m) { return std::find(mods.begin(), mods.end(), m) != mods.end(); };
+    const bool rounded = has("rn") || has("rz") || has("rm") || has("rp");
+    if (has("f32") && (op == Opcode::Fma || (rounded && (op == Opcode::Div || op == Opcode::Sqrt ||
+                                                         op == Opcode::Rcp))))
+      needSm = std::max(needSm, 20u);
+    if (needSm > sm_)
+      ds.fail(fmt::format("'{}' requires .target sm_{} or higher (module: {})", row.mnemonic, needSm,
+                          program_.module.target));
+    if (needPtx > version_)
+      ds.fail(fmt::format("'{}' requires PTX ISA .version {}.{} or later (module: {})", row.mnemonic,
+                          needPtx / 10, needPtx % 10, program_.module.version));
+    // ptxas: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and
+    // higher from PTX ISA version 6.4".
+    if ((op == Opcode::Shfl || op == Opcode::Vote) && !sync && sm_ >= 70 && version_ >= 64)
+      ds.fail(fmt::format("'{}' without .sync is not supported on .target sm_70 and higher from "
+                          "PTX ISA version 6.4",
+                          row.mnemonic));
+  }
+
   std::vector<uint8_t> initializerBytes(const ptx::VariableDecl& v, uint64_t size) {
     std::vector<uint8_t> bytes(size, 0);
     if (!v.hasInitializer) return bytes;
@@ -201,10 +278,23 @@ class Decoder {
           value = static_cast<uint64_t>(op.value);
         }
       } else if (op.kind == ptx::Operand::Kind::Symbol) {
+        // The address of a variable: in its own state space, or generic with generic(x)
+        // (a .global address is its generic address).
+        // Only variables declared before this one (ptxas: "Invalid initial value symbol").
         const Symbol* s = lookup(op.name);
-        if (!s || s->kind != Symbol::Kind::Global)
-          failAt(op.loc, fmt::format("initialiser refers to unknown global '{}'", op.name));
+        auto declared = declaredAt_.find(op.name);
+        const bool before = declared != declaredAt_.end() &&
+                            (declared->second.line < v.loc.line ||
+                             (declared->second.line == v.loc.line && declared->second.col < v.loc.col));
+        if (!s || !before || (s->kind != Symbol::Kind::Global && s->kind != Symbol::Kind::Const &&
+                              s->kind != Symbol::Kind::Shared))
+          failAt(op.loc, fmt::format("initialiser refers to '{}', which is not a variable declared before '{}'",
+                                     op.name, v.name));
+        if (elem != 8 && elem != 4)
+          failAt(op.loc, fmt::format("the address of '{}' needs a 32- or 64-bit element", op.name));
         value = s->address + static_cast<uint64_t>(op.value);
+        if (op.isGeneric && s->kind == Symbol::Kind::Const) value += kConstWindowBase;
+        if (op.isGeneric && s->kind == Symbol::Kind::Shared) value += kSharedWindowBase;
       } else {
         failAt(op.loc, "unsupported initialiser element");
       }
@@ -236,8 +326,6 @@ class Decoder {
   // every extern array starts at. The dynamic offset is fixed only once both static
   // parts are known: placing it earlier let a function-scope array overlap it.
   void layoutModuleVariables() {
-    uint32_t globalIndex = 0;
-    uint64_t globalBytes = 0;  // of all module .global variables (their initial bytes are allocated)
     for (const ptx::VariableDecl& v : program_.module.globals) {
       uint32_t elem = typeBytesOrFail(v.type);
       if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
@@ -257,31 +345,80 @@ class Decoder {
         g.size = v.space == ptx::StateSpace::Const
                      ? boundedBytes(v, elem, alignUp(program_.constBytes, g.align), kMaxConstBytes, "constant memory")
                  : v.space == ptx::StateSpace::Global
-                     ? boundedBytes(v, elem, globalBytes, kMaxGlobalVariableBytes, "global memory")
+                     ? boundedBytes(v, elem, globalBytes_, kMaxGlobalVariableBytes, "global memory")
                      : boundedBytes(v, elem, 0, kMaxSharedBytes, "shared memory");
         if (v.space == ptx::StateSpace::Shared) {
           g.offset = reserveStaticShared(v.loc, g.size, g.align);
           sym.kind = Symbol::Kind::Shared;
           sym.address = g.offset;
           if (v.hasInitializer) failAt(v.loc, ".shared variables cannot be initialised");
-        } else if (v.space == ptx::StateSpace::Const) {
-          g.offset = alignUp(program_.constBytes, g.align);
-          program_.constBytes = static_cast<uint32_t>(g.offset + g.size);
-          g.init = initializerBytes(v, g.size);
-          sym.kind = Symbol::Kind::Const;
-          sym.address = g.offset;
         } else {
-          g.offset = globalIndex++;
-          globalBytes += g.size;
-          g.init = initializerBytes(v, g.size);
-          sym.kind = Symbol::Kind::Global;
-          sym.address = kGlobalBase + ((kFirstModuleGlobalRegion + g.offset) << 32);
+          if (v.space == ptx::StateSpace::Global) globalBytes_ += g.size;
+          sym = placeGlobalOrConst(g);
+          if (v.hasInitializer) pendingInit_.emplace_back(&v, program_.globals.size());
         }
       }
       sym.size = static_cast<uint32_t>(g.size);
       moduleSymbols_[v.name] = sym;
+      declaredAt_[v.name] = v.loc;
       program_.globals.push_back(std::move(g));
     }
+    // Function-scope .global and .const variables live as long as the module does:
+    // laid out like module-scope ones (named function::variable).
+    for (const ptx::Function& f : program_.module.functions) {
+      if (f.isDeclarationOnly) continue;
+      for (const ptx::Statement& st : f.body) {
+        if (st.kind != ptx::Statement::Kind::Variable) continue;
+        const ptx::VariableDecl& v = st.variable;
+        if (v.space != ptx::StateSpace::Global && v.space != ptx::StateSpace::Const) continue;
+        uint32_t elem = typeBytesOrFail(v.type);
+        if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
+        if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
+          failAt(v.loc, fmt::format("'{}' has no size", v.name));
+        GlobalVariable g;
+        g.name = f.name + "::" + v.name;
+        g.space = v.space;
+        g.align = v.align ? v.align : elem;
+        g.size = v.space == ptx::StateSpace::Const
+                     ? boundedBytes(v, elem, alignUp(program_.constBytes, g.align), kMaxConstBytes, "constant memory")
+                     : boundedBytes(v, elem, globalBytes_, kMaxGlobalVariableBytes, "global memory");
+        if (v.space == ptx::StateSpace::Global) globalBytes_ += g.size;
+        Symbol sym = placeGlobalOrConst(g);
+        sym.size = static_cast<uint32_t>(g.size);
+        functionVariables_[&v] = sym;
+        if (v.hasInitializer) pendingInit_.emplace_back(&v, program_.globals.size());
+        program_.globals.push_back(std::move(g));
+      }
+    }
+  }
+
+  // A .const variable's offset in the const bank, or a .global variable's own region.
+  Symbol placeGlobalOrConst(GlobalVariable& g) {
+    Symbol sym;
+    if (g.space == ptx::StateSpace::Const) {
+      g.offset = alignUp(program_.constBytes, g.align);
+      program_.constBytes = static_cast<uint32_t>(g.offset + g.size);
+      sym.kind = Symbol::Kind::Const;
+      sym.address = g.offset;
+    } else {
+      g.offset = globalRegions_++;
+      sym.kind = Symbol::Kind::Global;
+      sym.address = kGlobalBase + ((kFirstModuleGlobalRegion + g.offset) << 32);
+    }
+    return sym;
+  }
+
+  // Initial bytes of every .global/.const variable, once every variable has its address
+  // (an initialiser may name a variable declared after it).
+  void fillInitializers() {
+    for (const auto& [decl, index] : pendingInit_) {
+      GlobalVariable& g = program_.globals[index];
+      g.init = initializerBytes(*decl, g.size);
+    }
+    for (GlobalVariable& g : program_.globals)
+      if (g.init.empty() && (g.space == ptx::StateSpace::Const || g.space == ptx::StateSpace::Global) &&
+          !g.dynamicShared)
+        g.init.assign(g.size, 0);
   }
 
   // Static shared bytes for one variable; a layout past the hardware's 48 KiB can never
@@ -379,6 +516,10 @@ class Decoder {
   }
 
   void declareBodyVariable(FunctionInfo& fi, const ptx::VariableDecl& v) {
+    if (auto it = functionVariables_.find(&v); it != functionVariables_.end()) {
+      scopes_.back()[v.name] = it->second;  // .global / .const (layoutModuleVariables)
+      return;
+    }
     if (v.space == ptx::StateSpace::Shared) {
       // Laid out before any function was decoded (layoutFunctionScopeShared).
       const GlobalVariable& g = program_.globals.at(functionShared_.at(&v));
@@ -527,6 +668,7 @@ class Decoder {
           const std::optional<Opcode> op = findOpcode(in.opcode);
           if (!op) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
           slot.opcode = *op;
+          checkAvailable(ds, *op);
           opcodeDecoder(*op)(ds);
           ds.finish();
           // The typed form: every accepted modifier is a type or a row of ptx_isa.def.
@@ -575,6 +717,13 @@ class Decoder {
   std::map<std::string, Symbol> moduleSymbols_;
   std::vector<size_t> dynamicShared_;  // globals[] of the extern .shared arrays
   std::map<const ptx::VariableDecl*, size_t> functionShared_;  // body .shared -> globals[]
+  std::map<const ptx::VariableDecl*, Symbol> functionVariables_;  // body .global/.const
+  std::vector<std::pair<const ptx::VariableDecl*, size_t>> pendingInit_;  // -> globals[]
+  uint32_t globalRegions_ = 0;  // .global variables placed so far
+  std::map<std::string, ptx::SourceLoc> declaredAt_;  // module-scope variables
+  uint32_t version_ = 0;        // .version times 10
+  uint64_t globalBytes_ = 0;    // of all .global variables (their initial bytes are allocated)
+  uint32_t sm_ = 0;             // .target sm_<sm_>
   std::map<std::string, size_t> functionIndex_;
   std::map<std::string, int> calledFunctions_;
   std::vector<std::map<std::string, Symbol>> scopes_;
@@ -753,7 +902,8 @@ void DecodeState::address(const ptx::Operand& op, int baseIndex, MemSpace declar
     out.s[baseIndex] = constant(0);
     return;
   }
-  if (op.name[0] == '%') {
+  const Symbol* named = decoder.lookup(op.name);
+  if (op.name[0] == '%' || (named && named->kind == Symbol::Kind::Register)) {
     ptx::Operand reg = op;
     reg.kind = K::Register;
     uint32_t slot = source(reg, ScalarType::U64);

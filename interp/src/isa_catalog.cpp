@@ -198,7 +198,7 @@ bool isTypeName(const std::string& s) {
 
 bool decodesInKernel(const std::string& body) {
   std::string text =
-      ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+      ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
       ".reg .pred %p<6>;\n.reg .b16 %h<6>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<6>;\n" +
       body + "\nret;\n}\n";
   try {

@@ -87,7 +87,10 @@ std::vector<Token> tokenize(std::string_view text, const std::string& fileName) 
       tok.text = std::string(text.substr(start + 1, i - start - 1));
       ++i;
     } else if (c == '.' && i + 1 < text.size() && isIdentStart(text[i + 1])) {
-      i = scanIdentifier(text, i + 1);
+      // Directives may be written without a space: ".reg.u64 x" is ".reg .u64 x"
+      // (ptxas accepts it), so a directive token ends at the next '.'.
+      ++i;
+      while (i < text.size() && isIdentChar(text[i]) && text[i] != '.') ++i;
       tok.kind = Token::Kind::Directive;
       tok.text = std::string(text.substr(start, i - start));
     } else if (isIdentStart(c)) {

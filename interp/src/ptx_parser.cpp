@@ -8,7 +8,6 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -57,16 +56,6 @@ std::vector<std::string> splitDots(const std::string& s) {
     start = dot + 1;
   }
   return parts;
-}
-
-// The PTX ISA versions released up to CUDA 13.0 (ptxas -arch=sm_75 rejects any other).
-bool isReleasedPtxVersion(const std::string& text) {
-  unsigned major = 0, minor = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%u.%u%c", &major, &minor, &tail) != 2 || text.find('.') == std::string::npos)
-    return false;
-  static const unsigned kLastMinor[] = {4, 3, 2, 3, 0, 5, 8, 8, 0};  // majors 1..9
-  return major >= 1 && major <= 9 && minor <= kLastMinor[major - 1];
 }
 
 class Parser {
@@ -161,8 +150,6 @@ class Parser {
     if (t.kind != Token::Kind::Directive) failAt(t, "expected a directive at module scope");
     if (acceptDirective(".version")) {
       if (cur().kind != Token::Kind::Number) failAt(cur(), "expected version number");
-      if (!isReleasedPtxVersion(cur().text))
-        failAt(cur(), "unsupported .version (PTX ISA versions are 1.0 to 9.0, as ptxas of CUDA 13.0 reads)");
       module_.version = next().text;
       return;
     }
@@ -173,6 +160,7 @@ class Parser {
     }
     if (acceptDirective(".address_size")) {
       module_.addressSize = static_cast<uint32_t>(expectUnsigned("address size"));
+      module_.hasAddressSize = true;
       if (module_.addressSize != 64) failAt(tokens_[pos_ - 1], "only .address_size 64 is supported");
       return;
     }
@@ -222,6 +210,7 @@ class Parser {
     if (t.text == ".shared") return StateSpace::Shared;
     if (t.text == ".local") return StateSpace::Local;
     if (t.text == ".param") return StateSpace::Param;
+    if (t.text == ".reg") return StateSpace::Reg;  // .func parameters only
     failAt(t, "expected a state space");
   }
 
@@ -288,6 +277,17 @@ class Parser {
 
   void parseInitializer(std::vector<Operand>& out) {
     NestingGuard guard(*this, "initialiser");
+    // generic(var): the generic address of a variable.
+    if (cur().kind == Token::Kind::Identifier && cur().text == "generic" && peek(1).t.is('(')) {
+      next();
+      next();
+      Operand op = parseScalarOperand();
+      if (op.kind != Operand::Kind::Symbol) failAt(cur(), "generic() takes a variable name");
+      op.isGeneric = true;
+      expect(')', "closing generic(");
+      out.push_back(std::move(op));
+      return;
+    }
     if (accept('{')) {
       if (accept('}')) return;
       do {
@@ -305,8 +305,7 @@ class Parser {
     do {
       if (cur().kind != Token::Kind::Directive ||
           (cur().text != ".param" && cur().text != ".reg"))
-        failAt(cur(), "expected .param in parameter list");
-      if (cur().text == ".reg") failAt(cur(), ".reg parameters are not supported (use .param)");
+        failAt(cur(), "expected .param or .reg in parameter list");
       out.push_back(parseVariable());
     } while (accept(','));
     expect(')', "closing parameter list");
@@ -526,7 +525,10 @@ class Parser {
     if (accept('!')) {
       if (cur().is('!')) failAt(cur(), "a predicate is negated with one '!'");
       Operand inner = parseScalarOperand();
-      if (inner.kind != Operand::Kind::Register) failAt(cur(), "'!' applies only to predicates");
+      // A bare identifier (Symbol) may name a predicate register too; the decoder decides.
+      if (inner.kind != Operand::Kind::Register &&
+          !(inner.kind == Operand::Kind::Symbol && inner.value == 0))
+        failAt(cur(), "'!' applies only to predicates");
       inner.negated = true;
       inner.loc = op.loc;
       return inner;
@@ -567,8 +569,19 @@ class Parser {
       }
       op.kind = Operand::Kind::Symbol;
       op.name = name;
-      // generic(sym) in initialisers, sym+off
-      if (accept('+')) op.value = parseSignedInteger();
+      // A register pair written with a bare register name (r|p); the decoder checks
+      // that both name registers.
+      if (accept('|')) {
+        op.kind = Operand::Kind::Register;
+        op.pairName = expectIdentifier("predicate after '|'");
+        return op;
+      }
+      // sym+off (also reg+off outside brackets: the decoder adds it); ptxas has no
+      // sym-off outside brackets.
+      if (cur().is('+')) {
+        op.value = parseSignedInteger();
+        op.hasOffset = true;
+      }
       return op;
     }
     bool neg = false;

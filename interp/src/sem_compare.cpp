@@ -240,7 +240,9 @@ void decodeSelp(DecodeState& ds) {
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
   ds.out.s[1] = ds.source(ds.in.operands[2], types[0]);
-  ds.out.s[2] = ds.predicate(ds.in.operands[3]);
+  bool negated = false;  // selp d, a, b, !p is selp d, b, a, p (ptxas accepts it)
+  ds.out.s[2] = ds.predicate(ds.in.operands[3], &negated);
+  if (negated) std::swap(ds.out.s[0], ds.out.s[1]);
 }
 
 void decodeSlct(DecodeState& ds) {

@@ -252,6 +252,16 @@ uint64_t windowOf(DecodeState& ds, int space) {
 // ------------------------------------------------------------------ decoders
 }  // namespace
 
+namespace {
+// ptxas: "Argument 1 of instruction 'mov': must be register or constant" for a vector
+// register's element (v.x) in a mov pack or unpack list (ld/st lists accept them).
+void noVectorElement(const DecodeState& ds, const ptx::Operand& e) {
+  if ((e.kind == ptx::Operand::Kind::Register || e.kind == ptx::Operand::Kind::Symbol) &&
+      e.name.find('.') != std::string::npos && e.name[0] != '%')
+    ds.fail(fmt::format("a vector register element ('{}') cannot be a mov pack/unpack element", e.name));
+}
+}  // namespace
+
 void decodeMov(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("mov needs exactly one type");
@@ -262,10 +272,11 @@ void decodeMov(DecodeState& ds) {
   const ptx::Operand& src = ds.in.operands[1];
   using K = ptx::Operand::Kind;
   if (dst.kind == K::Vector) {  // unpack
-    if (src.kind != K::Register) ds.fail("mov unpack needs a register source");
+    if (!ds.namesRegister(src)) ds.fail("mov unpack needs a register source");
     size_t n = dst.elements.size();
     if (n != 2 && n != 4) ds.fail("mov unpack needs 2 or 4 elements");
     ds.out.fn = &unpackHandler;
+    for (const ptx::Operand& e : dst.elements) noVectorElement(ds, e);
     ds.out.count = static_cast<uint8_t>(n);
     for (size_t i = 0; i < n; ++i)
       ds.out.d[i] = dst.elements[i].kind == K::Sink ? kNoSlot : ds.destination(dst.elements[i]);
@@ -277,6 +288,7 @@ void decodeMov(DecodeState& ds) {
     size_t n = src.elements.size();
     if (n != 2 && n != 4) ds.fail("mov pack needs 2 or 4 elements");
     ds.out.fn = &packHandler;
+    for (const ptx::Operand& e : src.elements) noVectorElement(ds, e);
     ds.out.count = static_cast<uint8_t>(n);
     uint32_t part = scalarTypeBytes(t) / static_cast<uint32_t>(n);
     ScalarType pt = part == 1 ? ScalarType::B8 : part == 2 ? ScalarType::B16 : ScalarType::B32;
@@ -343,7 +355,7 @@ void decodeCvta(DecodeState& ds) {
   ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(types[0]));
   ds.expectOperands(2);
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
-  if (ds.in.operands[1].kind == ptx::Operand::Kind::Symbol) {
+  if (ds.in.operands[1].kind == ptx::Operand::Kind::Symbol && !ds.namesRegister(ds.in.operands[1])) {
     // cvta.space d, var: generic address of a variable.
     int64_t window = ds.out.imm;
     ds.symbolValue(ds.in.operands[1], 0);

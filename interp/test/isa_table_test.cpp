@@ -20,7 +20,7 @@ namespace {
 
 // The kernel an example row runs in: registers %p %h %r %rd %f %fd <8>, label END, function f.
 std::string exampleModule(const std::string& instruction) {
-  return ".version 7.0\n.target sm_75\n.address_size 64\n"
+  return ".version 9.0\n.target sm_90\n.address_size 64\n"
          ".func f()\n{\nret;\n}\n"
          ".visible .entry k()\n{\n"
          ".reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n"

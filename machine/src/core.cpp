@@ -14,6 +14,7 @@
 
 #include "memory.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/machine/control.h"
 #include "qgpu/machine/tokens.h"
 #include "qgpu/machine/units.h"
 
@@ -170,13 +171,11 @@ class Machine {
       const MInstr& in = p_.code[pc];
       if (++trace.steps > maxSteps_)
         throw Error(ErrorKind::StepLimit, fmt::format("machine: step limit of {} exceeded at {}", maxSteps_, where(w, pc)));
-      uint32_t eff = mask;
-      if (in.g != kNoGuard) {
-        uint32_t on = 0;
+      uint32_t on = 0;
+      if (in.g != kNoGuard)
         for (uint32_t l = 0; l < kLanes; ++l)
           on |= static_cast<uint32_t>(read(in.g & ~kGuardNegated, w, l) & 1) << l;
-        eff = mask & ((in.g & kGuardNegated) ? ~on : on);
-      }
+      const uint32_t eff = guardedMask(mask, in.g != kNoGuard, (in.g & kGuardNegated) != 0, on);
       top.pc = pc + 1;
       switch (opInfo(in.op).exec) {  // ops.def: Exec
         case MExec::Branch: branch(w, in, pc, mask, eff); break;
@@ -233,17 +232,15 @@ class Machine {
         throw Error(ErrorKind::Input, fmt::format("token {}: branch mask {:#x} disagrees with the replayed predicate ({:#x}) at {}", at, taken, eff, where(w, pc)));
     }
     Entry& top = w.stack.back();
-    uint32_t notTaken = mask & ~eff;
-    if (eff == 0) return;
-    if (notTaken == 0) {
-      top.pc = in.b;
+    const BranchUpdate u = branchUpdate(mask, eff, pc, in.b, in.c, top.rpc);
+    if (u.kind != BranchUpdate::Kind::Diverged) {
+      top.pc = u.topPc;
       return;
     }
-    uint32_t rpc = in.c;
-    if (top.rpc == rpc) w.stack.pop_back();
-    else top.pc = rpc;
-    if (pc + 1 != rpc) w.stack.push_back({pc + 1, rpc, notTaken});
-    if (in.b != rpc) w.stack.push_back({in.b, rpc, eff});
+    if (u.popTop) w.stack.pop_back();
+    else top.pc = u.topPc;
+    if (u.pushFallthrough) w.stack.push_back({pc + 1, in.c, u.notTaken});
+    if (u.pushTaken) w.stack.push_back({in.b, in.c, eff});
   }
 
   // CALL b (callee entry), c (END): pushes {b, c, lanes} on top of the caller's entry, whose

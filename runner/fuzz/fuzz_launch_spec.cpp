@@ -1,7 +1,6 @@
 // libFuzzer target for launch specs: any file must load (and, when small, materialise) or be
 // refused with qgpu::Error. Build as interp/fuzz/fuzz_ptx.cpp says, target fuzz_launch_spec.
-// Run:   mkdir -p fz/spec && cp kernels/*/launch.json fz/spec/ 2>/dev/null; for k in kernels/*/launch.json;
-//        do cp $k fz/spec/$(basename $(dirname $k)).json; done &&
+// Run:   mkdir -p fz/spec && cp runner/fuzz/corpus/* fz/spec/ && (more seeds: kernels/*/launch.json, renamed) &&
 //        build-fuzz/bin/fuzz_launch_spec -dict=runner/fuzz/json.dict -max_total_time=600 fz/spec
 #include <unistd.h>
 

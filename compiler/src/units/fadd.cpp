@@ -36,15 +36,6 @@ constexpr int kWin = 27;
 // Explicit alignment shifts 0..kMaxShift; a larger exponent difference leaves only sticky.
 constexpr int kMaxShift = 25;
 
-// [every bit in `bits` is 1 and L >= 0]: one step. `bits` are 0/1-valued forms.
-WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L = Expr(0)) {
-  const Range r = c.rangeOf(L);
-  const int64_t M = std::max<int64_t>(r.hi + 1, 1);
-  Expr cond = L;
-  for (const Expr& b : bits) cond += M * (b - 1);
-  return c.step(name, cond);
-}
-
 }  // namespace
 
 const std::vector<std::string>& faddSelectors() {

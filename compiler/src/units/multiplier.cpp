@@ -139,8 +139,12 @@ Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& d
     for (uint32_t j = j0; j < j1; ++j) {
       Expr bit;
       if (j == 0) {
+        // Y - 2 floor(Y / 2): the floor as one named sum of its chain of thresholds, so that
+        // the layer plan can give it one channel (the thresholds need none of their own).
+        Expr half;
+        for (size_t t = 1; t < at.size(); ++t) half += at[t];
         bit = Y;
-        for (size_t t = 1; t < at.size(); ++t) bit -= 2 * at[t];
+        if (!half.terms.empty()) bit -= 2 * w(c.sum(fmt::format("{}.half{}", name, d), half));
       } else {
         const int64_t stride = int64_t{1} << (j - unit);
         for (int64_t t = 1; t * stride < static_cast<int64_t>(at.size()); ++t)

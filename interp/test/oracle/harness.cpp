@@ -12,7 +12,7 @@ namespace qgpu::oracle {
 
 OneInstr::OneInstr(const std::string& body) {
   std::string text =
-      ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+      ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
       "  .reg .pred %p<3>;\n  .reg .b16 %h<10>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<10>;\n  " +
       body + "\n  ret;\n}\n";
   program_ = decodeModule(ptx::parseModule(text, "oracle.ptx"));

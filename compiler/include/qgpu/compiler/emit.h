@@ -21,6 +21,7 @@ struct EmitOptions {
   int anchorExponent = 40;  // anchors hold 2^m
   Gains gains;
   int minHidden = 64;
+  bool reuseChannels = true;  // clear and reuse residual channels after their last reader
 };
 
 struct CompiledUnit {

@@ -1,7 +1,8 @@
 // Pass 2, allocation: residual channels for the anchors, the inputs, every wire a later
 // layer reads and every output; MLP neurons per layer for every gate; the down-projection
-// rows that write each channel. The plan is what emission turns into tensors and what
-// the utilisation report counts.
+// rows that write each channel; and the mapping of those (virtual) channels onto physical
+// residual channels, a channel reused once a clear neuron has zeroed it after its last
+// reader. The plan is what emission turns into tensors and what the report counts.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,9 @@ struct ChannelForm {
   std::vector<std::pair<uint32_t, int64_t>> terms;  // (channel, coefficient)
 };
 
-enum class NeuronRole { StepHigh, StepLow, Gate, Pass };
+/// Clear: g = gain from the ONE channel, up = the channel itself, down -1/gain into it: the
+/// channel holds an exact 0 after the layer (its last reader's), free for a later wire.
+enum class NeuronRole { StepHigh, StepLow, Gate, Pass, Clear };
 const char* neuronRoleName(NeuronRole r);
 
 struct PlannedNeuron {
@@ -49,27 +52,38 @@ struct PlannedLayer {
   std::vector<PlannedWrite> writes;
 };
 
+/// A virtual channel: one wire's value from the layer that writes it to the layer that
+/// clears it. Plan forms and writes name virtual channels; emission maps them to physical.
 struct ChannelInfo {
   std::string name;
   enum class Kind { Anchor, Input, Wire, Output } kind;
   int writtenAt = 0;  // 0: embedding (anchors, inputs); else the layer whose MLP writes it
   Range range;        // IR range (inputs: declared)
+  int clearedAt = 0;  // the layer whose MLP clears it (its last reader's); 0: never
+  uint32_t physical = 0;  // the residual channel that holds it
 };
 
 struct LayerPlan {
   std::string unit;
   int layers = 0;
   uint32_t anchors = 0;    // channels 0..anchors-1; channel 0 normalises to ONE
-  std::vector<ChannelInfo> channels;
+  std::vector<ChannelInfo> channels;     // virtual channels
+  uint32_t physicalChannels = 0;         // residual channels used
   std::vector<uint32_t> inputChannels;   // per circuit input
   std::vector<uint32_t> outputChannels;  // per circuit output
   std::vector<PlannedLayer> mlp;         // per layer (0-based; IR level l is mlp[l-1])
   Gains gains;
+  bool reusesChannels = true;
+
+  /// The residual channel of virtual channel v.
+  uint32_t physical(uint32_t v) const { return channels.at(v).physical; }
 };
 
 /// The ONE channel's index: the anchor whose normalised value is 1.
 constexpr uint32_t kOneChannel = 0;
 
-LayerPlan planLayers(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& gains = {});
+/// `reuseChannels` false gives every virtual channel its own residual channel (no clears).
+LayerPlan planLayers(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& gains = {},
+                     bool reuseChannels = true);
 
 }  // namespace qgpu::compiler

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,13 @@ WireId bitAnd(Circuit& c, const std::string& name, WireId a, WireId b);
 WireId bitOr(Circuit& c, const std::string& name, WireId a, WireId b);
 /// a xor b as a linear form of a and a + b - 2ab: the result is not a structural bit.
 WireId bitXor(Circuit& c, const std::string& name, WireId a, WireId b);
+/// [every form in `bits` is 1 and L >= 0] as one step; `bits` are forms whose values are 0
+/// or 1 (their ranges may be wider: telescoped sums), L any form. The bits' weight exceeds
+/// L's largest value: its range's, or `lMax` when the caller knows L's values better than
+/// the interval does (L a sum of forms whose values are bits) — a tighter pre-activation
+/// for the proof, and a wrong lMax shows as a wrong result in the unit tests.
+WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L = Expr(0),
+               std::optional<int64_t> lMax = std::nullopt);
 
 /// Carry-select adder of two `bits`-bit buses plus a constant carry-in, in two levels:
 /// per-chunk carries for carry-in 0 and 1, then chunk carries by a threshold over the
@@ -64,6 +72,21 @@ Unit voteUnit(uint32_t lanes);
 Unit faddUnit(uint32_t lanes);
 const std::vector<std::string>& faddSelectors();
 // --- end f32 adder ---
+// --- branch unit (branch.cpp) ---
+/// BRA's guard and SIMT-stack decision for one warp (machine guardedMask + branchUpdate):
+/// selectors guard, negated (branchSelectors()); operand buses mask, pred (lanes bits), pc,
+/// b, c and the top entry's rpc (pcBits bits each). Results: taken, notTaken, the bits
+/// {none, all, diverged, pop, push fallthrough, push taken}, the top entry's new pc.
+Unit branchUnit(uint32_t lanes, uint32_t pcBits);
+const std::vector<std::string>& branchSelectors();
+// --- end branch unit ---
+// --- f32 multiplier (fmul.cpp) ---
+/// FMUL f32 (machine MOp::FMul) for `lanes` lanes. Selectors, in fmulSelectors() order: the
+/// rounding mode one-hot (rn rz rm rp), then ftz and sat. Operands a, b and the result are
+/// 32-bit buses.
+Unit fmulUnit(uint32_t lanes);
+const std::vector<std::string>& fmulSelectors();
+// --- end f32 multiplier ---
 // --- multiplier (multiplier.cpp) ---
 /// Which bits of the 2w-bit product a multiplier unit returns (MULLO, MULHI, MULWIDE).
 enum class MulPart { Lo, Hi, Wide };

@@ -40,6 +40,8 @@ struct Operand {
   bool floatIsDouble = true;  // 0d.. or decimal (double) vs 0f.. (single)
   uint64_t floatBits = 0;     // exact bits for 0f/0d; bits of the double for decimals
   bool parenthesised = false; // Vector written with ( )
+  bool hasOffset = false;     // Symbol written name+off (off may be 0)
+  bool isGeneric = false;     // generic(name) in an initialiser
   std::vector<Operand> elements;
   SourceLoc loc;
 };
@@ -107,6 +109,7 @@ struct Module {
   std::string version;  // "9.0"
   std::string target;   // "sm_75"
   uint32_t addressSize = 64;
+  bool hasAddressSize = false;  // an .address_size directive was given
   std::vector<VariableDecl> globals;  // module-scope .global/.const/.shared
   std::vector<Function> functions;
   std::map<uint32_t, std::string> files;  // .file index -> path

@@ -1,0 +1,231 @@
+// The f32 multiplier (machine FMUL, docs/machine.md §1.4): the exact 48-bit significand
+// product, a normalising (or denormalising) shift, rounding in the selected mode, pack, and
+// the special cases (NaN, infinities, zeros, overflow, ftz, sat) in parallel, for `lanes`
+// lanes sharing the instruction's selectors (rounding mode one-hot; ftz and sat flags).
+//
+// Value = P * 2^(K - 127) with P = ma * mb < 2^48 and K = Ea' + Eb' - 173 (E' = max(E, 1)).
+// With `lead` the index of P's leading one, the result's significand is P >> (p' - 23) for
+// p' = max(lead, 1 - K): lead for a normal result, 1 - K for a subnormal one. The biased
+// exponent before rounding is E0 + R23 with E0 = K + p' - 1 = Ea' + Eb' + p' - 174 and R23
+// the hidden bit (R23 = [lead >= 1 - K]). p' is clamped at 72: beyond, R and the guard bit
+// are zero and only the sticky bit remains (the value is below half the least subnormal).
+//
+// Levels (one MLP layer each; sums are free):
+//   1     class flags, partial products (f32_product.cpp)
+//   2-6   the product's bits P (digitsToBits); gk[p] = [1 - K >= p] at 2; Ea' + Eb'
+//         (an 8-bit adder, 2-3); the NaN class (2-3)
+//   7     g[p] = [p' >= p] for p <= 47 (a leading one at or above p, or gk[p]), gl[p] = [lead >= p],
+//         P's bits re-thresholded (tight 0..1 ranges for the shifts)
+//   8     R23; p' = 8q + r: the coarse shift by 8q (gates on g[8q]) and h[k] = [r >= k];
+//         the guard bit, the lowest kept bit R0 and the sticky bit straight from g;
+//         exponents E0 + 1 and E0 + 2 (8-bit adders, 8-9)
+//   9     the fine shift by r (gates on h): R[0..23]; the round increment (rn rz rm rp)
+//   10    carries of R + inc (every carry one threshold: a round-up may carry into bit 24)
+//   11    the exponent field F = E0 + R23 + carry23, bits and classes (overflow, >= 1, 0)
+//   12    final select: NaN, inf, zero, overflow by mode, ftz of the result, sat clamp
+#include <fmt/format.h>
+
+#include "f32_product.h"
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+namespace {
+constexpr int kCap = 72;   // p' clamps here (the tiny bucket)
+constexpr int kPBits = 48;
+}  // namespace
+
+const std::vector<std::string>& fmulSelectors() {
+  static const std::vector<std::string> names = {"rn", "rz", "rm", "rp", "ftz", "sat"};
+  return names;
+}
+
+Unit fmulUnit(uint32_t lanes) {
+  Unit u{Circuit(fmt::format("fmul32x{}", lanes)), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  for (const std::string& s : fmulSelectors()) {
+    u.selectors.push_back(c.inputBit("sel." + s));
+    u.selectorNames.push_back(s);
+  }
+  const Expr rn = w(u.selectors[0]), rz = w(u.selectors[1]), rm = w(u.selectors[2]), rp = w(u.selectors[3]);
+  const Expr ftz = w(u.selectors[4]), sat = w(u.selectors[5]);
+
+  for (uint32_t l = 0; l < lanes; ++l) {
+    LaneBuses lb;
+    const Bus A = c.inputBus(fmt::format("l{}.a", l), 32), B = c.inputBus(fmt::format("l{}.b", l), 32);
+    lb.operands = {A, B};
+    auto n = [l](const std::string& s) { return fmt::format("l{}.{}", l, s); };
+
+    // ---- level 1 ----
+    const F32Operand a = unpackF32(c, n("a"), A, ftz), b = unpackF32(c, n("b"), B, ftz);
+    const Expr sx = a.sign + b.sign - 2 * w(c.step(n("sx2"), a.sign + b.sign - 2));  // sa xor sb
+    const Expr K = a.effExp() + b.effExp() - 173;
+    const Bus P = significandProduct(c, n("p"), a, b);
+    auto Pat = [&](int t) { return t >= 0 && t < kPBits ? w(P[static_cast<size_t>(t)]) : Expr(0); };
+
+    // ---- levels 2-3: classes, Ea' + Eb' ----
+    const WireId nan1 = c.step(n("nan.infzero"), w(a.inf) + w(b.zero) - 2);
+    const WireId nan2 = c.step(n("nan.zeroinf"), w(a.zero) + w(b.inf) - 2);
+    const WireId N = c.step(n("nan"), w(a.nan) + w(b.nan) + w(nan1) + w(nan2) - 1);
+    const WireId I = c.step(n("inf"), w(a.inf) + w(b.inf) - 1);  // NaN takes precedence below
+    const WireId Zr = c.step(n("zero"), w(a.zero) + w(b.zero) - 1);
+    std::vector<Expr> ea(8), eb(8);
+    for (int j = 0; j < 8; ++j) {
+      ea[j] = w(A[23 + j]) + (j == 0 ? w(a.expZero) : Expr(0));
+      eb[j] = w(B[23 + j]) + (j == 0 ? w(b.expZero) : Expr(0));
+    }
+    const Bus esum = addBuses(c, n("esum"), ea, eb, 0);  // (Ea' + Eb') mod 256
+
+    // ---- g[p] = [p' >= p], p = 1..72 (level 2 for p >= 48, level 7 below) ----
+    std::vector<Expr> G(kCap + 2);
+    G[0] = Expr(1);
+    std::vector<WireId> gWire(kCap + 1);
+    Expr glSum;
+    for (int p = kCap; p >= 1; --p) {
+      if (p >= kPBits) {
+        gWire[p] = c.step(n(fmt::format("g[{}]", p)), 1 - K - p);
+        G[p] = w(gWire[p]);
+        continue;
+      }
+      Expr s;
+      for (int i = p; i < kPBits; ++i) s += Pat(i);
+      // [a bit at or above p, or 1 - K >= p]; the second test is a level-2 step so that the
+      // bits' sum enters with weight 1 (their ranges are wider than 0..1: thresholds' sums).
+      const WireId k = c.step(n(fmt::format("gk[{}]", p)), 1 - K - p);
+      gWire[p] = c.step(n(fmt::format("g[{}]", p)), s + w(k) - 1);
+      G[p] = w(gWire[p]);
+      glSum += w(c.step(n(fmt::format("gl[{}]", p)), s - 1));
+    }
+    G[kCap + 1] = Expr(0);
+    // The product's bits again as steps (level 7, beside g): P's bits are sums of
+    // thresholds whose ranges reach hundreds, and the shifts below would multiply those.
+    std::vector<Expr> Pb(kPBits);
+    for (int i = 0; i < kPBits; ++i) Pb[static_cast<size_t>(i)] = w(c.step(n(fmt::format("Pb[{}]", i)), Pat(i) - 1));
+    auto Pbit = [&](int t) { return t >= 0 && t < kPBits ? Pb[static_cast<size_t>(t)] : Expr(0); };
+    Expr pPrime;
+    for (int p = 1; p <= kCap; ++p) pPrime += G[p];
+    auto gate = [&](const std::string& name, int p, const Expr& v) {
+      // G[p] * v, p >= 1 (G[0] = 1 needs no neuron).
+      return v.terms.empty() && v.constant == 0 ? Expr(0) : w(c.gate(name, gWire[p], v));
+    };
+
+    // ---- level 8 ----
+    const WireId R23 = c.step(n("R23"), glSum - pPrime);  // [lead >= p']
+    Expr qs;
+    for (int q = 1; q * 8 <= kCap; ++q) qs += G[q * 8];
+    const Expr r = w(c.sum(n("r"), pPrime - 8 * qs));
+    std::vector<WireId> h(8);
+    for (int k = 1; k < 8; ++k) h[k] = c.step(n(fmt::format("h[{}]", k)), r - k);
+    // Coarse: C[j] = P[j + 8q - 31], j = 7..38 (telescoped over g[8q]).
+    auto C = [&, cache = std::map<int, Expr>()](int j) mutable -> Expr {
+      auto it = cache.find(j);
+      if (it != cache.end()) return it->second;
+      Expr v = Pbit(j - 31);
+      for (int q = 1; q * 8 <= kCap; ++q)
+        v += gate(n(fmt::format("C[{}].{}", j, q)), 8 * q, Pbit(j + 8 * q - 31) - Pbit(j + 8 * q - 39));
+      v = v.terms.empty() ? v : w(c.sum(n(fmt::format("C[{}]", j)), v));
+      return cache[j] = v;
+    };
+    // P[p' - t] straight from g: sum_p G[p] (P[p - t] - P[p - t - 1]).
+    auto fromG = [&](const std::string& name, int t) {
+      Expr v = Pbit(-t);
+      for (int p = 1; p <= kCap; ++p) v += gate(fmt::format("{}.{}", name, p), p, Pbit(p - t) - Pbit(p - t - 1));
+      return w(c.sum(name, v));
+    };
+    const Expr guard = fromG(n("guard"), 24), R0 = fromG(n("R0"), 23);
+    Expr stickyT;
+    for (int p = 25; p <= kCap; ++p) {
+      Expr low;
+      for (int i = 0; i < std::min(p - 24, kPBits); ++i) low += Pbit(i);
+      stickyT += w(andStep(c, n(fmt::format("sticky.{}", p)), {G[p], 1 - G[p + 1]}, low - 1));
+    }
+    const Expr sticky = w(c.sum(n("sticky"), stickyT));
+    // E0 + 1 and E0 + 2 (mod 256) = (Ea' + Eb') + (p' - 174 + k): the second addend's bits
+    // are linear in the one-hot p' = G[p] - G[p + 1].
+    std::vector<Bus> E(3);
+    for (int k = 1; k <= 2; ++k) {
+      std::vector<Expr> x(8), y(8);
+      for (int j = 0; j < 8; ++j) {
+        x[j] = w(esum[static_cast<size_t>(j)]);
+        for (int p = 0; p <= kCap; ++p)
+          if ((((p - 174 + k) % 256 + 256) >> j) & 1) y[j] += G[p] - G[p + 1];
+      }
+      E[static_cast<size_t>(k)] = addBuses(c, n(fmt::format("E{}", k)), x, y, 0);
+    }
+
+    // ---- level 9: fine shift, round increment ----
+    std::vector<Expr> R(24);
+    for (int i = 0; i < 24; ++i) {
+      Expr v = C(i + 8);
+      for (int k = 1; k < 8; ++k) {
+        const Expr d = C(i + 8 + k) - C(i + 7 + k);
+        if (!d.terms.empty()) v += w(c.gate(n(fmt::format("R[{}].{}", i, k)), h[k], d));
+      }
+      R[i] = w(c.sum(n(fmt::format("R[{}]", i)), v));
+    }
+    // guard, sticky and R0 are bits whose ranges are wide (telescoped sums): L <= 1.
+    const Expr inc = w(c.sum(n("inc"), w(andStep(c, n("inc.rn"), {rn, guard}, sticky + R0 - 1, 1)) +
+                                           w(andStep(c, n("inc.rm"), {rm, sx}, guard + sticky - 1, 1)) +
+                                           w(andStep(c, n("inc.rp"), {rp, 1 - sx}, guard + sticky - 1, 1))));
+    const Expr noInf = rz + w(c.sum(n("noinf"), w(andStep(c, n("noinf.p"), {rp, sx})) + w(andStep(c, n("noinf.m"), {rm, 1 - sx}))));
+
+    // ---- level 10: R + inc ----
+    std::vector<Expr> carry(25);
+    std::vector<WireId> carryW(25);
+    carry[0] = inc;
+    {
+      std::vector<Expr> bits = {inc};
+      for (int j = 1; j <= 24; ++j) {
+        bits.push_back(R[j - 1]);
+        carryW[j] = andStep(c, n(fmt::format("rc[{}]", j)), bits);
+        carry[j] = w(carryW[j]);
+      }
+    }
+    std::vector<Expr> Z(23);
+    for (int i = 0; i < 23; ++i) Z[i] = R[i] + carry[i] - 2 * carry[i + 1];
+
+    // ---- level 11: the exponent field F = E0 + R23 + carry23 ----
+    const Expr Fval = a.effExp() + b.effExp() + pPrime - 174 + w(R23) + carry[23];
+    std::vector<Expr> F(8);
+    for (int j = 0; j < 8; ++j) {
+      const Expr e1 = w(E[1][static_cast<size_t>(j)]), e2 = w(E[2][static_cast<size_t>(j)]);
+      F[j] = w(c.sum(n(fmt::format("F[{}]", j)), w(c.gate(n(fmt::format("F[{}].n", j)), R23, e1)) +
+                                                     w(c.gate(n(fmt::format("F[{}].c", j)), carryW[24], e2 - e1)) +
+                                                     (j == 0 ? carry[23] - carry[24] : Expr(0))));
+    }
+    const Expr fOvf = w(c.step(n("f.ovf"), Fval - 255)), f127 = w(c.step(n("f.ge1"), Fval - 127)),
+               f0 = w(c.step(n("f.sub"), -Fval));
+
+    // ---- level 12: select ----
+    const Expr nN = 1 - w(N), nI = 1 - w(I), nZ = 1 - w(Zr), nsat = 1 - sat;
+    const Expr ovf = w(andStep(c, n("ovf"), {nN, nI, nZ, nsat, fOvf}));
+    const Expr ovfInf = w(andStep(c, n("ovf.inf"), {nN, nI, nZ, nsat, 1 - noInf, fOvf}));
+    const Expr ovfMax = w(andStep(c, n("ovf.max"), {nN, nI, nZ, nsat, noInf, fOvf}));
+    const Expr infOut = w(andStep(c, n("inf.out"), {w(I), nN, nsat}));
+    const Expr nanOut = w(andStep(c, n("nan.out"), {w(N), nsat}));
+    const Expr one = w(andStep(c, n("sat.one"), {sat, nN, nI, nZ, 1 - sx, f127})) +
+                     w(andStep(c, n("sat.inf"), {sat, nN, w(I), 1 - sx}));
+    Bus out(32);
+    for (int i = 0; i < 31; ++i) {
+      const Expr z = i < 23 ? Z[i] : F[i - 23];
+      const std::string bn = n(fmt::format("d[{}]", i));
+      Expr v = w(andStep(c, bn + ".norm", {z, nN, nI, nZ, nsat, 1 - fOvf})) +
+               w(andStep(c, bn + ".sat", {z, nN, nI, nZ, sat, 1 - sx, 1 - f127})) + nanOut;
+      if (i < 23) {  // ftz: a subnormal result (field 0) flushes to a signed zero
+        v -= w(andStep(c, bn + ".ftz", {z, nN, nI, nZ, nsat, ftz, f0}));
+        v -= w(andStep(c, bn + ".satftz", {z, nN, nI, nZ, sat, 1 - sx, ftz, f0}));
+        v += ovfMax;
+      } else {
+        v += infOut + (i == 23 ? ovfInf : ovf);
+        if (i < 30) v += one;
+      }
+      out[static_cast<size_t>(i)] = c.sum(bn, v);
+    }
+    out[31] = c.step(n("d[31]"), nsat + nN + sx - 3);  // the product's sign, but NaN and sat give +
+    c.outputBus(n("d"), out);
+    lb.results.push_back(out);
+    u.lanes.push_back(std::move(lb));
+  }
+  return u;
+}
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,26 @@
+// The machine's control decisions (docs/machine.md §1.2) as pure functions: the guard's
+// active mask, and how a BRA changes the SIMT stack. The executor applies them; the weight
+// compiler's branch unit is tested against them bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace qgpu::machine {
+
+/// Lanes that execute a guarded step: `mask` & (predicate bits, or their complement when
+/// `negated`); `mask` itself without a guard.
+uint32_t guardedMask(uint32_t mask, bool hasGuard, bool negated, uint32_t predicates);
+
+/// What a BRA at `pc` (target b, reconvergence c) does to the top entry {pc, rpc = topRpc,
+/// mask}, the taken lanes being `taken` (a subset of mask).
+struct BranchUpdate {
+  enum class Kind { NoneTaken, AllTaken, Diverged } kind = Kind::NoneTaken;
+  uint32_t notTaken = 0;      // mask & ~taken
+  uint32_t topPc = 0;         // the top entry's new pc (unless popped)
+  bool popTop = false;        // diverged and the top entry already ends at c: it is replaced
+  bool pushFallthrough = false;  // diverged: push {pc + 1, c, notTaken} (unless pc + 1 = c)
+  bool pushTaken = false;        // diverged: push {b, c, taken} (unless b = c)
+};
+BranchUpdate branchUpdate(uint32_t mask, uint32_t taken, uint32_t pc, uint32_t target, uint32_t rpc, uint32_t topRpc);
+
+}  // namespace qgpu::machine
