@@ -1,6 +1,7 @@
 // The qgpu subcommands, one add*Command per file in cli/.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,10 @@ struct Context {
   int exitCode = 0;
   std::string command;  // the full command line, for provenance
 };
+
+/// For unsigned integer options: decimal digits only, within 0..2^64-1, at least `min`. CLI11
+/// alone turns "-1" into 2^64-1 and 2^64 into the largest value without a word.
+CLI::Validator unsignedOption(uint64_t min = 0);
 
 void addRunCommand(CLI::App& app, Context& ctx);
 void addCheckCommand(CLI::App& app, Context& ctx);

@@ -150,7 +150,7 @@ void addDiffCommand(CLI::App& app, Context& ctx) {
   cmd->add_flag("--trace", o->trace, "A and B are traces (qgpu run --trace): report the first divergent event");
   cmd->add_flag("--json", o->json, "Print the diff as JSON");
   cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
-  cmd->add_option("--first", o->first, "Differences listed per buffer")->capture_default_str();
+  cmd->add_option("--first", o->first, "Differences listed per buffer")->check(unsignedOption())->capture_default_str();
   cmd->add_option("--spec", o->spec, "Launch spec for write attribution (default: <kernels-dir>/<kernel>)");
   cmd->add_option("--kernels-dir", o->kernelsDir, "Where to look for the launch spec")->capture_default_str();
   cmd->add_option("--warp", o->warp, "Warp width of live interp runs")->check(CLI::IsMember({4u, 32u}))->capture_default_str();

@@ -31,11 +31,12 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--flavour", o->flavour, "PTX flavour: nvcc or clang")->capture_default_str();
   cmd->add_option("--warp", o->warp, "Warp width: 4 (qwenGPU) or 32 (T4)")
       ->check(CLI::IsMember({4u, 32u}))->capture_default_str();
-  cmd->add_option("--max-steps", o->maxSteps, "Warp instructions before a runaway-loop error")
-      ->capture_default_str();
-  cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->capture_default_str();
+  cmd->add_option("--max-steps", o->maxSteps, "Warp instructions of the whole launch before a runaway-loop error")
+      ->check(unsignedOption(1))->capture_default_str();
+  cmd->add_option("--limit", o->limit, "Elements printed per output buffer")->check(unsignedOption())->capture_default_str();
   cmd->add_option("--trace", o->trace, "Write an execution trace (qgpu-trace-1) to this file");
-  cmd->add_option("--trace-limit", o->traceLimit, "Warp steps recorded before the trace stops")->capture_default_str();
+  cmd->add_option("--trace-limit", o->traceLimit, "Warp steps recorded before the trace stops")
+      ->check(unsignedOption())->capture_default_str();
   cmd->add_option("--inject", o->inject, "Flip one result bit: pc=<n>,lane=<l>,bit=<b>[,block=<n>][,warp=<n>]");
   cmd->add_flag("--listing", o->listing, "Print the program's pcs, PTX lines and source lines; do not run");
   cmd->add_flag("--json", o->json, "Print the result as JSON");

@@ -7,6 +7,11 @@
 
 namespace qgpu {
 
+namespace {
+// Largest .cu/.ptx source file whose lines are shown next to instructions (docs/limits.md).
+constexpr uintmax_t kMaxSourceContextBytes = uintmax_t{64} << 20;
+}  // namespace
+
 std::string PcInfo::describe() const {
   std::string s = fmt::format("pc {} `{}` ({}:{}", pc, text,
                               std::filesystem::path(ptxFile).filename().string(), ptxLine);
@@ -23,8 +28,14 @@ std::string resolveSourcePath(const std::string& ptxFile, const std::string& src
 std::vector<std::pair<uint32_t, std::string>> fileContext(const std::filesystem::path& file,
                                                           uint32_t line, uint32_t radius) {
   std::vector<std::pair<uint32_t, std::string>> out;
+  // Source context is optional: a folder, a device such as /dev/zero, or a file over the limit
+  // gives none rather than being read without end (docs/limits.md).
+  std::error_code ec;
+  if (line == 0 || !std::filesystem::is_regular_file(file, ec) ||
+      std::filesystem::file_size(file, ec) > kMaxSourceContextBytes || ec)
+    return out;
   std::ifstream in(file);
-  if (!in || line == 0) return out;
+  if (!in) return out;
   std::string text;
   uint32_t lo = line > radius ? line - radius : 1, n = 0;
   while (std::getline(in, text)) {

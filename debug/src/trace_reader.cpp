@@ -8,6 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
+#include "qgpu/json_input.h"
+#include "qgpu/launch_spec.h"
+#include "qgpu/result.h"
 
 namespace qgpu {
 
@@ -15,18 +19,27 @@ using nlohmann::json;
 
 namespace {
 
+// Largest trace file read (docs/limits.md): 5 million steps (the default --trace-limit) of
+// wide events fit.
+constexpr uint64_t kMaxTraceFileBytes = uint64_t{4} << 30;
+
 uint64_t hexValue(const json& j) {
-  std::string s = j.get<std::string>();
-  if (s.size() < 3 || s.compare(0, 2, "0x") != 0) throw std::invalid_argument("\"" + s + "\" is not 0x hex");
-  size_t used = 0;
-  uint64_t v = std::stoull(s.substr(2), &used, 16);
-  if (used != s.size() - 2) throw std::invalid_argument("\"" + s + "\" is not 0x hex");
-  return v;
+  if (!j.is_string()) throw std::invalid_argument(j.dump() + " is not a \"0x...\" hex string");
+  std::optional<uint64_t> v = parseHexBits(j.get<std::string>());
+  if (!v) throw std::invalid_argument("\"" + j.get<std::string>() + "\" is not 0x hex");
+  return *v;
 }
 
-Dim3 dim3(const json& j) {
-  if (!j.is_array() || j.size() != 3) throw std::invalid_argument("grid/block must be [x,y,z]");
-  return {j[0].get<uint32_t>(), j[1].get<uint32_t>(), j[2].get<uint32_t>()};
+// An unsigned 32-bit integer (get<uint32_t> would truncate 1.5 or 2^32 + 1 silently).
+uint32_t u32(const json& j, const char* what) {
+  if (!j.is_number_unsigned() || j.get<uint64_t>() > 0xffffffffu)
+    throw std::invalid_argument(fmt::format("{} must be an unsigned 32-bit integer, got {}", what, j.dump()));
+  return j.get<uint32_t>();
+}
+
+Dim3 dim3(const json& j, const char* what) {
+  if (!j.is_array() || j.size() != 3) throw std::invalid_argument(fmt::format("{} must be [x,y,z]", what));
+  return {u32(j[0], what), u32(j[1], what), u32(j[2], what)};
 }
 
 }  // namespace
@@ -52,12 +65,14 @@ PcInfo Trace::pcInfo(uint32_t pc) const {
 std::string Trace::threadName(uint32_t thread) const {
   uint32_t tpb = threadsPerBlock();
   uint32_t b = thread / tpb, t = thread % tpb;
+  // 64-bit products: grid.x * grid.y may pass 2^32 (readTrace checks the dimensions are non-zero).
   return fmt::format("block ({},{},{}) thread ({},{},{})", b % grid.x, (b / grid.x) % grid.y,
-                     b / (grid.x * grid.y), t % block.x, (t / block.x) % block.y,
-                     t / (block.x * block.y));
+                     b / (uint64_t{grid.x} * grid.y), t % block.x, (t / block.x) % block.y,
+                     t / (uint64_t{block.x} * block.y));
 }
 
 Trace readTrace(const std::filesystem::path& path) {
+  checkInputFile(path, "the trace", kMaxTraceFileBytes);
   std::ifstream in(path);
   if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read the trace", path.string()));
   Trace t;
@@ -71,8 +86,11 @@ Trace readTrace(const std::filesystem::path& path) {
   try {
     while (std::getline(in, line)) {
       ++lineNo;
-      if (line.empty()) continue;
-      json j = json::parse(line);
+      if (line.empty()) {
+        if (lineNo == 1) throw bad("not a qgpu trace (the first line must be the header, not blank)");
+        continue;
+      }
+      json j = parseJsonInput(line, fmt::format("{}:{}", path.string(), lineNo), "trace");
       if (lineNo == 1) {
         if (!j.is_object() || j.value("format", "") != "qgpu-trace-1")
           throw bad("not a qgpu trace (the first line must be a header with \"format\": \"qgpu-trace-1\")");
@@ -81,15 +99,30 @@ Trace readTrace(const std::filesystem::path& path) {
         t.flavour = j.at("flavour").get<std::string>();
         t.ptx = j.at("ptx").get<std::string>();
         if (!j.at("inject").is_null()) t.inject = j["inject"].get<std::string>();
-        t.warpWidth = j.at("warp_width").get<uint32_t>();
+        t.warpWidth = u32(j.at("warp_width"), "warp_width");
         if (t.warpWidth < 1 || t.warpWidth > 32) throw bad("warp_width must be 1..32");
-        t.grid = dim3(j.at("grid"));
-        t.block = dim3(j.at("block"));
-        if (!t.grid.count() || !t.block.count()) throw bad("empty grid or block");
-        for (const json& b : j.at("buffers"))
-          t.buffers.push_back({b.at("index").get<uint32_t>(), b.at("name").get<std::string>(),
+        t.grid = dim3(j.at("grid"), "grid");
+        t.block = dim3(j.at("block"), "block");
+        if (!t.grid.x || !t.grid.y || !t.grid.z || !t.block.x || !t.block.y || !t.block.z)
+          throw bad("empty grid or block");
+        // Thread ids are 32-bit (block * threads per block + thread): the launch must fit.
+        uint64_t blocks = 0, threads = 0;
+        if (__builtin_mul_overflow(uint64_t{t.grid.x} * t.grid.y, uint64_t{t.grid.z}, &blocks) ||
+            __builtin_mul_overflow(blocks, t.block.count(), &threads) || threads > 0xffffffffull)
+          throw bad(fmt::format("grid ({},{},{}) x block ({},{},{}) is more than 2^32 threads", t.grid.x, t.grid.y,
+                                t.grid.z, t.block.x, t.block.y, t.block.z));
+        for (const json& b : j.at("buffers")) {
+          TraceBufferInfo info{u32(b.at("index"), "buffer index"), b.at("name").get<std::string>(),
                                b.at("type").get<std::string>(), b.at("count").get<uint64_t>(),
-                               hexValue(b.at("address")), b.value("output", false)});
+                               hexValue(b.at("address")), b.value("output", false)};
+          auto type = parseScalarType(info.type);
+          if (!type) throw bad(fmt::format("buffer '{}': unknown type '{}'", info.name, info.type));
+          if (!b["count"].is_number_unsigned() || info.count > kMaxBufferBytes / scalarTypeBytes(*type) ||
+              info.address + info.count * scalarTypeBytes(*type) < info.address)
+            throw bad(fmt::format("buffer '{}': count {} is not a buffer size (at most {} bytes, docs/limits.md)",
+                                  info.name, b["count"].dump(), kMaxBufferBytes));
+          t.buffers.push_back(std::move(info));
+        }
         std::map<uint32_t, std::string> files;
         for (const auto& [k, v] : j.at("files").items()) files[static_cast<uint32_t>(std::stoul(k))] = v.get<std::string>();
         for (const json& c : j.at("code")) {
@@ -114,8 +147,9 @@ Trace readTrace(const std::filesystem::path& path) {
         if (j["end"].contains("error") && !j["end"]["error"].is_null()) t.error = j["end"]["error"].get<std::string>();
         continue;
       }
-      uint32_t block = j.at("b").get<uint32_t>(), warp = j.at("w").get<uint32_t>();
-      uint32_t pc = j.at("pc").get<uint32_t>(), ln = j.value("ln", 0u);
+      uint32_t block = u32(j.at("b"), "block index \"b\""), warp = u32(j.at("w"), "warp index \"w\"");
+      uint32_t pc = u32(j.at("pc"), "\"pc\""), ln = j.contains("ln") ? u32(j["ln"], "\"ln\"") : 0;
+      if (block >= t.grid.count()) throw bad(fmt::format("block {} is outside the grid", block));
       uint64_t mask = hexValue(j.at("m"));
       if (pc >= t.code.size()) throw bad(fmt::format("pc {} is not in the code table", pc));
       if (mask == 0 || mask >> t.warpWidth) throw bad(fmt::format("lane mask {:#x} does not fit warp width {}", mask, t.warpWidth));
@@ -129,9 +163,9 @@ Trace readTrace(const std::filesystem::path& path) {
         e.pc = pc;
         e.ptxLine = ln;
         e.step = lineNo - 1;
-        uint32_t inBlock = warp * t.warpWidth + e.lane;
+        const uint64_t inBlock = uint64_t{warp} * t.warpWidth + e.lane;
         if (inBlock >= t.threadsPerBlock()) throw bad(fmt::format("warp {} lane {} is outside the block", warp, e.lane));
-        e.thread = block * t.threadsPerBlock() + inBlock;
+        e.thread = static_cast<uint32_t>(uint64_t{block} * t.threadsPerBlock() + inBlock);  // < 2^32: checked
         e.seq = seq[e.thread]++;
         if (j.contains("r"))
           for (const auto& [name, values] : j["r"].items()) {

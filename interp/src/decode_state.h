@@ -54,6 +54,10 @@ struct DecodeState {
   /// The common shape `op d, a[, b[, c]]`: operand 0 is the destination
   /// register, the next `nsrc` are sources of type `t`.
   void destinationAndSources(ScalarType t, size_t nsrc);
+  /// Fails unless every register among the first `n` operands is `bytes` wide (ptxas:
+  /// "Arguments mismatch" for e.g. add.s64 on .b32 registers). For the instructions whose
+  /// operands all have the instruction type; ld, st, cvt and mov have their own rules.
+  void requireRegisterBytes(uint32_t bytes, size_t n);
   /// A source operand of type `t`: register, special register, or immediate
   /// (materialised into a constant slot converted to `t`).
   uint32_t source(const ptx::Operand& op, ScalarType t);

@@ -4,6 +4,7 @@
 // the ISA table (ptx_isa.def), resolves labels and computes reconvergence points.
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -162,6 +163,12 @@ class Decoder {
     return f.numSlots++;
   }
 
+  bool ptxVersionAtLeast(unsigned major, unsigned minor) const {
+    unsigned ma = 0, mi = 0;
+    if (std::sscanf(program_.module.version.c_str(), "%u.%u", &ma, &mi) != 2) return true;
+    return ma > major || (ma == major && mi >= minor);
+  }
+
   [[noreturn]] void failAt(ptx::SourceLoc loc, const std::string& what) const {
     throw Error(ErrorKind::Decode,
                 fmt::format("{}:{}:{}: {}", program_.module.fileName, loc.line, loc.col, what));
@@ -180,7 +187,9 @@ class Decoder {
       failAt(top, fmt::format("malformed .version '{}'", v));
     const uint32_t major = static_cast<uint32_t>(std::stoul(v.substr(0, dot)));
     const uint32_t minor = static_cast<uint32_t>(std::stoul(v.substr(dot + 1)));
-    if (minor > 9 || major > 9 || (major == 9 && minor > 0) || major < 1)
+    // The released minors of each major (ptxas 13.0 rejects e.g. 7.9 and 5.1 too).
+    static constexpr uint32_t kLastMinor[] = {4, 3, 2, 3, 0, 5, 8, 8, 0};  // majors 1..9
+    if (major < 1 || major > 9 || minor > kLastMinor[major - 1])
       failAt(top, fmt::format("unsupported .version {}; the newest is 9.0 (ptxas 13.0)", v));
     version_ = major * 10 + minor;
     struct TargetRow {
@@ -294,9 +303,20 @@ class Decoder {
     return bytes;
   }
 
+  // Bytes of a variable, saturating at UINT64_MAX (dimensions up to 2^32 - 1 each).
   static uint64_t variableBytes(const ptx::VariableDecl& v, uint32_t elemBytes) {
-    uint64_t n = elemBytes * v.vectorWidth;
-    for (uint64_t d : v.dims) n *= d;
+    uint64_t n = uint64_t{elemBytes} * v.vectorWidth;
+    for (uint64_t d : v.dims)
+      if (__builtin_mul_overflow(n, d, &n)) return ~uint64_t{0};
+    return n;
+  }
+  // variableBytes, failing past `limit` (the space's total, docs/limits.md) from `used`.
+  uint64_t boundedBytes(const ptx::VariableDecl& v, uint32_t elemBytes, uint64_t used, uint64_t limit,
+                        const char* what) const {
+    const uint64_t n = variableBytes(v, elemBytes);
+    if (used > limit || n > limit - used)
+      failAt(v.loc, fmt::format("'{}' needs {} bytes of {}, more than the limit of {} bytes", v.name,
+                                n == ~uint64_t{0} ? std::string("over 2^64") : std::to_string(n), what, limit));
     return n;
   }
 
@@ -322,13 +342,18 @@ class Decoder {
         sym.kind = Symbol::Kind::Shared;
       } else {
         if (unsized) failAt(v.loc, fmt::format("'{}' has no size", v.name));
-        g.size = variableBytes(v, elem);
+        g.size = v.space == ptx::StateSpace::Const
+                     ? boundedBytes(v, elem, alignUp(program_.constBytes, g.align), kMaxConstBytes, "constant memory")
+                 : v.space == ptx::StateSpace::Global
+                     ? boundedBytes(v, elem, globalBytes_, kMaxGlobalVariableBytes, "global memory")
+                     : boundedBytes(v, elem, 0, kMaxSharedBytes, "shared memory");
         if (v.space == ptx::StateSpace::Shared) {
           g.offset = reserveStaticShared(v.loc, g.size, g.align);
           sym.kind = Symbol::Kind::Shared;
           sym.address = g.offset;
           if (v.hasInitializer) failAt(v.loc, ".shared variables cannot be initialised");
         } else {
+          if (v.space == ptx::StateSpace::Global) globalBytes_ += g.size;
           sym = placeGlobalOrConst(g);
           if (v.hasInitializer) pendingInit_.emplace_back(&v, program_.globals.size());
         }
@@ -354,7 +379,10 @@ class Decoder {
         g.name = f.name + "::" + v.name;
         g.space = v.space;
         g.align = v.align ? v.align : elem;
-        g.size = variableBytes(v, elem);
+        g.size = v.space == ptx::StateSpace::Const
+                     ? boundedBytes(v, elem, alignUp(program_.constBytes, g.align), kMaxConstBytes, "constant memory")
+                     : boundedBytes(v, elem, globalBytes_, kMaxGlobalVariableBytes, "global memory");
+        if (v.space == ptx::StateSpace::Global) globalBytes_ += g.size;
         Symbol sym = placeGlobalOrConst(g);
         sym.size = static_cast<uint32_t>(g.size);
         functionVariables_[&v] = sym;
@@ -397,7 +425,7 @@ class Decoder {
   // launch (ptxas rejects it), and checking here keeps the 32-bit offsets from wrapping.
   uint64_t reserveStaticShared(const ptx::SourceLoc& loc, uint64_t size, uint32_t align) {
     uint64_t offset = alignUp(program_.staticSharedBytes, align);
-    if (offset + size > kMaxSharedBytes)
+    if (size > kMaxSharedBytes || offset + size > kMaxSharedBytes)
       failAt(loc, fmt::format("{} bytes of static shared memory exceed {} KiB", offset + size,
                               kMaxSharedBytes / 1024));
     program_.staticSharedBytes = static_cast<uint32_t>(offset + size);
@@ -423,7 +451,7 @@ class Decoder {
         // ptxas: "Non-external variable has incomplete type" (and .extern is module-only).
         if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
           failAt(v.loc, fmt::format("'{}' has no size", v.name));
-        g.size = variableBytes(v, elem);
+        g.size = boundedBytes(v, elem, 0, kMaxSharedBytes, "shared memory");
         g.offset = reserveStaticShared(v.loc, g.size, g.align);
         functionShared_[&v] = program_.globals.size();
         program_.globals.push_back(std::move(g));
@@ -476,6 +504,10 @@ class Decoder {
       s.size = bytes;
       scopes_.back()[name] = s;
     };
+    if (uint64_t{fi.numSlots} + std::max(r.count, 1u) > kMaxRegistersPerFunction)
+      failAt(r.loc, fmt::format("'{}' declares more than {} registers in function '{}' (docs/limits.md)",
+                                r.count ? fmt::format("{}<{}>", r.name, r.count) : r.name,
+                                kMaxRegistersPerFunction, fi.name));
     if (r.count == 0) {
       declare(r.name);
     } else {
@@ -502,8 +534,12 @@ class Decoder {
     if (!elem) failAt(v.loc, fmt::format("unknown type .{}", v.type));
     if (std::find(v.dims.begin(), v.dims.end(), 0u) != v.dims.end())
       failAt(v.loc, fmt::format("'{}' has no size", v.name));
-    uint64_t size = variableBytes(v, elem);
     uint32_t align = v.align ? v.align : elem;
+    const uint64_t size = v.space == ptx::StateSpace::Local
+                              ? boundedBytes(v, elem, alignUp(fi.localBytes, align), kMaxLocalBytes,
+                                             "local memory per thread")
+                              : boundedBytes(v, elem, alignUp(fi.paramAreaBytes, std::max(align, 4u)),
+                                             kMaxKernelParamBytes, "call parameter space");
     Symbol s;
     s.size = static_cast<uint32_t>(size);
     switch (v.space) {
@@ -543,11 +579,14 @@ class Decoder {
     // Parameters.
     if (f.isEntry) {
       uint32_t offset = 0;
+      // ptxas: "Entry function uses too much parameter space".
+      const uint32_t paramLimit = ptxVersionAtLeast(8, 1) ? kMaxKernelParamBytes : kMaxKernelParamBytesBeforePtx81;
       for (const ptx::VariableDecl& p : f.params) {
         uint32_t elem = typeBytesOrFail(p.type);
         if (!elem) failAt(p.loc, fmt::format("unknown parameter type .{}", p.type));
-        uint32_t size = static_cast<uint32_t>(variableBytes(p, elem));
         uint32_t align = p.align ? p.align : elem;
+        uint32_t size = static_cast<uint32_t>(
+            boundedBytes(p, elem, alignUp(offset, align), paramLimit, "kernel parameter space"));
         offset = alignUp(offset, align);
         fi.kernelParams.push_back({p.name, p.type, offset, size, align});
         Symbol s;
@@ -563,8 +602,10 @@ class Decoder {
         for (const ptx::VariableDecl& p : decls) {
           uint32_t elem = typeBytesOrFail(p.type);
           if (!elem) failAt(p.loc, fmt::format("unknown parameter type .{}", p.type));
-          uint32_t size = static_cast<uint32_t>(variableBytes(p, elem));
           uint32_t align = std::max(p.align ? p.align : elem, 4u);
+          uint32_t size = static_cast<uint32_t>(
+              boundedBytes(p, elem, alignUp(fi.paramAreaBytes, align), kMaxKernelParamBytes,
+                           "call parameter space"));
           uint32_t offset = alignUp(fi.paramAreaBytes, align);
           fi.paramAreaBytes = offset + size;
           out.push_back({p.name, offset, size});
@@ -681,6 +722,7 @@ class Decoder {
   uint32_t globalRegions_ = 0;  // .global variables placed so far
   std::map<std::string, ptx::SourceLoc> declaredAt_;  // module-scope variables
   uint32_t version_ = 0;        // .version times 10
+  uint64_t globalBytes_ = 0;    // of all .global variables (their initial bytes are allocated)
   uint32_t sm_ = 0;             // .target sm_<sm_>
   std::map<std::string, size_t> functionIndex_;
   std::map<std::string, int> calledFunctions_;
@@ -787,6 +829,20 @@ ptx::Operand asRegisterIfDeclared(const Decoder& d, const ptx::Operand& op) {
   return reg;
 }
 }  // namespace
+
+void DecodeState::requireRegisterBytes(uint32_t bytes, size_t n) {
+  for (size_t i = 0; i < n && i < in.operands.size(); ++i) {
+    const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+    if (op.kind != ptx::Operand::Kind::Register) continue;
+    // Special registers keep their own widths; undeclared names fail in source()/destination().
+    const Symbol* sym = decoder.lookup(op.name);
+    if (!sym || sym->kind != Symbol::Kind::Register) continue;
+    const uint32_t have = sym->size;
+    if (have != bytes)
+      fail(fmt::format("'{}' is a {}-bit register; '{}' needs {}-bit operands", op.name, 8 * have,
+                       in.text, 8 * bytes));
+  }
+}
 
 bool DecodeState::namesRegister(const ptx::Operand& op) const {
   return asRegisterIfDeclared(decoder, op).kind == ptx::Operand::Kind::Register;

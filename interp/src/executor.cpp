@@ -289,10 +289,11 @@ class LaunchRunner {
       ctx_.liveMask = w.validMask & ~w.exited;
       if (++stats_.warpInstructions > opts_.maxSteps)
         throw Error(ErrorKind::StepLimit,
-                    fmt::format("step limit of {} warp instructions exceeded (runaway loop?) in "
-                                "block ({},{},{}) warp {} at {}",
+                    fmt::format("step limit of {} warp instructions exceeded in block ({},{},{}) warp {} at {}; "
+                                "the budget is for the whole launch ({} blocks of {} threads): a runaway "
+                                "loop, or a launch that needs a larger --max-steps",
                                 opts_.maxSteps, ctx_.block[0], ctx_.block[1], ctx_.block[2],
-                                w.index, program_.describePc(pc)));
+                                w.index, program_.describePc(pc), launch_.grid.count(), launch_.block.count()));
       stats_.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
       uint32_t eff = mask;
       if (in.guard != kNoSlot) {
@@ -360,7 +361,10 @@ class LaunchRunner {
                                     "predicated off and can never arrive",
                                     ctx_.block[0], ctx_.block[1], ctx_.block[2], w.index,
                                     formatLanes(eff), program_.describePc(pc), formatLanes(live & ~eff)));
-          w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)] ;
+          w.barrierId = ctx_.reg(in.s[0])[std::countr_zero(eff)];
+          if (w.barrierId > 15)
+            ctx_.fail(ErrorKind::Undefined, static_cast<uint32_t>(std::countr_zero(eff)),
+                      fmt::format("barrier number {} is out of range 0..15", w.barrierId));
           w.barrierPc = pc;
           w.state = WarpState::AtBarrier;
           if (in.fn) in.fn(in, ctx_, eff);

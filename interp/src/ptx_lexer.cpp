@@ -61,7 +61,7 @@ std::vector<Token> tokenize(std::string_view text, const std::string& fileName) 
       continue;
     }
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      size_t start = i;
+      const SourceLoc open = here(i);  // before the comment's newlines move lineStart past it
       i += 2;
       while (i + 1 < text.size() && !(text[i] == '*' && text[i + 1] == '/')) {
         if (text[i] == '\n') {
@@ -70,7 +70,9 @@ std::vector<Token> tokenize(std::string_view text, const std::string& fileName) 
         }
         ++i;
       }
-      if (i + 1 >= text.size()) fail(start, "unterminated /* comment");
+      if (i + 1 >= text.size())
+        throw Error(ErrorKind::Parse,
+                    fmt::format("{}:{}:{}: unterminated /* comment", fileName, open.line, open.col));
       i += 2;
       continue;
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "ptx_lexer.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
 
 namespace qgpu::ptx {
 
@@ -261,7 +263,20 @@ class Parser {
     return v;
   }
 
+  // Braces nest at most kMaxNesting deep in initialisers and operand lists (docs/limits.md):
+  // the parser recurses per level.
+  static constexpr int kMaxNesting = 64;
+  struct NestingGuard {
+    Parser& p;
+    NestingGuard(Parser& parser, const char* what) : p(parser) {
+      if (++p.nesting_ > kMaxNesting)
+        p.failAt(p.cur(), fmt::format("{} nested deeper than {} levels", what, kMaxNesting));
+    }
+    ~NestingGuard() { --p.nesting_; }
+  };
+
   void parseInitializer(std::vector<Operand>& out) {
+    NestingGuard guard(*this, "initialiser");
     // generic(var): the generic address of a variable.
     if (cur().kind == Token::Kind::Identifier && cur().text == "generic" && peek(1).t.is('(')) {
       next();
@@ -425,7 +440,9 @@ class Parser {
       s.registers.vectorWidth = vectorWidth;
       s.registers.name = expectIdentifier("register name");
       if (accept('<')) {
-        s.registers.count = static_cast<uint32_t>(expectUnsigned("register count"));
+        const uint64_t count = expectUnsigned("register count");
+        if (count > 0xffffffffu) failAt(tokens_[pos_ - 1], "constant overflow: a register count must fit 32 bits");
+        s.registers.count = static_cast<uint32_t>(count);
         expect('>', "closing register range");
       }
       body.push_back(std::move(s));
@@ -474,6 +491,7 @@ class Parser {
   }
 
   Operand parseOperand() {
+    NestingGuard guard(*this, "operand list");
     Operand op;
     op.loc = cur().loc;
     if (accept('[')) {
@@ -505,7 +523,8 @@ class Parser {
       return op;
     }
     if (accept('!')) {
-      Operand inner = parseOperand();
+      if (cur().is('!')) failAt(cur(), "a predicate is negated with one '!'");
+      Operand inner = parseScalarOperand();
       // A bare identifier (Symbol) may name a predicate register too; the decoder decides.
       if (inner.kind != Operand::Kind::Register &&
           !(inner.kind == Operand::Kind::Symbol && inner.value == 0))
@@ -589,7 +608,10 @@ class Parser {
     if (isDecimalFloat) {
       op.isFloat = true;
       op.floatIsDouble = true;
+      errno = 0;
       double d = std::strtod(s.c_str(), nullptr);
+      if (errno == ERANGE && (std::isinf(d) || d == 0))
+        failAt(t, "constant overflow: the literal is outside the range of .f64");
       if (neg) d = -d;
       op.floatBits = std::bit_cast<uint64_t>(d);
       return op;
@@ -602,6 +624,7 @@ class Parser {
   std::string fileName_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int nesting_ = 0;  // open NestingGuards
   Module module_;
 };
 
@@ -612,11 +635,7 @@ Module parseModule(std::string_view text, std::string fileName) {
 }
 
 Module parseFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read PTX file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseModule(ss.str(), path);
+  return parseModule(readInputFile(path, "PTX file", kMaxPtxFileBytes), path);
 }
 
 }  // namespace qgpu::ptx

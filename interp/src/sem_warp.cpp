@@ -167,6 +167,15 @@ void decodeBarrier(DecodeState& ds) {
   ds.mods.take("aligned");
   ds.expectOperands(1, 2);
   ds.out.flow = Flow::Barrier;
+  // ptxas checks immediate ids and counts; a register id is checked when the barrier runs.
+  const ptx::Operand& id = ds.in.operands[0];
+  if (id.kind == ptx::Operand::Kind::Immediate && !id.isFloat && (id.value < 0 || id.value > 15))
+    ds.fail(fmt::format("barrier number {} is out of range 0..15", id.value));
+  if (ds.in.operands.size() == 2) {
+    const ptx::Operand& count = ds.in.operands[1];
+    if (count.kind == ptx::Operand::Kind::Immediate && !count.isFloat && (count.value < 0 || count.value % 32 != 0))
+      ds.fail(fmt::format("barrier thread count {} is not a multiple of the warp size 32", count.value));
+  }
   ds.out.s[0] = ds.source(ds.in.operands[0], ScalarType::U32);
   if (ds.in.operands.size() == 2) ds.out.s[1] = ds.source(ds.in.operands[1], ScalarType::U32);
 }

@@ -68,6 +68,13 @@ class Machine {
 
  private:
   void emit(uint32_t id, std::string meaning) {
+    // Each token also keeps its meaning: an unbounded stream (a long loop under a large
+    // --max-steps) would take gigabytes before the step limit (docs/limits.md).
+    if (trace.tokens.size() >= kMaxGeneratedTokens)
+      throw Error(ErrorKind::StepLimit,
+                  fmt::format("machine: the generated token stream passed {} tokens (docs/limits.md); a runaway "
+                              "loop, or a launch too long for the machine",
+                              kMaxGeneratedTokens));
     trace.tokens.push_back(id);
     trace.meanings.push_back(std::move(meaning));
   }

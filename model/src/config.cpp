@@ -108,6 +108,19 @@ static ModelConfig parseConfigUnchecked(const json& top, const std::string& orig
             r.fail("mrope_section", "sums to " + std::to_string(sum) + " but rotary_dim/2 is " + std::to_string(c.rotaryDim() / 2));
     }
 
+    // Every width the engine forms from two or three fields is an int: check the products here,
+    // once, in 64 bits (a wrapped product passed `model info` and gave negative shapes).
+    auto fitsInt = [&](const char* what, long long value, const char* key) {
+        if (value > 0x7fffffffLL)
+            r.fail(key, std::string("makes ") + what + " " + std::to_string(value) + ", more than 2^31-1");
+    };
+    const long long kd = 1LL * c.linearKeyHeads * c.linearKeyHeadDim, vd = 1LL * c.linearValueHeads * c.linearValueHeadDim;
+    fitsInt("linear_num_key_heads x linear_key_head_dim", kd, "linear_key_head_dim");
+    fitsInt("linear_num_value_heads x linear_value_head_dim", vd, "linear_value_head_dim");
+    fitsInt("the conv1d width 2 x key dim + value dim", 2 * kd + vd, "linear_value_head_dim");
+    fitsInt("the q_proj width 2 x num_attention_heads x head_dim", 2LL * c.numHeads * c.headDim, "num_attention_heads");
+    fitsInt("num_key_value_heads x head_dim", 1LL * c.numKvHeads * c.headDim, "num_key_value_heads");
+
     if (c.numHeads % c.numKvHeads != 0)
         r.fail("num_key_value_heads", "(" + std::to_string(c.numKvHeads) + ") must divide num_attention_heads (" +
                                           std::to_string(c.numHeads) + ")");
@@ -147,9 +160,26 @@ ModelConfig parseConfig(const json& top, const std::string& origin) {
 }
 
 ModelConfig loadConfig(const std::filesystem::path& configJson) {
+    // A regular file of bounded size, nested at most kMaxConfigDepth deep (docs/limits.md): the
+    // value is copied and dumped recursively afterwards.
+    constexpr std::uintmax_t kMaxConfigBytes = std::uintmax_t{64} << 20;
+    constexpr int kMaxConfigDepth = 64;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(configJson, ec))
+        throw ModelError(configJson.string() + ": cannot open (" +
+                         (std::filesystem::exists(configJson, ec) ? "not a regular file" : "no such file") + ")");
+    if (std::filesystem::file_size(configJson, ec) > kMaxConfigBytes)
+        throw ModelError(configJson.string() + ": more than " + std::to_string(kMaxConfigBytes) + " bytes");
     std::ifstream in(configJson);
     if (!in) throw ModelError(configJson.string() + ": cannot open");
-    json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    const json::parser_callback_t depth = [&](int level, json::parse_event_t event, json&) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            level >= kMaxConfigDepth)
+            throw ModelError(configJson.string() + ": JSON nested deeper than " + std::to_string(kMaxConfigDepth) +
+                             " levels (docs/limits.md)");
+        return true;
+    };
+    json j = json::parse(in, depth, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw ModelError(configJson.string() + ": not valid JSON");
     return parseConfig(j, configJson.string());
 }

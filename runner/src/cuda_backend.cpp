@@ -12,6 +12,7 @@
 
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
 
 #ifdef QGPU_HAVE_CUDA_H
 #include <cuda.h>
@@ -117,11 +118,7 @@ class CudaBackend : public Backend {
     check(d.cuDriverGetVersion(&driverVersion), "cuDriverGetVersion");
 
     std::filesystem::path ptxPath = spec.ptxPath(options.flavour);
-    std::ifstream in(ptxPath, std::ios::binary);
-    if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read PTX", ptxPath.string()));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string ptx = ss.str();
+    std::string ptx = readInputFile(ptxPath, "PTX file", kMaxPtxFileBytes);
 
     char errorLog[16384] = {0}, infoLog[16384] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,

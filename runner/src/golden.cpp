@@ -13,10 +13,13 @@
 
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/input_file.h"
 
 namespace qgpu {
 
 std::string sha256File(const std::filesystem::path& path) {
+  // Regular files only: the hash of /dev/zero never ends (docs/limits.md).
+  checkInputFile(path, "the file to hash", ~uint64_t{0});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read", path.string()));
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();

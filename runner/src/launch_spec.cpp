@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/address_space.h"
+#include "qgpu/json_input.h"
+#include "qgpu/result.h"
 
 namespace qgpu {
 namespace {
@@ -75,10 +78,9 @@ uint64_t valueBits(const LaunchSpec& s, const json& v, ScalarType t, const std::
   if (v.is_string()) {
     std::string str = v.get<std::string>();
     if (str.size() > 2 && str[0] == '0' && (str[1] == 'x' || str[1] == 'X')) {
-      char* end = nullptr;
-      errno = 0;
-      uint64_t bits = std::strtoull(str.c_str() + 2, &end, 16);
-      if (errno || *end) bad(s, fmt::format("{}: malformed hex value \"{}\"", where, str));
+      const std::optional<uint64_t> hex = parseHexBits(str);
+      if (!hex) bad(s, fmt::format("{}: malformed hex value \"{}\" (0x and 1 to 16 hex digits)", where, str));
+      const uint64_t bits = *hex;
       if (bits & ~maskFor(t)) bad(s, fmt::format("{}: \"{}\" does not fit .{}", where, str, scalarTypeName(t)));
       return bits;
     }
@@ -95,8 +97,20 @@ uint64_t valueBits(const LaunchSpec& s, const json& v, ScalarType t, const std::
   if (!v.is_number()) bad(s, fmt::format("{}: value must be a number or a string", where));
   if (isFloat(t)) return floatBitsOf(v.get<double>(), t);
   if (v.is_number_float()) bad(s, fmt::format("{}: {} is not an integer", where, v.dump()));
-  if (v.is_number_unsigned()) return v.get<uint64_t>() & maskFor(t);
-  return static_cast<uint64_t>(v.get<int64_t>()) & maskFor(t);
+  // A decimal integer must be a value of the type: unsigned types take 0..2^n-1, signed ones
+  // -2^(n-1)..2^(n-1)-1, bit types either (the hex spelling gives any bit pattern).
+  const uint32_t bits = 8 * scalarTypeBytes(t);
+  const bool bitType = t == ScalarType::B8 || t == ScalarType::B16 || t == ScalarType::B32 || t == ScalarType::B64;
+  const uint64_t umax = maskFor(t);
+  const int64_t smin = bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+  const uint64_t smax = umax >> 1;
+  const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= (isSigned(t) ? smax : umax)
+                                           : !(!isSigned(t) && !bitType) && v.get<int64_t>() >= smin;
+  if (!fits)
+    bad(s, fmt::format("{}: {} is out of range for .{} (use a \"0x...\" bit pattern for raw bits)", where, v.dump(),
+                       scalarTypeName(t)));
+  if (v.is_number_unsigned()) return v.get<uint64_t>() & umax;
+  return static_cast<uint64_t>(v.get<int64_t>()) & umax;
 }
 
 uint64_t splitmix64(uint64_t& state) {
@@ -202,14 +216,7 @@ LaunchSpec loadLaunchSpec(const std::filesystem::path& path) {
   LaunchSpec s;
   s.file = std::filesystem::is_directory(path) ? path / "launch.json" : path;
   s.dir = s.file.parent_path();
-  std::ifstream in(s.file);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read launch spec", s.file.string()));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::Input, fmt::format("{}: malformed JSON: {}", s.file.string(), e.what()));
-  }
+  const json j = readJsonFile(s.file, "launch spec");
   if (!j.is_object()) bad(s, "top level must be an object");
   static const char* kKnown[] = {"name", "description", "ptx", "entry", "grid", "block",
                                  "dynamic_shared_bytes", "params", "outputs", "budget", "model_dependent"};
@@ -241,9 +248,13 @@ LaunchSpec loadLaunchSpec(const std::filesystem::path& path) {
   s.block = parseDim(s, j["block"], "block");
   if (j.contains("dynamic_shared_bytes")) {
     if (!j["dynamic_shared_bytes"].is_number_unsigned()) bad(s, "\"dynamic_shared_bytes\" must be a non-negative integer");
+    if (j["dynamic_shared_bytes"].get<uint64_t>() > kMaxSharedBytes)
+      bad(s, fmt::format("\"dynamic_shared_bytes\" {} is more than the {} bytes of shared memory a block has",
+                         j["dynamic_shared_bytes"].get<uint64_t>(), kMaxSharedBytes));
     s.dynamicSharedBytes = j["dynamic_shared_bytes"].get<uint32_t>();
   }
   if (!j.contains("params") || !j["params"].is_array()) bad(s, "\"params\" must be an array");
+  uint64_t launchBytes = 0;
   for (size_t i = 0; i < j["params"].size(); ++i) {
     const json& pj = j["params"][i];
     std::string where = fmt::format("params[{}]", i);
@@ -282,8 +293,14 @@ LaunchSpec loadLaunchSpec(const std::filesystem::path& path) {
       }
       if (init.is_object() && init.contains("values") && init["values"].size() > p.buffer.count)
         bad(s, fmt::format("{}: {} values for a buffer of {} elements", where, init["values"].size(), p.buffer.count));
-      if (p.buffer.count * elementBytes(p.buffer.type) > (1ull << 30))
-        bad(s, where + ": buffer larger than 1 GiB");
+      // Divided, not multiplied: count * element size may pass 2^64.
+      if (p.buffer.count > kMaxBufferBytes / elementBytes(p.buffer.type))
+        bad(s, fmt::format("{}: {} elements of .{} are more than the {} bytes a buffer may have (docs/limits.md)", where,
+                           p.buffer.count, scalarTypeName(p.buffer.type), kMaxBufferBytes));
+      launchBytes += p.buffer.count * elementBytes(p.buffer.type);
+      if (launchBytes > kMaxLaunchBytes)
+        bad(s, fmt::format("{}: the buffers so far total {} bytes, more than the {} bytes a launch may have "
+                           "(docs/limits.md)", where, launchBytes, kMaxLaunchBytes));
     } else {
       const json& sc = pj["scalar"];
       if (!sc.is_object() || !sc.contains("type") || !sc.contains("value"))

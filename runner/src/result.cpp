@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/json_input.h"
 
 namespace qgpu {
 
@@ -29,6 +30,17 @@ const OutputBuffer* RunResult::output(const std::string& name) const {
 
 std::string formatHex(ScalarType t, uint64_t bits) {
   return fmt::format("{:#0{}x}", bits, 2 + 2 * scalarTypeBytes(t));
+}
+
+std::optional<uint64_t> parseHexBits(std::string_view s) {
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s.substr(2)) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  return v;
 }
 
 std::string formatElement(ScalarType t, uint64_t bits) {
@@ -80,58 +92,71 @@ RunResult resultFromJson(const json& j, const std::string& source) {
   if (!j.is_object()) bad("not a JSON object");
   if (!j.contains("format") || j["format"] != "qgpu-result-1") bad("missing or unknown \"format\" (want qgpu-result-1)");
   RunResult r;
-  try {
-    r.kernel = j.at("kernel").get<std::string>();
-    r.backend = j.at("backend").get<std::string>();
-    r.flavour = j.value("flavour", "");
-    r.warpWidth = j.value("warp_width", 0u);
-    if (j.contains("provenance")) r.provenance = j["provenance"];
-    if (j.contains("stats")) {
-      r.warpInstructions = j["stats"].value("warp_instructions", uint64_t{0});
-      r.threadInstructions = j["stats"].value("thread_instructions", uint64_t{0});
+  // Every field is checked for its JSON type here, so that no raw json exception (which names
+  // neither the file nor the field) escapes.
+  auto string = [&](const json& obj, const char* key, const std::string& where) -> std::string {
+    if (!obj.contains(key) || !obj[key].is_string()) bad(fmt::format("{}\"{}\" must be a string", where, key));
+    return obj[key].get<std::string>();
+  };
+  auto counter = [&](const json& obj, const char* key, const std::string& where) -> uint64_t {
+    if (!obj.contains(key)) return 0;
+    if (!obj[key].is_number_unsigned())
+      bad(fmt::format("{}\"{}\" must be a non-negative integer, got {}", where, key, obj[key].dump()));
+    return obj[key].get<uint64_t>();
+  };
+  r.kernel = string(j, "kernel", "");
+  r.backend = string(j, "backend", "");
+  if (j.contains("flavour")) r.flavour = string(j, "flavour", "");
+  if (j.contains("warp_width")) {
+    const json& w = j["warp_width"];
+    if (!w.is_number_unsigned() || w.get<uint64_t>() > 32)
+      bad(fmt::format("\"warp_width\" must be an integer 0..32 (0: not a warp-level run), got {}", w.dump()));
+    r.warpWidth = w.get<uint32_t>();
+  }
+  if (j.contains("provenance")) {
+    if (!j["provenance"].is_object()) bad(fmt::format("\"provenance\" must be an object, got {}", j["provenance"].type_name()));
+    r.provenance = j["provenance"];
+  }
+  if (j.contains("stats")) {
+    if (!j["stats"].is_object()) bad("\"stats\" must be an object");
+    r.warpInstructions = counter(j["stats"], "warp_instructions", "stats: ");
+    r.threadInstructions = counter(j["stats"], "thread_instructions", "stats: ");
+  }
+  if (!j.contains("outputs") || !j["outputs"].is_array()) bad("\"outputs\" must be an array");
+  for (const json& o : j["outputs"]) {
+    if (!o.is_object()) bad("\"outputs\" entries must be objects");
+    OutputBuffer b;
+    b.name = string(o, "name", "output: ");
+    const std::string where = fmt::format("output '{}': ", b.name);
+    auto t = parseScalarType(string(o, "type", where));
+    if (!t) bad(fmt::format("output '{}': unknown type", b.name));
+    b.type = *t;
+    if (!o.contains("count") || !o["count"].is_number_unsigned())
+      bad(fmt::format("{}\"count\" must be a non-negative integer, got {}", where, o.value("count", json()).dump()));
+    b.count = o["count"].get<uint64_t>();
+    if (!o.contains("bits") || !o["bits"].is_array() || o["bits"].size() != b.count)
+      bad(fmt::format("output '{}': {} bit patterns for count {}", b.name,
+                      o.contains("bits") && o["bits"].is_array() ? o["bits"].size() : 0, b.count));
+    const json& bits = o["bits"];
+    uint32_t eb = scalarTypeBytes(b.type);
+    b.bytes.assign(b.count * eb, 0);  // count = the number of patterns in the file: no overflow
+    for (uint64_t i = 0; i < b.count; ++i) {
+      if (!bits[i].is_string()) bad(fmt::format("output '{}'[{}]: {} is not a 0x bit pattern", b.name, i, bits[i].dump()));
+      std::string s = bits[i].get<std::string>();
+      if (s.size() < 3 || s[0] != '0' || s[1] != 'x') bad(fmt::format("output '{}'[{}]: \"{}\" is not a 0x bit pattern", b.name, i, s));
+      const std::optional<uint64_t> parsed = parseHexBits(s);
+      const uint64_t v = parsed.value_or(0);
+      if (!parsed || (eb < 8 && (v >> (8 * eb))))
+        bad(fmt::format("output '{}'[{}]: \"{}\" is not a valid .{} bit pattern", b.name, i, s, scalarTypeName(b.type)));
+      std::memcpy(b.bytes.data() + i * eb, &v, eb);
     }
-    const json& outs = j.at("outputs");
-    if (!outs.is_array()) bad("\"outputs\" must be an array");
-    for (const json& o : outs) {
-      OutputBuffer b;
-      b.name = o.at("name").get<std::string>();
-      auto t = parseScalarType(o.at("type").get<std::string>());
-      if (!t) bad(fmt::format("output '{}': unknown type", b.name));
-      b.type = *t;
-      b.count = o.at("count").get<uint64_t>();
-      const json& bits = o.at("bits");
-      if (!bits.is_array() || bits.size() != b.count)
-        bad(fmt::format("output '{}': {} bit patterns for count {}", b.name, bits.is_array() ? bits.size() : 0, b.count));
-      uint32_t eb = scalarTypeBytes(b.type);
-      b.bytes.assign(b.count * eb, 0);
-      for (uint64_t i = 0; i < b.count; ++i) {
-        std::string s = bits[i].get<std::string>();
-        if (s.size() < 3 || s[0] != '0' || s[1] != 'x') bad(fmt::format("output '{}'[{}]: \"{}\" is not a 0x bit pattern", b.name, i, s));
-        char* end = nullptr;
-        errno = 0;
-        uint64_t v = std::strtoull(s.c_str() + 2, &end, 16);
-        if (errno || *end || (eb < 8 && (v >> (8 * eb))))
-          bad(fmt::format("output '{}'[{}]: \"{}\" is not a valid .{} bit pattern", b.name, i, s, scalarTypeName(b.type)));
-        std::memcpy(b.bytes.data() + i * eb, &v, eb);
-      }
-      r.outputs.push_back(std::move(b));
-    }
-  } catch (const json::exception& e) {
-    bad(fmt::format("malformed result: {}", e.what()));
+    r.outputs.push_back(std::move(b));
   }
   return r;
 }
 
 RunResult readResultFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read", path.string()));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::Input, fmt::format("{}: malformed JSON: {}", path.string(), e.what()));
-  }
-  return resultFromJson(j, path.string());
+  return resultFromJson(readJsonFile(path, "result"), path.string());
 }
 
 void writeResultFile(const std::filesystem::path& path, const RunResult& r) {

@@ -11,6 +11,7 @@
 #include "qgpu/gate.h"
 #include "qgpu/golden.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/json_input.h"
 #include "qgpu/launch_spec.h"
 
 namespace qgpu {
@@ -122,6 +123,26 @@ TEST(LaunchSpec, BadSpecsNameTheField) {
   std::string badInit = s;
   badInit.replace(badInit.find("\"count\": 4}"), 11, "\"count\": 2, \"init\": {\"values\": [1, 2, 3]}}");
   EXPECT_EQ(loadError(badInit), "param \"out\": 3 values for a buffer of 2 elements");
+}
+
+std::string jsonInputError(const std::string& text) {
+  try {
+    parseJsonInput(text, "x.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JsonInput, DepthIsBoundedAndKeysAreUnique) {
+  auto nest = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_EQ(jsonInputError(nest(kMaxJsonDepth)), "");
+  EXPECT_EQ(jsonInputError(nest(kMaxJsonDepth + 1)), "x.json: JSON nested deeper than 64 levels (docs/limits.md)");
+  EXPECT_EQ(jsonInputError(nest(1000000)), "x.json: JSON nested deeper than 64 levels (docs/limits.md)");
+  EXPECT_EQ(jsonInputError(R"({"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]})"), "");
+  EXPECT_EQ(jsonInputError(R"({"a": 1, "b": 2, "a": 3})"), "x.json: duplicate key \"a\" in one JSON object");
+  EXPECT_EQ(jsonInputError(R"([{"k": 1}, {"k": 2, "k": 2}])"), "x.json: duplicate key \"k\" in one JSON object");
+  EXPECT_EQ(parseJsonInput(R"({"a": [1, {"b": 2}]})", "x.json")["a"][1]["b"], 2);
 }
 
 TEST(Results, JsonRoundTripAndCorruptGoldens) {

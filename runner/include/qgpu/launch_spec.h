@@ -48,6 +48,10 @@ struct LaunchSpec {
   const ParamSpec& param(const std::string& name) const;
 };
 
+/// Largest buffer and largest sum of a launch's buffers (docs/limits.md).
+inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxLaunchBytes = uint64_t{2} << 30;
+
 /// Loads `path` (a kernel folder or a launch JSON file). Throws
 /// qgpu::Error(ErrorKind::Input) naming the file and the offending field.
 LaunchSpec loadLaunchSpec(const std::filesystem::path& path);

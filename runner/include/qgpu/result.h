@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,5 +46,8 @@ void writeResultFile(const std::filesystem::path& path, const RunResult& r);
 /// "32 (0x42000000)" style rendering of one element.
 std::string formatElement(ScalarType t, uint64_t bits);
 std::string formatHex(ScalarType t, uint64_t bits);
+/// The value of "0x" followed by 1 to 16 hex digits and nothing else (no blanks, signs or
+/// suffixes, which strtoull would skip or wrap); nullopt otherwise.
+std::optional<uint64_t> parseHexBits(std::string_view s);
 
 }  // namespace qgpu

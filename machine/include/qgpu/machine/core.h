@@ -29,6 +29,10 @@ struct MachineLaunch {
 /// Builds a MachineLaunch from the runner's Launch (buffer arguments -> machine addresses).
 MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch);
 
+/// Most tokens one Execute run may generate (docs/limits.md): about 200 MB with their meanings;
+/// the largest corpus kernel (sha256_round) generates about 200 thousand.
+inline constexpr size_t kMaxGeneratedTokens = size_t{1} << 20;
+
 struct Trace {
   std::vector<uint32_t> tokens;
   std::vector<std::string> meanings;  // one per token (Execute mode)
