@@ -66,17 +66,16 @@ const char* nodeKindName(NodeKind k) {
   return "?";
 }
 
-namespace {
-// Steps of value 1 whose conditions differ only in the constant test one form X against
-// thresholds: [X + k >= 0] is nested in k, so at any input the steps that are on are those
-// of the largest constants. Their weighted sum is one of the prefix sums in that order.
-bool sameForm(const Expr& a, const Expr& b) {
+bool sameTerms(const Expr& a, const Expr& b) {
   if (a.terms.size() != b.terms.size()) return false;
   for (size_t i = 0; i < a.terms.size(); ++i)
     if (a.terms[i].wire != b.terms[i].wire || a.terms[i].coeff != b.terms[i].coeff) return false;
   return true;
 }
-}  // namespace
+
+// Steps of value 1 whose conditions differ only in the constant test one form X against
+// thresholds: [X + k >= 0] is nested in k, so at any input the steps that are on are those
+// of the largest constants. Their weighted sum is one of the prefix sums in that order.
 
 Range Circuit::rangeOf(const Expr& e) const {
   i128 lo = e.constant, hi = e.constant;
@@ -89,7 +88,7 @@ Range Circuit::rangeOf(const Expr& e) const {
       std::vector<std::pair<int64_t, int64_t>> chain;  // (cond constant, coefficient)
       for (size_t j = i; j < e.terms.size(); ++j) {
         const Node& m = nodes_.at(e.terms[j].wire);
-        if (done[j] || m.kind != NodeKind::Step || !m.structuralBit || !sameForm(m.cond, n.cond)) continue;
+        if (done[j] || m.kind != NodeKind::Step || !m.structuralBit || !sameTerms(m.cond, n.cond)) continue;
         done[j] = true;
         chain.push_back({m.cond.constant, e.terms[j].coeff});
       }

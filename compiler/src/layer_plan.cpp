@@ -24,13 +24,6 @@ const char* neuronRoleName(NeuronRole r) {
 
 namespace {
 
-bool sameTerms(const Expr& a, const Expr& b) {
-  if (a.terms.size() != b.terms.size()) return false;
-  for (size_t i = 0; i < a.terms.size(); ++i)
-    if (a.terms[i].wire != b.terms[i].wire || a.terms[i].coeff != b.terms[i].coeff) return false;
-  return true;
-}
-
 class Planner {
  public:
   Planner(const Circuit& c, const Schedule& s, uint32_t anchors, const Gains& g, bool reuse) : c_(c), s_(s) {

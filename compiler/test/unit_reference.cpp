@@ -278,6 +278,17 @@ UnitCase faddCase() {
 }
 // --- end f32 adder ---
 
+// Selectors rn rz rm rp (one-hot), ftz, sat (each a quarter of the time), set at random:
+// the machine's fl bits for the same choice.
+uint8_t randomFloatModes(Assign& as, const Unit& u, std::mt19937_64& rng) {
+  const uint32_t mode = static_cast<uint32_t>(rng() % 4);
+  const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
+  for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
+  as.v[u.selectors[4]] = ftz;
+  as.v[u.selectors[5]] = sat;
+  return static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
+}
+
 // FMUL: operands as FADD's, the partner often chosen so that the product lands near the
 // overflow and underflow thresholds, in the subnormal range, or on a rounding tie.
 uint32_t fmulPartner(std::mt19937_64& rng, uint32_t a) {
@@ -316,13 +327,7 @@ UnitCase ffmaCase() {
   UnitCase uc{"ffma32x1", [] { return ffmaUnit(1); }, [](const Unit& u, std::mt19937_64& rng, int index) {
                 UnitSample s;
                 Assign as;
-                const uint32_t mode = static_cast<uint32_t>(rng() % 4);
-                const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
-                for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
-                as.v[u.selectors[4]] = ftz;
-                as.v[u.selectors[5]] = sat;
-                const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
-                const machine::MInstr in = instr(machine::MOp::FFma, 4, false, fl);
+                const machine::MInstr in = instr(machine::MOp::FFma, 4, false, randomFloatModes(as, u, rng));
                 for (size_t l = 0; l < u.lanes.size(); ++l) {
                   uint32_t a = f32Operand(rng), b = fmulPartner(rng, a);
                   if ((index + l) % 2) std::swap(a, b);
@@ -331,7 +336,7 @@ UnitCase ffmaCase() {
                   as.bus(u.lanes[l].operands[1], b);
                   as.bus(u.lanes[l].operands[2], c);
                   pushBits(s.expected, machine::computeLane(in, a, b, c), 32);
-                  s.describe += fmt::format("lane {}: ffma {:#010x} {:#010x} {:#010x} fl={:#x}; ", l, a, b, c, fl);
+                  s.describe += fmt::format("lane {}: ffma {:#010x} {:#010x} {:#010x} fl={:#x}; ", l, a, b, c, in.fl);
                 }
                 s.inputs = as.inputs(u.circuit);
                 return s;
@@ -345,21 +350,14 @@ UnitCase fmulCase() {
   UnitCase uc{"fmul32", [] { return fmulUnit(4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
             UnitSample s;
             Assign as;
-            // Selectors: rounding one-hot, then ftz, sat (each a quarter of the time).
-            const uint32_t mode = static_cast<uint32_t>(rng() % 4);
-            const bool ftz = rng() % 4 == 0, sat = rng() % 4 == 0;
-            for (uint32_t k = 0; k < 4; ++k) as.v[u.selectors[k]] = k == mode ? 1 : 0;
-            as.v[u.selectors[4]] = ftz;
-            as.v[u.selectors[5]] = sat;
-            const uint8_t fl = static_cast<uint8_t>((ftz ? machine::kFlFtz : 0) | (sat ? machine::kFlSat : 0) | (mode << 2));
-            const machine::MInstr in = instr(machine::MOp::FMul, 4, false, fl);
+            const machine::MInstr in = instr(machine::MOp::FMul, 4, false, randomFloatModes(as, u, rng));
             for (size_t l = 0; l < u.lanes.size(); ++l) {
               uint32_t a = f32Operand(rng), b = fmulPartner(rng, a);
               if ((index + l) % 2) std::swap(a, b);
               as.bus(u.lanes[l].operands[0], a);
               as.bus(u.lanes[l].operands[1], b);
               pushBits(s.expected, machine::computeLane(in, a, b, 0), 32);
-              s.describe += fmt::format("lane {}: fmul {:#010x} {:#010x} fl={:#x}; ", l, a, b, fl);
+              s.describe += fmt::format("lane {}: fmul {:#010x} {:#010x} fl={:#x}; ", l, a, b, in.fl);
             }
             s.inputs = as.inputs(u.circuit);
             return s;

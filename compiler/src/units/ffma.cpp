@@ -33,6 +33,7 @@
 #include <map>
 
 #include "f32_product.h"
+#include "f32_round.h"
 #include "f32_select.h"
 #include "qgpu/compiler/units.h"
 
@@ -275,7 +276,7 @@ Unit ffmaUnit(uint32_t lanes) {
         }
       return w(c.sum(name, v));
     };
-    const Expr guard = fromG(n("guard"), 24), R0 = fromG(n("R0"), 23);
+    CoarseSignificand cs{C, h, fromG(n("guard"), 24), fromG(n("R0"), 23), Expr(), R23};
     Expr stickyT;
     for (int ch = 0; ch < 2; ++ch)
       for (int p = 25; p <= kCap; ++p) {
@@ -283,74 +284,27 @@ Unit ffmaUnit(uint32_t lanes) {
         for (int i = 0; i < std::min(p - 24, kWin); ++i) low += absD(ch, i);
         stickyT += w(andStep(c, n(fmt::format("sticky.{}.{}", ch, p)), {G(ch, p), 1 - G(ch, p + 1)}, low - 1, std::min(p - 24, kWin) - 1));
       }
-    const Expr sticky = w(c.sum(n("sticky"), stickyT));
-    // E0 + 1 and E0 + 2 (mod 256), E0 = Ea' + Eb' + p' - 178: (Ea' + Eb') + (p' - 178 + k).
+    cs.sticky = w(c.sum(n("sticky"), stickyT));
+    // E0 + 1 and E0 + 2 (mod 256), E0 = (Ea' + Eb') + p' - 178, p' one-hot over both chains.
     std::vector<Expr> ea(8), eb(8);
     for (int j = 0; j < 8; ++j) {
       ea[j] = w(A[23 + j]) + (j == 0 ? w(a.expZero) : Expr(0));
       eb[j] = w(B[23 + j]) + (j == 0 ? w(b.expZero) : Expr(0));
     }
     const Bus esum = addBuses(c, n("esum"), ea, eb, 0);
-    std::vector<Bus> E(3);
-    for (int k = 1; k <= 2; ++k) {
-      std::vector<Expr> x(8), y(8);
-      for (int j = 0; j < 8; ++j) {
-        x[j] = w(esum[static_cast<size_t>(j)]);
-        for (int ch = 0; ch < 2; ++ch)
-          for (int p = 0; p <= kCap; ++p)
-            if ((((p - 178 + k) % 256 + 256) >> j) & 1) y[j] += G(ch, p) - G(ch, p + 1);
-      }
-      E[static_cast<size_t>(k)] = addBuses(c, n(fmt::format("E{}", k)), x, y, 0);
-    }
+    std::vector<Expr> onehot(kCap + 1);
+    for (int p = 0; p <= kCap; ++p)
+      for (int ch = 0; ch < 2; ++ch) onehot[static_cast<size_t>(p)] += G(ch, p) - G(ch, p + 1);
+    const Bus E1 = exponentPlus(c, n("E1"), esum, onehot, 178, 1), E2 = exponentPlus(c, n("E2"), esum, onehot, 178, 2);
 
-    // ---- level 11: fine shift, round increment ----
-    std::vector<Expr> R(24);
-    for (int i = 0; i < 24; ++i) {
-      Expr v = C(i + 8);
-      for (int k = 1; k < 8; ++k) {
-        const Expr d = C(i + 8 + k) - C(i + 7 + k);
-        if (!d.terms.empty()) v += w(c.gate(n(fmt::format("R[{}].{}", i, k)), h[static_cast<size_t>(k)], d));
-      }
-      R[i] = w(c.sum(n(fmt::format("R[{}]", i)), v));
-    }
-    const Expr inc = w(c.sum(n("inc"), w(andStep(c, n("inc.rn"), {rn, guard}, sticky + R0 - 1, 1)) +
-                                           w(andStep(c, n("inc.rm"), {rm, sx}, guard + sticky - 1, 1)) +
-                                           w(andStep(c, n("inc.rp"), {rp, 1 - sx}, guard + sticky - 1, 1))));
-
-    // ---- level 12: R + inc ----
-    std::vector<Expr> carry(25);
-    std::vector<WireId> carryW(25);
-    carry[0] = inc;
-    {
-      std::vector<Expr> bits = {inc};
-      for (int j = 1; j <= 24; ++j) {
-        bits.push_back(R[j - 1]);
-        carryW[j] = andStep(c, n(fmt::format("rc[{}]", j)), bits);
-        carry[j] = w(carryW[j]);
-      }
-    }
-
-    // ---- level 13: the exponent field F = E0 + R23 + carry23 ----
-    F32Candidate main;
-    main.bits.resize(31);
-    for (int i = 0; i < 23; ++i) main.bits[static_cast<size_t>(i)] = R[i] + carry[i] - 2 * carry[i + 1];
-    for (int j = 0; j < 8; ++j) {
-      const Expr e1 = w(E[1][static_cast<size_t>(j)]), e2 = w(E[2][static_cast<size_t>(j)]);
-      main.bits[static_cast<size_t>(23 + j)] =
-          w(c.sum(n(fmt::format("F[{}]", j)), w(c.gate(n(fmt::format("F[{}].n", j)), R23, e1)) +
-                                                  w(c.gate(n(fmt::format("F[{}].c", j)), carryW[24], e2 - e1)) +
-                                                  (j == 0 ? carry[23] - carry[24] : Expr(0))));
-    }
-    const Expr Fval = a.effExp() + b.effExp() + pPrime - 178 + w(R23) + carry[23];
-    main.overflow = w(c.step(n("f.ovf"), Fval - 255));
-    main.atLeastOne = w(c.step(n("f.ge1"), Fval - 127));
-    main.subnormal = w(c.step(n("f.sub"), -Fval));
+    // ---- levels 11-13: fine shift and increment, carries, exponent field ----
+    const F32Modes modes{rn, rz, rm, rp, ftz, sat};
+    F32Candidate main = roundAndPack(c, n("rnd"), cs, E1, E2, a.effExp() + b.effExp() + pPrime - 178, sx, modes);
     main.chosen = 1 - w(big);
 
     // ---- level 14: select ----
     const Expr zero = w(bothZero) + w(cancel);
-    const Bus out = f32FinalSelect(c, n("sel"), {main, shortcut}, {w(N), w(I), zero, sx, infSign, zeroSign},
-                                   {rn, rz, rm, rp, ftz, sat});
+    const Bus out = f32FinalSelect(c, n("sel"), {main, shortcut}, {w(N), w(I), zero, sx, infSign, zeroSign}, modes);
     c.outputBus(n("d"), out);
     lb.results.push_back(out);
     u.lanes.push_back(std::move(lb));

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "f32_product.h"
+#include "f32_round.h"
 #include "f32_select.h"
 #include "qgpu/compiler/units.h"
 
@@ -115,7 +116,7 @@ Unit fmulUnit(uint32_t lanes) {
     for (int q = 1; q * 8 <= kCap; ++q) qs += G[q * 8];
     const Expr r = w(c.sum(n("r"), pPrime - 8 * qs));
     std::vector<WireId> h(8);
-    for (int k = 1; k < 8; ++k) h[k] = c.step(n(fmt::format("h[{}]", k)), r - k);
+    for (size_t k = 1; k < 8; ++k) h[k] = c.step(n(fmt::format("h[{}]", k)), r - k);
     // Coarse: C[j] = P[j + 8q - 31], j = 7..38 (telescoped over g[8q]).
     auto C = [&, cache = std::map<int, Expr>()](int j) mutable -> Expr {
       auto it = cache.find(j);
@@ -132,73 +133,26 @@ Unit fmulUnit(uint32_t lanes) {
       for (int p = 1; p <= kCap; ++p) v += gate(fmt::format("{}.{}", name, p), p, Pbit(p - t) - Pbit(p - t - 1));
       return w(c.sum(name, v));
     };
-    const Expr guard = fromG(n("guard"), 24), R0 = fromG(n("R0"), 23);
+    CoarseSignificand cs{C, h, fromG(n("guard"), 24), fromG(n("R0"), 23), Expr(), R23};
     Expr stickyT;
     for (int p = 25; p <= kCap; ++p) {
       Expr low;
       for (int i = 0; i < std::min(p - 24, kPBits); ++i) low += Pbit(i);
       stickyT += w(andStep(c, n(fmt::format("sticky.{}", p)), {G[p], 1 - G[p + 1]}, low - 1));
     }
-    const Expr sticky = w(c.sum(n("sticky"), stickyT));
-    // E0 + 1 and E0 + 2 (mod 256) = (Ea' + Eb') + (p' - 174 + k): the second addend's bits
-    // are linear in the one-hot p' = G[p] - G[p + 1].
-    std::vector<Bus> E(3);
-    for (int k = 1; k <= 2; ++k) {
-      std::vector<Expr> x(8), y(8);
-      for (int j = 0; j < 8; ++j) {
-        x[j] = w(esum[static_cast<size_t>(j)]);
-        for (int p = 0; p <= kCap; ++p)
-          if ((((p - 174 + k) % 256 + 256) >> j) & 1) y[j] += G[p] - G[p + 1];
-      }
-      E[static_cast<size_t>(k)] = addBuses(c, n(fmt::format("E{}", k)), x, y, 0);
-    }
+    cs.sticky = w(c.sum(n("sticky"), stickyT));
+    // E0 + 1 and E0 + 2 (mod 256), E0 = (Ea' + Eb') + p' - 174, p' one-hot as G[p] - G[p + 1].
+    std::vector<Expr> onehot(kCap + 1);
+    for (int p = 0; p <= kCap; ++p) onehot[static_cast<size_t>(p)] = G[p] - G[p + 1];
+    const Bus E1 = exponentPlus(c, n("E1"), esum, onehot, 174, 1), E2 = exponentPlus(c, n("E2"), esum, onehot, 174, 2);
 
-    // ---- level 9: fine shift, round increment ----
-    std::vector<Expr> R(24);
-    for (int i = 0; i < 24; ++i) {
-      Expr v = C(i + 8);
-      for (int k = 1; k < 8; ++k) {
-        const Expr d = C(i + 8 + k) - C(i + 7 + k);
-        if (!d.terms.empty()) v += w(c.gate(n(fmt::format("R[{}].{}", i, k)), h[k], d));
-      }
-      R[i] = w(c.sum(n(fmt::format("R[{}]", i)), v));
-    }
-    // guard, sticky and R0 are bits whose ranges are wide (telescoped sums): L <= 1.
-    const Expr inc = w(c.sum(n("inc"), w(andStep(c, n("inc.rn"), {rn, guard}, sticky + R0 - 1, 1)) +
-                                           w(andStep(c, n("inc.rm"), {rm, sx}, guard + sticky - 1, 1)) +
-                                           w(andStep(c, n("inc.rp"), {rp, 1 - sx}, guard + sticky - 1, 1))));
-
-    // ---- level 10: R + inc ----
-    std::vector<Expr> carry(25);
-    std::vector<WireId> carryW(25);
-    carry[0] = inc;
-    {
-      std::vector<Expr> bits = {inc};
-      for (int j = 1; j <= 24; ++j) {
-        bits.push_back(R[j - 1]);
-        carryW[j] = andStep(c, n(fmt::format("rc[{}]", j)), bits);
-        carry[j] = w(carryW[j]);
-      }
-    }
-    std::vector<Expr> Z(23);
-    for (int i = 0; i < 23; ++i) Z[i] = R[i] + carry[i] - 2 * carry[i + 1];
-
-    // ---- level 11: the exponent field F = E0 + R23 + carry23 ----
-    const Expr Fval = a.effExp() + b.effExp() + pPrime - 174 + w(R23) + carry[23];
-    std::vector<Expr> F(8);
-    for (int j = 0; j < 8; ++j) {
-      const Expr e1 = w(E[1][static_cast<size_t>(j)]), e2 = w(E[2][static_cast<size_t>(j)]);
-      F[j] = w(c.sum(n(fmt::format("F[{}]", j)), w(c.gate(n(fmt::format("F[{}].n", j)), R23, e1)) +
-                                                     w(c.gate(n(fmt::format("F[{}].c", j)), carryW[24], e2 - e1)) +
-                                                     (j == 0 ? carry[23] - carry[24] : Expr(0))));
-    }
-    const Expr fOvf = w(c.step(n("f.ovf"), Fval - 255)), f127 = w(c.step(n("f.ge1"), Fval - 127)),
-               f0 = w(c.step(n("f.sub"), -Fval));
+    // ---- levels 9-11: fine shift and increment, carries, exponent field ----
+    const F32Modes modes{rn, rz, rm, rp, ftz, sat};
+    const F32Candidate main =
+        roundAndPack(c, n("rnd"), cs, E1, E2, a.effExp() + b.effExp() + pPrime - 174, sx, modes);
 
     // ---- level 12: select ----
-    F32Candidate main{std::vector<Expr>(31), fOvf, f127, f0, Expr(1)};
-    for (int i = 0; i < 31; ++i) main.bits[static_cast<size_t>(i)] = i < 23 ? Z[i] : F[i - 23];
-    const Bus out = f32FinalSelect(c, n("sel"), {main}, {w(N), w(I), w(Zr), sx, sx, sx}, {rn, rz, rm, rp, ftz, sat});
+    const Bus out = f32FinalSelect(c, n("sel"), {main}, {w(N), w(I), w(Zr), sx, sx, sx}, modes);
     c.outputBus(n("d"), out);
     lb.results.push_back(out);
     u.lanes.push_back(std::move(lb));

@@ -48,6 +48,8 @@ Expr operator-(Expr a);
 Expr operator*(int64_t k, Expr a);
 Expr operator*(Expr a, int64_t k);
 inline Expr w(WireId id) { return Expr::wire(id); }
+/// The same wires with the same coefficients, in the same order (constants aside).
+bool sameTerms(const Expr& a, const Expr& b);
 
 enum class NodeKind {
   Input,  // a value placed in the residual stream before the first layer
