@@ -21,6 +21,15 @@ F32Operand unpackF32(Circuit& c, const std::string& name, const Bus& bits, const
   return o;
 }
 
+Bus effectiveExponentSum(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b) {
+  std::vector<Expr> ea(8), eb(8);
+  for (size_t j = 0; j < 8; ++j) {
+    ea[j] = w(a.bits[23 + j]) + (j == 0 ? w(a.expZero) : Expr(0));  // E' = max(E, 1)
+    eb[j] = w(b.bits[23 + j]) + (j == 0 ? w(b.expZero) : Expr(0));
+  }
+  return addBuses(c, name, ea, eb, 0);
+}
+
 Bus significandProduct(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b,
                        bool chainLowBits) {
   // P = sum_{i,j} ma_i mb_j 2^(i+j), bit 23 of each significand the hidden bit h = [E >= 1].

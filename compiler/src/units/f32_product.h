@@ -24,6 +24,9 @@ struct F32Operand {
 /// The level-1 flags of one operand (`ftz` the selector form).
 F32Operand unpackF32(Circuit& c, const std::string& name, const Bus& bits, const Expr& ftz);
 
+/// (Ea' + Eb') mod 256 of two operands' effective exponents (an 8-bit adder, levels 2-3).
+Bus effectiveExponentSum(Circuit& c, const std::string& name, const F32Operand& a, const F32Operand& b);
+
 /// The 48 bits of ma * mb, m = fraction + hidden bit * 2^23: partial products as level-1
 /// gates and steps (the hidden bits are [E >= 1], folded into steps so that every digit
 /// is ready at level 1), then digitsToBits: bits at level 6.

@@ -5,6 +5,21 @@
 
 namespace qgpu::compiler {
 
+const std::vector<std::string>& f32ModeSelectors() {
+  static const std::vector<std::string> names = {"rn", "rz", "rm", "rp", "ftz", "sat"};
+  return names;
+}
+
+F32Modes addF32ModeSelectors(Unit& u) {
+  std::vector<Expr> e;
+  for (const std::string& s : f32ModeSelectors()) {
+    u.selectors.push_back(u.circuit.inputBit("sel." + s));
+    u.selectorNames.push_back(s);
+    e.push_back(w(u.selectors.back()));
+  }
+  return {e[0], e[1], e[2], e[3], e[4], e[5]};
+}
+
 Bus f32FinalSelect(Circuit& c, const std::string& name, const std::vector<F32Candidate>& candidates,
                    const F32Classes& k, const F32Modes& m) {
   auto n = [&](const std::string& s) { return fmt::format("{}.{}", name, s); };

@@ -33,6 +33,9 @@ struct F32Modes {
   Expr rn, rz, rm, rp, ftz, sat;
 };
 
+/// The selector inputs of an f32 unit in f32ModeSelectors() order, added to `u`.
+F32Modes addF32ModeSelectors(Unit& u);
+
 Bus f32FinalSelect(Circuit& c, const std::string& name, const std::vector<F32Candidate>& candidates,
                    const F32Classes& k, const F32Modes& m);
 

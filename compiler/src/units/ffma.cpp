@@ -46,20 +46,11 @@ constexpr int kDeltaMax = 50;          // the addend's lsb at most at w54
 constexpr int kShiftMax = kDeltaMax + 25;  // s = delta + 25: the addend's lsb at w(s - 21)
 }  // namespace
 
-const std::vector<std::string>& ffmaSelectors() {
-  static const std::vector<std::string> names = {"rn", "rz", "rm", "rp", "ftz", "sat"};
-  return names;
-}
-
 Unit ffmaUnit(uint32_t lanes) {
   Unit u{Circuit(fmt::format("ffma32x{}", lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
-  for (const std::string& s : ffmaSelectors()) {
-    u.selectors.push_back(c.inputBit("sel." + s));
-    u.selectorNames.push_back(s);
-  }
-  const Expr rn = w(u.selectors[0]), rz = w(u.selectors[1]), rm = w(u.selectors[2]), rp = w(u.selectors[3]);
-  const Expr ftz = w(u.selectors[4]), sat = w(u.selectors[5]);
+  const F32Modes modes = addF32ModeSelectors(u);
+  const Expr &rz = modes.rz, &rm = modes.rm, &rp = modes.rp, &ftz = modes.ftz;
 
   for (uint32_t l = 0; l < lanes; ++l) {
     LaneBuses lb;
@@ -286,19 +277,13 @@ Unit ffmaUnit(uint32_t lanes) {
       }
     cs.sticky = w(c.sum(n("sticky"), stickyT));
     // E0 + 1 and E0 + 2 (mod 256), E0 = (Ea' + Eb') + p' - 178, p' one-hot over both chains.
-    std::vector<Expr> ea(8), eb(8);
-    for (int j = 0; j < 8; ++j) {
-      ea[j] = w(A[23 + j]) + (j == 0 ? w(a.expZero) : Expr(0));
-      eb[j] = w(B[23 + j]) + (j == 0 ? w(b.expZero) : Expr(0));
-    }
-    const Bus esum = addBuses(c, n("esum"), ea, eb, 0);
+    const Bus esum = effectiveExponentSum(c, n("esum"), a, b);
     std::vector<Expr> onehot(kCap + 1);
     for (int p = 0; p <= kCap; ++p)
       for (int ch = 0; ch < 2; ++ch) onehot[static_cast<size_t>(p)] += G(ch, p) - G(ch, p + 1);
     const Bus E1 = exponentPlus(c, n("E1"), esum, onehot, 178, 1), E2 = exponentPlus(c, n("E2"), esum, onehot, 178, 2);
 
     // ---- levels 11-13: fine shift and increment, carries, exponent field ----
-    const F32Modes modes{rn, rz, rm, rp, ftz, sat};
     F32Candidate main = roundAndPack(c, n("rnd"), cs, E1, E2, a.effExp() + b.effExp() + pPrime - 178, sx, modes);
     main.chosen = 1 - w(big);
 

@@ -36,20 +36,10 @@ constexpr int kCap = 72;   // p' clamps here (the tiny bucket)
 constexpr int kPBits = 48;
 }  // namespace
 
-const std::vector<std::string>& fmulSelectors() {
-  static const std::vector<std::string> names = {"rn", "rz", "rm", "rp", "ftz", "sat"};
-  return names;
-}
-
 Unit fmulUnit(uint32_t lanes) {
   Unit u{Circuit(fmt::format("fmul32x{}", lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
-  for (const std::string& s : fmulSelectors()) {
-    u.selectors.push_back(c.inputBit("sel." + s));
-    u.selectorNames.push_back(s);
-  }
-  const Expr rn = w(u.selectors[0]), rz = w(u.selectors[1]), rm = w(u.selectors[2]), rp = w(u.selectors[3]);
-  const Expr ftz = w(u.selectors[4]), sat = w(u.selectors[5]);
+  const F32Modes modes = addF32ModeSelectors(u);
 
   for (uint32_t l = 0; l < lanes; ++l) {
     LaneBuses lb;
@@ -58,7 +48,7 @@ Unit fmulUnit(uint32_t lanes) {
     auto n = [l](const std::string& s) { return fmt::format("l{}.{}", l, s); };
 
     // ---- level 1 ----
-    const F32Operand a = unpackF32(c, n("a"), A, ftz), b = unpackF32(c, n("b"), B, ftz);
+    const F32Operand a = unpackF32(c, n("a"), A, modes.ftz), b = unpackF32(c, n("b"), B, modes.ftz);
     const Expr sx = a.sign + b.sign - 2 * w(c.step(n("sx2"), a.sign + b.sign - 2));  // sa xor sb
     const Expr K = a.effExp() + b.effExp() - 173;
     const Bus P = significandProduct(c, n("p"), a, b);
@@ -70,12 +60,7 @@ Unit fmulUnit(uint32_t lanes) {
     const WireId N = c.step(n("nan"), w(a.nan) + w(b.nan) + w(nan1) + w(nan2) - 1);
     const WireId I = c.step(n("inf"), w(a.inf) + w(b.inf) - 1);  // NaN takes precedence below
     const WireId Zr = c.step(n("zero"), w(a.zero) + w(b.zero) - 1);
-    std::vector<Expr> ea(8), eb(8);
-    for (int j = 0; j < 8; ++j) {
-      ea[j] = w(A[23 + j]) + (j == 0 ? w(a.expZero) : Expr(0));
-      eb[j] = w(B[23 + j]) + (j == 0 ? w(b.expZero) : Expr(0));
-    }
-    const Bus esum = addBuses(c, n("esum"), ea, eb, 0);  // (Ea' + Eb') mod 256
+    const Bus esum = effectiveExponentSum(c, n("esum"), a, b);
 
     // ---- g[p] = [p' >= p], p = 1..72 (level 2 for p >= 48, level 7 below) ----
     std::vector<Expr> G(kCap + 2);
@@ -147,7 +132,6 @@ Unit fmulUnit(uint32_t lanes) {
     const Bus E1 = exponentPlus(c, n("E1"), esum, onehot, 174, 1), E2 = exponentPlus(c, n("E2"), esum, onehot, 174, 2);
 
     // ---- levels 9-11: fine shift and increment, carries, exponent field ----
-    const F32Modes modes{rn, rz, rm, rp, ftz, sat};
     const F32Candidate main =
         roundAndPack(c, n("rnd"), cs, E1, E2, a.effExp() + b.effExp() + pPrime - 174, sx, modes);
 

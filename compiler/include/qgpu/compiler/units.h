@@ -81,17 +81,16 @@ Unit branchUnit(uint32_t lanes, uint32_t pcBits);
 const std::vector<std::string>& branchSelectors();
 // --- end branch unit ---
 // --- f32 multiplier (fmul.cpp) ---
-/// FMUL f32 (machine MOp::FMul) for `lanes` lanes. Selectors, in fmulSelectors() order: the
-/// rounding mode one-hot (rn rz rm rp), then ftz and sat. Operands a, b and the result are
-/// 32-bit buses.
+/// The selectors of FMUL and FFMA, in order: the rounding mode one-hot (rn rz rm rp), ftz, sat.
+const std::vector<std::string>& f32ModeSelectors();
+/// FMUL f32 (machine MOp::FMul) for `lanes` lanes, f32ModeSelectors(); operands a, b and the
+/// result are 32-bit buses.
 Unit fmulUnit(uint32_t lanes);
-const std::vector<std::string>& fmulSelectors();
 // --- end f32 multiplier ---
 // --- f32 fused multiply-add (ffma.cpp) ---
-/// FFMA f32 (machine MOp::FFma): a * b + c rounded once, for `lanes` lanes. Selectors, in
-/// ffmaSelectors() order: rn rz rm rp (one-hot), ftz, sat. Operands a, b, c: 32-bit buses.
+/// FFMA f32 (machine MOp::FFma): a * b + c rounded once, for `lanes` lanes, f32ModeSelectors();
+/// operands a, b, c: 32-bit buses.
 Unit ffmaUnit(uint32_t lanes);
-const std::vector<std::string>& ffmaSelectors();
 // --- end f32 fused multiply-add ---
 // --- multiplier (multiplier.cpp) ---
 /// Which bits of the 2w-bit product a multiplier unit returns (MULLO, MULHI, MULWIDE).
