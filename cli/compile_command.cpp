@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -67,10 +69,17 @@ int runProve(const std::string& name, double minMargin) {
                            cu.config.numLayers, cu.config.hiddenSize, cu.normExponent);
   for (const LayerProof& l : r.layers)
     std::cout << fmt::format("  layer {:>2}: {:>5} neurons, min margin {:>6}, norm slack {:.1f} bits, sum headroom "
-                             "{:.1f} bits{}\n",
+                             "{:.1f} bits{}{}\n",
                              l.layer, l.neurons, l.neurons ? fmt::format("{}", l.minMargin) : "-", l.normSlackBits,
-                             l.sumHeadroomBits, l.tightestGate.empty() ? "" : "  (" + l.tightestGate + ")");
+                             l.sumHeadroomBits,
+                             l.memoryHeads ? fmt::format(", {} memory heads, read margin {:.4f} grid units", l.memoryHeads,
+                                                         l.readMargin)
+                                           : "",
+                             l.tightestGate.empty() ? "" : "  (" + l.tightestGate + ")");
   std::cout << fmt::format("minimum margin {} at layer {}: {}\n", r.minMargin, r.tightestLayer, r.tightestGate);
+  if (std::isfinite(r.minReadMargin))
+    std::cout << fmt::format("minimum read margin {:.4f} grid units (assumed read error {})\n", r.minReadMargin,
+                             o.readError);
   return 0;
 }
 
@@ -86,14 +95,19 @@ int runUnit(const std::string& name, const std::filesystem::path& out, int sampl
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array(), logits = nlohmann::json::array();
   Eigen::MatrixXf x(cu.config.hiddenSize, samples);
   std::vector<std::vector<int64_t>> in(static_cast<size_t>(samples));
+  Evaluator ir(u.circuit);  // the samples are the positions of one sequence (memories persist)
   for (int i = 0; i < samples; ++i) {
-    for (WireId w : u.circuit.inputs()) {
-      const Range& r = u.circuit.node(w).range;
-      in[i].push_back(r.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(r.hi - r.lo + 1)));
+    if (s.sample) {
+      in[i] = s.sample(rng);
+    } else {
+      for (WireId w : u.circuit.inputs()) {
+        const Range& r = u.circuit.node(w).range;
+        in[i].push_back(r.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(r.hi - r.lo + 1)));
+      }
     }
     x.col(i) = cu.residual(in[i]);
     inputs.push_back(in[i]);
-    outputs.push_back(evaluateOutputs(u.circuit, in[i]));
+    outputs.push_back(ir.stepOutputs(in[i]));
   }
   model::Model m = model::Model::fromStore(cu.config, cu.store);
   model::DecodeState st = m.newState();

@@ -6,6 +6,23 @@
 #include "qgpu/compiler/error.h"
 
 namespace qgpu::compiler {
+namespace {
+
+// lsu32x1's positions: a store (or not) and a load, both among a few words half the time.
+std::vector<int64_t> loadStoreSample(std::mt19937_64& rng) {
+  static const uint32_t hot[] = {0, 17, 18, 1000, 2047};
+  auto word = [&] { return rng() % 2 ? hot[rng() % 5] : static_cast<uint32_t>(rng() % 2048); };
+  std::vector<int64_t> in{static_cast<int64_t>(rng() % 2)};
+  auto bits = [&](uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  };
+  bits(word(), 11);
+  bits(rng(), 32);
+  bits(word(), 11);
+  return in;
+}
+
+}  // namespace
 
 const std::vector<UnitSpec>& unitCatalogue() {
   static const std::vector<UnitSpec> units = {
@@ -21,6 +38,12 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"vote", "VOTE all/any/uni/ballot", [] { return voteUnit(4); }},
       {"shfl", "SHFL up/down/bfly/idx (source lane from b, c)", [] { return shuffleFullUnit(4); }},
       {"bra", "BRA guard and SIMT-stack decision (11-bit code addresses)", [] { return branchUnit(4, 11); }},
+      {"exit", "EXIT exited mask and the masks of 32 SIMT-stack entries", [] { return exitUnit(4, 32); }},
+      // One lane's 8 KiB copy is 64 banks (4 layers of 16 heads); four lanes take 16 layers.
+      {"lsu32x1", "LD ST 32-bit, one lane's memory copy (64 banks, one store per position)",
+       [] { return loadStoreUnit(1); }, false, loadStoreSample},
+      {"lsu32", "LD ST 32-bit, four lanes' memory copies (256 banks, one store per position)",
+       [] { return loadStoreUnit(4); }},
       // --- f32 adder ---
       {"fadd32", "FADD FSUB f32 (rn rz rm rp, ftz, sat)", [] { return faddUnit(4); }},
       // --- end f32 adder ---

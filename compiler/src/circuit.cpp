@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "qgpu/compiler/error.h"
 
@@ -62,6 +63,7 @@ const char* nodeKindName(NodeKind k) {
     case NodeKind::Step: return "step";
     case NodeKind::Gate: return "gate";
     case NodeKind::Sum: return "sum";
+    case NodeKind::MemoryRead: return "memory read";
   }
   return "?";
 }
@@ -183,6 +185,84 @@ WireId Circuit::sum(const std::string& name, Expr e) {
   return add(std::move(n));
 }
 
+std::vector<WireId> Circuit::reads(WireId id) const {
+  const Node& n = nodes_.at(id);
+  std::vector<WireId> r;
+  for (const Expr* e : {&n.cond, &n.value})
+    for (const Term& t : e->terms) r.push_back(t.wire);
+  if (n.kind == NodeKind::Gate) r.push_back(n.control);
+  if (n.kind == NodeKind::MemoryRead)
+    for (const MemoryBank& b : memories_.at(n.port).banks) {
+      r.insert(r.end(), b.writeKey.begin(), b.writeKey.end());
+      r.insert(r.end(), b.readKey.begin(), b.readKey.end());
+      r.insert(r.end(), b.data.begin(), b.data.end());
+      for (const Term& t : b.writeEnable.terms) r.push_back(t.wire);
+      if (b.readSelect) r.push_back(*b.readSelect);
+    }
+  return r;
+}
+
+bool Circuit::mutuallyExclusive(const std::vector<WireId>& bits) const {
+  for (WireId b : bits) {
+    const Node& n = nodes_.at(b);
+    if (n.kind != NodeKind::Step || !n.structuralBit) return bits.size() <= 1;
+  }
+  for (size_t i = 0; i < bits.size(); ++i)
+    for (size_t j = i + 1; j < bits.size(); ++j)
+      if (rangeOf(nodes_[bits[i]].cond + nodes_[bits[j]].cond).hi >= 0) return false;
+  return true;
+}
+
+Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) {
+  if (banks.empty()) throw CompileError(fmt::format("{}: memory port '{}' has no bank", name_, name));
+  const size_t width = banks[0].data.size();
+  std::vector<WireId> selects;
+  for (size_t i = 0; i < banks.size(); ++i) {
+    const MemoryBank& b = banks[i];
+    const std::string where = fmt::format("memory port '{}', bank {}", name, i);
+    if (b.data.size() != width || width == 0 || width > kBankBits)
+      throw CompileError(fmt::format("{}: {}: {} data bits (every bank of a port holds the same 1..{})", name_, where,
+                                     b.data.size(), kBankBits));
+    if (b.writeKey.size() > kBankSlots || b.readKey.size() > kBankSlots)
+      throw CompileError(fmt::format("{}: {}: more than {} slots", name_, where, kBankSlots));
+    checkWires(b.writeEnable, where);
+    if (rangeOf(b.writeEnable).hi > 1)
+      throw CompileError(fmt::format("{}: {}: the write enable can exceed 1", name_, where));
+    auto bits = [&](const std::vector<WireId>& ws, const char* what) {
+      for (WireId x : ws)
+        if (x >= nodes_.size() || !nodes_[x].structuralBit)
+          throw CompileError(fmt::format("{}: {}: {} wire {} is not a structural bit", name_, where, what, x));
+    };
+    bits(b.writeKey, "write key");
+    bits(b.readKey, "read key");
+    bits(b.data, "data");
+    if (!mutuallyExclusive(b.writeKey) || !mutuallyExclusive(b.readKey))
+      throw CompileError(fmt::format("{}: {}: its keys are not provably one-hot (steps of one decoder)", name_, where));
+    if (b.readSelect) {
+      bits({*b.readSelect}, "read select");
+      selects.push_back(*b.readSelect);
+    } else if (banks.size() > 1) {
+      throw CompileError(fmt::format("{}: {}: a port of several banks needs a read select per bank", name_, where));
+    }
+  }
+  if (!mutuallyExclusive(selects))
+    throw CompileError(fmt::format("{}: memory port '{}': its banks' read selects are not provably exclusive", name_, name));
+  const uint32_t port = static_cast<uint32_t>(memories_.size());
+  memories_.push_back({name, std::move(banks), {}});
+  Bus out;
+  for (uint32_t i = 0; i < width; ++i) {
+    Node n;
+    n.kind = NodeKind::MemoryRead;
+    n.name = fmt::format("{}[{}]", name, i);
+    n.range = {0, 1};
+    n.port = port;
+    n.bit = i;
+    out.push_back(add(std::move(n)));
+  }
+  memories_[port].read = out;
+  return out;
+}
+
 void Circuit::output(const std::string& name, WireId wire) {
   if (wire >= nodes_.size()) throw CompileError(fmt::format("{}: output '{}' names no wire", name_, name));
   outputs_.push_back({name, wire});
@@ -200,10 +280,26 @@ int64_t value(const Expr& e, const std::vector<int64_t>& v) {
 }
 }  // namespace
 
-std::vector<int64_t> evaluate(const Circuit& c, const std::vector<int64_t>& inputs) {
+Evaluator::Evaluator(const Circuit& c) : c_(c) {
+  for (const MemoryPort& p : c.memories()) slots_.emplace_back(p.banks.size());
+}
+
+std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
+  const Circuit& c = c_;
   if (inputs.size() != c.inputs().size())
     throw CompileError(fmt::format("{}: {} input values for {} inputs", c.name(), inputs.size(), c.inputs().size()));
   std::vector<int64_t> v(c.nodes().size(), 0);
+  std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
+  // The one slot a key selects (nullopt: none); more than one is an error.
+  auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
+    std::optional<uint32_t> s;
+    for (uint32_t j = 0; j < key.size(); ++j)
+      if (v[key[j]]) {
+        if (s) throw CompileError(fmt::format("{}: {}: key is not one-hot (slots {} and {})", c.name(), where, *s, j));
+        s = j;
+      }
+    return s;
+  };
   size_t next = 0;
   for (size_t i = 0; i < c.nodes().size(); ++i) {
     const Node& n = c.nodes()[i];
@@ -212,6 +308,30 @@ std::vector<int64_t> evaluate(const Circuit& c, const std::vector<int64_t>& inpu
       case NodeKind::Step: v[i] = value(n.cond, v) >= 0 ? value(n.value, v) : 0; break;
       case NodeKind::Gate: v[i] = v[n.control] ? value(n.value, v) : 0; break;
       case NodeKind::Sum: v[i] = value(n.value, v); break;
+      case NodeKind::MemoryRead: {
+        const MemoryPort& p = c.memories()[n.port];
+        if (answer[n.port].empty()) {  // the port's first bit: every bank writes, then reads
+          answer[n.port].assign(p.banks.size(), 0);
+          uint32_t selected = 0;
+          for (size_t b = 0; b < p.banks.size(); ++b) {
+            const MemoryBank& bank = p.banks[b];
+            const std::string where = fmt::format("memory port '{}', bank {}", p.name, b);
+            auto& slots = slots_[n.port][b];
+            if (value(bank.writeEnable, v) == 1)
+              if (auto s = slotOf(bank.writeKey, where + " write")) slots[*s] = busValue(v, bank.data);
+            if (bank.readSelect && !v[*bank.readSelect]) continue;
+            ++selected;
+            if (auto s = slotOf(bank.readKey, where + " read")) {
+              auto it = slots.find(*s);
+              if (it != slots.end()) answer[n.port][b] = it->second;
+            }
+          }
+          if (selected > 1 && p.banks.size() > 1)
+            throw CompileError(fmt::format("{}: memory port '{}': {} banks selected", c.name(), p.name, selected));
+        }
+        for (uint64_t a : answer[n.port]) v[i] += static_cast<int64_t>((a >> n.bit) & 1);
+        break;
+      }
     }
     if (v[i] < n.range.lo || v[i] > n.range.hi)
       throw CompileError(fmt::format("{}: {} '{}' = {} is outside its range [{}, {}]", c.name(),
@@ -220,10 +340,16 @@ std::vector<int64_t> evaluate(const Circuit& c, const std::vector<int64_t>& inpu
   return v;
 }
 
-std::vector<int64_t> evaluateOutputs(const Circuit& c, const std::vector<int64_t>& inputs) {
-  std::vector<int64_t> v = evaluate(c, inputs), out;
-  for (const auto& [name, wire] : c.outputs()) out.push_back(v[wire]);
+std::vector<int64_t> Evaluator::stepOutputs(const std::vector<int64_t>& inputs) {
+  std::vector<int64_t> v = step(inputs), out;
+  for (const auto& [name, wire] : c_.outputs()) out.push_back(v[wire]);
   return out;
+}
+
+std::vector<int64_t> evaluate(const Circuit& c, const std::vector<int64_t>& inputs) { return Evaluator(c).step(inputs); }
+
+std::vector<int64_t> evaluateOutputs(const Circuit& c, const std::vector<int64_t>& inputs) {
+  return Evaluator(c).stepOutputs(inputs);
 }
 
 uint64_t busValue(const std::vector<int64_t>& values, const Bus& bus) {

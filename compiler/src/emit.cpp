@@ -43,6 +43,51 @@ float normWeightFor(double gain) {
   return w;
 }
 
+// The mixer of a layer holding memory banks (docs/compiler.md §2, "memory heads"): every
+// head is a bank, conv is the identity, decay is off (alpha = 1), beta is 0 or 1.
+template <typename Add>
+void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
+  const model::ModelConfig& cfg = u.config;
+  const int64_t hidden = cfg.hiddenSize, dk = cfg.linearKeyHeadDim, dv = cfg.linearValueHeadDim;
+  const int64_t keyDim = cfg.linearKeyHeads * dk, heads = cfg.linearValueHeads;
+  Tensor qkv({cfg.convDim(), hidden}), z({cfg.valueDim(), hidden}), b({heads, hidden}), a({heads, hidden});
+  Tensor conv({cfg.convDim(), 1, cfg.convKernel}), dt({heads}, -200.0f), alog({heads}), wn({dv}, 1.0f);
+  Tensor out({hidden, cfg.valueDim()});
+  for (int64_t c = 0; c < cfg.convDim(); ++c) conv.data[static_cast<size_t>(c * cfg.convKernel + cfg.convKernel - 1)] = 1;
+  const uint32_t one = kOneChannel;
+  for (const PlannedHead& h : pl.heads) {
+    const int64_t H = h.head;
+    for (size_t j = 0; j < h.readKey.size(); ++j)
+      qkv.at(H * dk + static_cast<int64_t>(j), u.plan.physical(h.readKey[j])) = kMemoryKey;
+    for (size_t j = 0; j < h.writeKey.size(); ++j)
+      qkv.at(keyDim + H * dk + static_cast<int64_t>(j), u.plan.physical(h.writeKey[j])) = kMemoryKey;
+    const int64_t v0 = 2 * keyDim + H * dv, rail = dv / 2;
+    for (size_t i = 0; i < h.data.size(); ++i) {
+      const uint32_t ch = u.plan.physical(h.data[i]);
+      qkv.at(v0 + static_cast<int64_t>(i), ch) = kMemoryValue;
+      qkv.at(v0 + rail + static_cast<int64_t>(i), ch) = -kMemoryValue;
+      qkv.at(v0 + rail + static_cast<int64_t>(i), one) = kMemoryValue;
+    }
+    b.at(H, one) = static_cast<float>(kWriteGain * h.writeEnable.constant - kWriteGain / 2);
+    for (const auto& [ch, k] : h.writeEnable.terms) b.at(H, u.plan.physical(ch)) += static_cast<float>(kWriteGain * k);
+    for (int64_t i = 0; i < dv; ++i) z.at(H * dv + i, h.readSelect ? u.plan.physical(*h.readSelect) : one) = kMemorySelect;
+    // Read bit i comes out of the gated norm as about kMemorySelect * sqrt(dv / width)
+    // (docs/compiler.md §3): scale it to about 1 by a power of two.
+    const double nominal = kMemorySelect * std::sqrt(static_cast<double>(dv) / static_cast<double>(h.data.size()));
+    const float wo = static_cast<float>(std::ldexp(1.0, -static_cast<int>(std::lround(std::log2(nominal)))));
+    for (size_t i = 0; i < h.out.size(); ++i) out.at(u.plan.physical(h.out[i]), H * dv + static_cast<int64_t>(i)) = wo;
+  }
+  add("linear_attn.in_proj_qkv.weight", std::move(qkv));
+  add("linear_attn.in_proj_z.weight", std::move(z));
+  add("linear_attn.in_proj_b.weight", std::move(b));
+  add("linear_attn.in_proj_a.weight", std::move(a));
+  add("linear_attn.conv1d.weight", std::move(conv));
+  add("linear_attn.dt_bias", std::move(dt));
+  add("linear_attn.A_log", std::move(alog));
+  add("linear_attn.norm.weight", std::move(wn));
+  add("linear_attn.out_proj.weight", std::move(out));
+}
+
 }  // namespace
 
 CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
@@ -79,8 +124,10 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   cfg.headDim = 256;
   cfg.ropeTheta = 1e7;
   cfg.partialRotaryFactor = 0.25;
-  cfg.linearKeyHeads = 1;
-  cfg.linearValueHeads = 1;
+  bool memory = false;
+  for (const PlannedLayer& l : u.plan.mlp) memory = memory || !l.heads.empty();
+  cfg.linearKeyHeads = memory ? kHeadsPerLayer : 1;
+  cfg.linearValueHeads = memory ? kHeadsPerLayer : 1;
   cfg.linearKeyHeadDim = 128;
   cfg.linearValueHeadDim = 128;
   cfg.convKernel = 4;
@@ -108,9 +155,14 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   const int64_t conv = cfg.convDim(), value = cfg.valueDim();
   for (int l = 0; l < u.plan.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
-    add(p + "input_layernorm.weight", silent);  // the mixer reads an exact zero vector
+    const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
+    // A mixer without memory banks reads an exact zero vector; one with banks the residual
+    // normalised as the MLP reads it (values unchanged, ONE = 1).
+    add(p + "input_layernorm.weight", pl.heads.empty() ? silent : norm);
     add(p + "post_attention_layernorm.weight", norm);
-    if (cfg.layerTypes[static_cast<size_t>(l)] == model::LayerType::LinearAttention) {
+    if (!pl.heads.empty()) {
+      emitMemoryMixer(u, pl, [&](const std::string& name, Tensor x) { add(p + name, std::move(x)); });
+    } else if (cfg.layerTypes[static_cast<size_t>(l)] == model::LayerType::LinearAttention) {
       add(p + "linear_attn.in_proj_qkv.weight", Tensor({conv, hidden}));
       add(p + "linear_attn.in_proj_z.weight", Tensor({value, hidden}));
       add(p + "linear_attn.in_proj_b.weight", Tensor({cfg.linearValueHeads, hidden}));
@@ -130,7 +182,6 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
       add(p + "self_attn.k_norm.weight", Tensor({hd}));
     }
     Tensor gate({inter, hidden}), up({inter, hidden}), down({hidden, inter});
-    const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
     auto put = [&](Tensor& m, int64_t row, const ChannelForm& f, double scale) {
       m.at(row, kOneChannel) += static_cast<float>(static_cast<double>(f.constant) * scale);
       for (const auto& [ch, k] : f.terms) m.at(row, u.plan.physical(ch)) += static_cast<float>(static_cast<double>(k) * scale);

@@ -18,6 +18,8 @@ const char* neuronRoleName(NeuronRole r) {
     case NeuronRole::Gate: return "gate";
     case NeuronRole::Pass: return "pass";
     case NeuronRole::Clear: return "clear";
+    case NeuronRole::Requant: return "re-quantiser";
+    case NeuronRole::Constant: return "constant";
   }
   return "?";
 }
@@ -47,10 +49,7 @@ class Planner {
     for (const auto& [name, wire] : c_.outputs()) live_[wire] = true;
     for (size_t i = c_.nodes().size(); i-- > 0;) {
       if (!live_[i]) continue;
-      const Node& n = c_.nodes()[i];
-      for (const Expr* e : {&n.cond, &n.value})
-        for (const Term& t : e->terms) live_[t.wire] = true;
-      if (n.kind == NodeKind::Gate) live_[n.control] = true;
+      for (WireId r : c_.reads(static_cast<WireId>(i))) live_[r] = true;
     }
     // Merged sums: a sum of two or more gates of one level (no constant) is written into
     // one channel by their neurons, and later levels read that channel instead of one
@@ -82,6 +81,16 @@ class Planner {
         for (const Term& t : expandStop(n.cond, s_.level[i]).terms) readLater[t.wire] = true;
         for (const Term& t : expandStop(n.value, s_.level[i]).terms) readLater[t.wire] = true;
         if (n.kind == NodeKind::Gate) readLater[n.control] = true;
+      }
+      if (n.kind == NodeKind::MemoryRead && n.bit == 0) {  // the port's mixer inputs
+        const MemoryPort& p = c_.memories()[n.port];
+        for (size_t b = 0; b < p.banks.size(); ++b) {
+          const MemoryBank& bank = p.banks[b];
+          for (const std::vector<WireId>* ws : {&bank.writeKey, &bank.readKey, &bank.data})
+            for (WireId x : *ws) readLater[x] = true;
+          if (bank.readSelect) readLater[*bank.readSelect] = true;
+          for (const Term& t : expandStop(bank.writeEnable, s_.bankLayer[n.port][b]).terms) readLater[t.wire] = true;
+        }
       }
     }
     // An output that mixes levels reads its earlier terms through a pass neuron: they
@@ -151,10 +160,63 @@ class Planner {
     return static_cast<uint32_t>(ns.size() - 1);
   }
 
+  // A memory port: its banks as heads of their layers' mixers, an inexact Read channel per
+  // bit, and in the MLP of its last layer a re-quantiser per bit and one constant neuron.
+  void placePort(uint32_t port, int level) {
+    if (portNeurons_.count(port)) return;
+    const MemoryPort& p = c_.memories()[port];
+    const int first = *std::min_element(s_.bankLayer[port].begin(), s_.bankLayer[port].end());
+    std::vector<uint32_t> reads;
+    for (WireId r : p.read)
+      reads.push_back(newChannel(c_.node(r).name + " (read)", ChannelInfo::Kind::Read, first, {0, 1}));
+    for (size_t b = 0; b < p.banks.size(); ++b) {
+      const MemoryBank& bank = p.banks[b];
+      const int layer = s_.bankLayer[port][b];
+      PlannedLayer& pl = plan_.mlp[static_cast<size_t>(layer - 1)];
+      PlannedHead h;
+      h.name = fmt::format("{} bank {}", p.name, b);
+      h.head = static_cast<int>(pl.heads.size());
+      auto channels = [&](const std::vector<WireId>& ws) {
+        std::vector<uint32_t> out;
+        for (WireId x : ws) out.push_back(channelOf_.at(x));
+        return out;
+      };
+      h.readKey = channels(bank.readKey);
+      h.writeKey = channels(bank.writeKey);
+      h.data = channels(bank.data);
+      h.writeEnable = form(bank.writeEnable, layer);
+      if (bank.readSelect) h.readSelect = channelOf_.at(*bank.readSelect);
+      h.out = reads;
+      pl.heads.push_back(std::move(h));
+    }
+    ChannelForm one;
+    one.terms.push_back({kOneChannel, 1});
+    std::vector<uint32_t> requant;
+    for (uint32_t r : reads) {
+      ChannelForm g;
+      g.constant = kRequantOffset;
+      g.terms.push_back({r, 1});
+      ChannelForm up;
+      up.constant = 1;
+      requant.push_back(addNeuron(level, {NeuronRole::Requant, plan_.channels[r].name, g, 1, up}));
+    }
+    ChannelForm minusC;
+    minusC.constant = -kRequantOffset / plan_.gains.gate;
+    const uint32_t constant = addNeuron(level, {NeuronRole::Constant, p.name + " offset", one, plan_.gains.gate, minusC});
+    portNeurons_[port] = {requant, constant};
+  }
+
   void placeGate(WireId id) {
     const Node& n = c_.node(id);
     const int level = s_.level[id];
     auto& contrib = contribution_[id];
+    if (n.kind == NodeKind::MemoryRead) {
+      placePort(n.port, level);
+      const auto& [requant, constant] = portNeurons_.at(n.port);
+      contrib.push_back({requant.at(n.bit), 1.0});
+      contrib.push_back({constant, 1.0});
+      return;
+    }
     if (n.kind == NodeKind::Step) {
       const int64_t G = plan_.gains.step;
       PlannedNeuron hi{NeuronRole::StepHigh, n.name, form(n.cond + 1, level), G, form(n.value, level)};
@@ -223,6 +285,15 @@ class Planner {
       for (const PlannedNeuron& n : plan_.mlp[l].neurons)
         for (const ChannelForm* f : {&n.gate, &n.up})
           for (const auto& [ch, k] : f->terms) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
+    for (size_t l = 0; l < plan_.mlp.size(); ++l)  // the mixer reads before the MLP: cleared there at the earliest
+      for (const PlannedHead& h : plan_.mlp[l].heads) {
+        std::vector<uint32_t> chs = h.readKey;
+        chs.insert(chs.end(), h.writeKey.begin(), h.writeKey.end());
+        chs.insert(chs.end(), h.data.begin(), h.data.end());
+        for (const auto& [ch, k] : h.writeEnable.terms) chs.push_back(ch);
+        if (h.readSelect) chs.push_back(*h.readSelect);
+        for (uint32_t ch : chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
+      }
     std::vector<uint32_t> order(V);
     for (uint32_t v = 0; v < V; ++v) order[v] = v;
     std::stable_sort(order.begin(), order.end(),
@@ -233,7 +304,9 @@ class Planner {
     uint32_t next = 0;
     for (uint32_t v : order) {
       ChannelInfo& ci = plan_.channels[v];
-      const bool clears = plan_.reusesChannels && !pinned[v] && lastRead[v] > ci.writtenAt;
+      // A Read channel is written by a mixer and read by the same layer's MLP at the latest.
+      const bool clears = plan_.reusesChannels && !pinned[v] &&
+                          (lastRead[v] > ci.writtenAt || (ci.kind == ChannelInfo::Kind::Read && lastRead[v] > 0));
       // Channels cleared at a layer before this one's writer are free.
       for (auto it = released.begin(); it != released.end();) {
         if (it->first < ci.writtenAt) {
@@ -272,6 +345,7 @@ class Planner {
   std::vector<bool> merged_;  // per wire: a merged sum (one channel for its terms)
   std::map<WireId, uint32_t> channelOf_;
   std::map<WireId, std::vector<std::pair<uint32_t, double>>> contribution_;  // neurons of a gate
+  std::map<uint32_t, std::pair<std::vector<uint32_t>, uint32_t>> portNeurons_;  // re-quantisers, constant
 };
 
 }  // namespace

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "qgpu/compiler/error.h"
 
@@ -17,11 +21,30 @@ constexpr double kSiluOne = 17.0;          // silu(x) == x for x >= 17 (f32, tor
 constexpr double kSiluZero = -89.0;        // silu(x) == -0 for x <= -89 (exp overflows)
 
 // A value known to lie in [lo, hi] and in `grain` * Z + offset (grain 0: the constant lo).
+// An inexact fact is a memory read as a mixer returns it: in [zlo, zhi] (about 0) or in
+// [lo, hi] (about its nominal value); no lattice.
 struct Fact {
   double lo = 0, hi = 0;
   double grain = 0;  // 0: constant
   bool bit = false;
-  bool isConstant() const { return grain == 0; }
+  bool inexact = false;
+  double zlo = 0, zhi = 0;
+  bool isConstant() const { return grain == 0 && !inexact; }
+  bool isBit() const { return !inexact && lo == 0 && hi == 1 && grain == 1; }
+};
+
+// A unit step [g >= 0] recorded where it was written, g = constant + sum w * x over the raw
+// residual channels (each at its version then, with its interval): what a proof of
+// exclusivity between two steps reads.
+struct StepRecord {
+  uint64_t version = 0;  // of the step's own channel
+  double constant = 0;
+  struct T {
+    uint32_t ch;
+    uint64_t version;
+    double w, lo, hi;
+  };
+  std::vector<T> terms;
 };
 
 // Greatest common divisor of two dyadic rationals (m * 2^e), 0 acting as identity.
@@ -61,6 +84,10 @@ struct FormFact {
   double absSum = 0;    // sum of |term| bounds (0: the form reads nothing)
   double pos = 0, neg = 0;  // every partial sum, in any order, lies in [neg, pos]
   double finest = 0;    // gcd of every term's grain and constant
+  int inexactTerms = 0;   // terms on inexact channels (not in f, pos, neg, finest)
+  int inexactChannel = -1;
+  double inexactWeight = 0;
+  int constantTerms = 0;  // terms on non-zero constant channels
 };
 
 class Prover {
@@ -73,6 +100,8 @@ class Prover {
     finalHead();
     ProofReport r = report_;
     r.minMargin = std::numeric_limits<double>::infinity();
+    r.minReadMargin = std::numeric_limits<double>::infinity();
+    for (const LayerProof& lp : r.layers) r.minReadMargin = std::min(r.minReadMargin, lp.readMargin);
     for (const LayerProof& lp : r.layers)
       if (lp.minMargin < r.minMargin) {
         r.minMargin = lp.minMargin;
@@ -132,7 +161,7 @@ class Prover {
         anchorSquares += f.lo * f.lo;
         smallestAnchorSquare = std::min(smallestAnchorSquare, f.lo * f.lo);
       } else if (!f.isConstant()) {
-        data += std::max(f.lo * f.lo, f.hi * f.hi);
+        data += std::max({f.lo * f.lo, f.hi * f.hi, f.zlo * f.zlo, f.zhi * f.zhi});
       }
     }
     if (anchorSquares == 0) refuse(layer, fmt::format("{}: no anchor channel", name));
@@ -162,6 +191,11 @@ class Prover {
       if (!isPowerOfTwo(std::fabs(k)))
         refuse(layer, fmt::format("{}: channel {} is scaled by {}, not a power of two", name, c, k));
       Fact g = f;
+      if (f.inexact) {
+        if (k < 0) refuse(layer, fmt::format("{}: inexact channel {} has a negative scale", name, c));
+        g.zlo = f.zlo * k;
+        g.zhi = f.zhi * k;
+      }
       g.lo = std::min(f.lo * k, f.hi * k);
       g.hi = std::max(f.lo * k, f.hi * k);
       g.grain = f.grain * std::fabs(k);
@@ -178,8 +212,16 @@ class Prover {
       const double wgt = at(m, row * H_ + static_cast<size_t>(c));
       if (wgt == 0) continue;
       const Fact& f = x[c];
+      if (f.inexact) {
+        ++r.inexactTerms;
+        r.inexactChannel = c;
+        r.inexactWeight = wgt;
+        r.absSum += std::fabs(wgt) * std::max({std::fabs(f.lo), std::fabs(f.hi), std::fabs(f.zlo), std::fabs(f.zhi)});
+        continue;
+      }
       if (f.isConstant()) {
         if (f.lo == 0) continue;
+        ++r.constantTerms;
         r.constant += wgt * f.lo;
         r.absSum += std::fabs(wgt * f.lo);
         (wgt * f.lo > 0 ? r.pos : r.neg) += wgt * f.lo;
@@ -201,7 +243,7 @@ class Prover {
   }
 
   void checkSum(int layer, const std::string& what, const FormFact& f, LayerProof& lp) const {
-    if (f.absSum == 0) return;
+    if (f.absSum == 0 || f.finest == 0) return;
     const double units = std::max(f.pos, -f.neg) / f.finest;
     if (units > kExactInt)
       refuse(layer, fmt::format("{}: its sum can reach {:.4g} units of its grain {:.3g} (more than 2^24: inexact in f32)",
@@ -211,7 +253,7 @@ class Prover {
 
   // The margin of a SiLU argument g in {constant + grain*k} within [lo, hi]: every such
   // value must avoid (-89, 0) and (0, 17); the margin is the distance of the nearest one.
-  double siluMargin(int layer, size_t n, const FormFact& g) const {
+  double siluMargin(int layer, const std::string& who, const FormFact& g) const {
     const double K = g.constant, q = g.f.grain, lo = g.f.lo, hi = g.f.hi;
     // Smallest progression element >= t (t itself if it is one).
     auto firstAtLeast = [&](double t) { return q == 0 ? K : K + q * std::ceil((t - K) / q); };
@@ -222,10 +264,9 @@ class Prover {
       return x > A && x < B && x >= lo && x <= hi ? std::optional<double>(x) : std::nullopt;
     };
     if (auto v = badIn(0.0, kSiluOne))
-      refuse(layer, fmt::format("{}: its pre-activation can be {}, below 17 where silu(x) = x", neuronName(layer, n), *v));
+      refuse(layer, fmt::format("{}: its pre-activation can be {}, below 17 where silu(x) = x", who, *v));
     if (auto v = badIn(kSiluZero, 0.0))
-      refuse(layer, fmt::format("{}: its pre-activation can be {}, inside (-89, 0) where silu is not exactly 0",
-                                neuronName(layer, n), *v));
+      refuse(layer, fmt::format("{}: its pre-activation can be {}, inside (-89, 0) where silu is not exactly 0", who, *v));
     double margin = std::numeric_limits<double>::infinity();
     double pos = firstAtLeast(std::max(lo, 0.0));
     if (pos == 0) pos = q == 0 ? -1 : pos + q;
@@ -234,7 +275,7 @@ class Prover {
     if (neg == 0) neg = q == 0 ? 1 : neg - q;
     if (neg < 0 && neg >= lo && neg <= hi) margin = std::min(margin, kSiluZero - neg);
     if (margin < o_.minMargin)
-      refuse(layer, fmt::format("{}: margin {} below the required {}", neuronName(layer, n), margin, o_.minMargin));
+      refuse(layer, fmt::format("{}: margin {} below the required {}", who, margin, o_.minMargin));
     return margin;
   }
 
@@ -242,10 +283,10 @@ class Prover {
     const int L = l + 1;
     LayerProof lp;
     lp.layer = L;
-    lp.minMargin = std::numeric_limits<double>::infinity();
+    lp.minMargin = lp.readMargin = std::numeric_limits<double>::infinity();
     lp.normSlackBits = lp.sumHeadroomBits = std::numeric_limits<double>::infinity();
     const std::string p = fmt::format("model.layers.{}.", l);
-    mixerSilent(L, p);
+    mixer(L, p, lp);
     const std::vector<Fact> x = norm(L, p + "post_attention_layernorm.weight", lp);
     const model::TensorView& gate = tensor(p + "mlp.gate_proj.weight");
     const model::TensorView& up = tensor(p + "mlp.up_proj.weight");
@@ -253,14 +294,23 @@ class Prover {
     const size_t I = static_cast<size_t>(u_.config.intermediateSize);
     std::vector<FormFact> g(I), uu(I);
     std::vector<Fact> prod(I);
+    std::vector<bool> inexactProduct(I, false);
     for (size_t n = 0; n < I; ++n) {
       g[n] = form(gate, n, x);
       uu[n] = form(up, n, x);
       if (g[n].absSum == 0 && g[n].constant == 0) continue;  // silu(0) = 0: the neuron is off
       ++lp.neurons;
+      if (uu[n].inexactTerms) {
+        // Only a clear may carry an inexact read (checked with its down row, isClear).
+        if (g[n].inexactTerms || g[n].f.grain != 0 || uu[n].inexactTerms != 1 || uu[n].f.grain != 0)
+          refuse(L, fmt::format("{}: its up projection reads an inexact memory read (only a clear may)", neuronName(L, n)));
+        inexactProduct[n] = true;
+        continue;
+      }
+      if (g[n].inexactTerms) requantise(L, n, g[n], uu[n], x, lp);
       checkSum(L, neuronName(L, n) + " gate projection", g[n], lp);
       checkSum(L, neuronName(L, n) + " up projection", uu[n], lp);
-      const double m = siluMargin(L, n, g[n]);
+      const double m = siluMargin(L, neuronName(L, n), g[n]);
       if (m < lp.minMargin) {
         lp.minMargin = m;
         lp.tightestGate = neuronName(L, n);
@@ -272,6 +322,12 @@ class Prover {
       Fact& pf = prod[n];
       pf.lo = -gmax * umax;
       pf.hi = gmax * umax;
+      if (g[n].f.lo >= kSiluOne) {  // always in silu's identity regime: the interval product
+        const double c[4] = {g[n].f.lo * uu[n].f.lo, g[n].f.lo * uu[n].f.hi, g[n].f.hi * uu[n].f.lo,
+                             g[n].f.hi * uu[n].f.hi};
+        pf.lo = *std::min_element(c, c + 4);
+        pf.hi = *std::max_element(c, c + 4);
+      }
       pf.grain = gg * ug;
       if (pf.grain > 0 && gmax * umax / pf.grain > kExactInt)
         refuse(L, fmt::format("{}: silu(g) * u can reach {:.4g} (more than 2^24 of its grain: inexact)", neuronName(L, n),
@@ -281,36 +337,144 @@ class Prover {
     std::vector<Fact> next = facts_;
     for (int c = 0; c < H_; ++c) {
       FormFact d;
-      std::vector<size_t> writers;
+      std::vector<size_t> writers, inexactWriters;
       for (size_t n = 0; n < I; ++n) {
         const double wd = at(down, static_cast<size_t>(c) * I + n);
-        if (wd == 0 || prod[n].grain == 0) continue;
+        if (wd == 0) continue;
+        if (inexactProduct[n]) {
+          inexactWriters.push_back(n);
+          continue;
+        }
+        if (prod[n].grain == 0) continue;
         writers.push_back(n);
         d.f.lo += std::min(wd * prod[n].lo, wd * prod[n].hi);
         d.f.hi += std::max(wd * prod[n].lo, wd * prod[n].hi);
         d.f.grain = dyadicGcd(d.f.grain, wd * prod[n].grain);
-        d.absSum += std::fabs(wd) * prod[n].hi;
+        d.absSum += std::fabs(wd) * std::max(std::fabs(prod[n].lo), std::fabs(prod[n].hi));
         d.pos += std::max(0.0, std::max(wd * prod[n].lo, wd * prod[n].hi));
         d.neg += std::min(0.0, std::min(wd * prod[n].lo, wd * prod[n].hi));
         d.finest = dyadicGcd(d.finest, wd * prod[n].grain);
+      }
+      if (!inexactWriters.empty()) {
+        if (!writers.empty() || !facts_[c].inexact || !isClear(l, inexactWriters, c, g, uu, down))
+          refuse(L, fmt::format("down projection into channel {}: an inexact memory read is written anywhere but "
+                                "into its own channel's clear",
+                                c));
+        next[c] = Fact{};  // x - x = +0
+        ++version_[static_cast<size_t>(c)];
+        continue;
       }
       if (writers.empty()) continue;
       checkSum(L, fmt::format("down projection into channel {}", c), d, lp);
       const Fact& old = facts_[c];
       if (old.isConstant() && old.lo != 0) refuse(L, fmt::format("down projection writes anchor channel {}", c));
+      if (old.inexact) refuse(L, fmt::format("down projection adds to channel {}, an inexact memory read", c));
       Fact nf;
       nf.lo = old.lo + d.f.lo;
       nf.hi = old.hi + d.f.hi;
       nf.grain = dyadicGcd(old.grain, d.f.grain);
       if (nf.grain > 0 && std::max(std::fabs(nf.lo), std::fabs(nf.hi)) / nf.grain > kExactInt)
         refuse(L, fmt::format("residual channel {} can reach {:.4g}: inexact in f32", c, nf.hi));
+      std::optional<size_t> unitStep;
       if (old.isConstant() && old.lo == 0)
-        if (std::optional<Fact> chain = stepChain(l, writers, c, g, uu, down)) nf = *chain;
+        if (std::optional<Fact> chain = stepChain(l, writers, c, g, uu, down)) {
+          nf = *chain;
+          if (writers.size() == 2 && nf.isBit())
+            unitStep = g[writers[0]].constant < g[writers[1]].constant ? writers[0] : writers[1];
+        }
       if (!old.isConstant() && isClear(l, writers, c, g, uu, down)) nf = {0, 0, 0, false};  // x - x = +0
       next[c] = nf;
+      ++version_[static_cast<size_t>(c)];
+      if (unitStep) recordStep(l, c, *unitStep, g[*unitStep]);
     }
     facts_ = std::move(next);
     report_.layers.push_back(lp);
+  }
+
+  // A neuron whose gate reads an inexact memory read r: g = C + w r with one constant term
+  // C in [2^e, 2^(e+1)) and w a power of two, and a constant up row. f32 evaluates that dot
+  // product with one rounding in any order (every other term is an exact 0), to the grid of
+  // spacing 2^(e-23): each of r's two intervals must lie inside one grid cell, and g becomes
+  // the exact two-point lattice of those cells' centres.
+  void requantise(int L, size_t n, FormFact& g, const FormFact& u, const std::vector<Fact>& x, LayerProof& lp) {
+    const std::string who = neuronName(L, n);
+    if (g.inexactTerms != 1 || g.f.grain != 0 || g.constantTerms != 1)
+      refuse(L, fmt::format("{}: reads an inexact memory read but is not a re-quantiser (one read and one constant "
+                            "term)",
+                            who));
+    if (u.inexactTerms || u.f.grain != 0 || u.constant == 0)
+      refuse(L, fmt::format("{}: a re-quantiser's up projection must be a non-zero constant", who));
+    const double w = g.inexactWeight, C = g.constant;
+    if (!isPowerOfTwo(w)) refuse(L, fmt::format("{}: the read's weight {} is not a power of two", who, w));
+    int e;
+    std::frexp(C, &e);  // C in [2^(e-1), 2^e)
+    if (C <= 0) refuse(L, fmt::format("{}: a re-quantiser's offset must be positive", who));
+    const double spacing = std::ldexp(1.0, e - 1 - 23), binLo = std::ldexp(1.0, e - 1), binHi = std::ldexp(1.0, e);
+    const Fact& r = x[static_cast<size_t>(g.inexactChannel)];
+    auto cell = [&](double a, double b, const char* what) {
+      if (C + a < binLo || C + b >= binHi) refuse(L, fmt::format("{}: the {} read leaves the offset's binade", who, what));
+      const double A = a / spacing, B = b / spacing, m = std::round((A + B) / 2);
+      const double margin = std::min(A - (m - 0.5), (m + 0.5) - B);
+      if (margin < o_.minReadMargin)
+        refuse(L, fmt::format("{}: its {} read [{:.6g}, {:.6g}] comes within {:.3g} grid units of a rounding boundary "
+                              "(required {})",
+                              who, what, a, b, margin, o_.minReadMargin));
+      if (margin < lp.readMargin) lp.readMargin = margin;
+      return C + m * spacing;
+    };
+    const double v0 = cell(w * r.zlo, w * r.zhi, "zero"), v1 = cell(w * r.lo, w * r.hi, "non-zero");
+    FormFact out;
+    out.f.lo = std::min(v0, v1);
+    out.f.hi = std::max(v0, v1);
+    out.f.grain = out.f.hi - out.f.lo;
+    out.constant = out.f.lo;
+    out.absSum = out.pos = out.f.hi;
+    out.finest = spacing;
+    g = out;
+  }
+
+  void recordStep(int l, int c, size_t n, const FormFact& g) {
+    const model::TensorView& gate = tensor(fmt::format("model.layers.{}.mlp.gate_proj.weight", l));
+    StepRecord r;
+    r.version = version_[static_cast<size_t>(c)];
+    r.constant = g.constant;
+    for (int ch = 0; ch < H_; ++ch) {
+      const double wgt = at(gate, n * H_ + static_cast<size_t>(ch));
+      if (wgt == 0 || facts_[ch].isConstant()) continue;
+      const double wr = wgt * scale_[static_cast<size_t>(ch)];  // on the raw channel
+      r.terms.push_back({static_cast<uint32_t>(ch), version_[static_cast<size_t>(ch)], wr, facts_[ch].lo, facts_[ch].hi});
+    }
+    records_[static_cast<uint32_t>(c)] = std::move(r);
+  }
+
+  // Channels a and b hold unit steps [g_a >= 0], [g_b >= 0] (still as recorded) with
+  // g_a + g_b < 0 everywhere: never both 1.
+  bool exclusive(uint32_t a, uint32_t b) const {
+    auto ra = records_.find(a), rb = records_.find(b);
+    if (ra == records_.end() || rb == records_.end()) return false;
+    if (ra->second.version != version_[a] || rb->second.version != version_[b]) return false;
+    std::map<std::pair<uint32_t, uint64_t>, std::tuple<double, double, double>> terms;  // (w, lo, hi)
+    for (const StepRecord* r : {&ra->second, &rb->second})
+      for (const StepRecord::T& t : r->terms) {
+        auto& [w, lo, hi] = terms[{t.ch, t.version}];
+        w += t.w;
+        lo = t.lo;
+        hi = t.hi;
+      }
+    double max = ra->second.constant + rb->second.constant;
+    for (const auto& [key, v] : terms) max += std::max(std::get<0>(v) * std::get<1>(v), std::get<0>(v) * std::get<2>(v));
+    return max < 0;
+  }
+
+  bool allExclusive(const std::vector<uint32_t>& chs) {
+    std::vector<std::pair<uint32_t, uint64_t>> key;
+    for (uint32_t c : chs) key.push_back({c, version_[c]});
+    if (chs.size() <= 1 || provenExclusive_.count(key)) return true;
+    for (size_t i = 0; i < chs.size(); ++i)
+      for (size_t j = i + 1; j < chs.size(); ++j)
+        if (!exclusive(chs[i], chs[j])) return false;
+    provenExclusive_.insert(key);
+    return true;
   }
 
   // Channel c receives a chain of steps on one form X: pairs (silu(g1) - silu(g2)) * k / G
@@ -387,6 +551,209 @@ class Prover {
     return g[n].constant * wu * k * wd == -1.0;
   }
 
+  void mixer(int L, const std::string& p, LayerProof& lp) {
+    const model::TensorView& in = tensor(p + "input_layernorm.weight");
+    bool zeroInput = true;
+    for (int c = 0; c < H_; ++c) zeroInput = zeroInput && (1.0f + at(in, static_cast<size_t>(c))) == 0.0f;
+    const bool deltaNet = u_.config.layerTypes.at(static_cast<size_t>(L - 1)) == model::LayerType::LinearAttention;
+    bool zeroOut = deltaNet;
+    if (deltaNet) {
+      const model::TensorView& out = tensor(p + "linear_attn.out_proj.weight");
+      for (size_t i = 0; i < out.numel() && zeroOut; ++i) zeroOut = at(out, i) == 0.0f;
+    }
+    if (deltaNet && !zeroInput && !zeroOut) return mixerMemory(L, p, lp);
+    mixerSilent(L, p);
+  }
+
+  // The single channel a row reads, with its weight, when the row is w * (a bit channel)
+  // and nothing else (no constant); nullopt for an all-zero row; refuses anything else.
+  std::optional<std::pair<uint32_t, double>> bitRow(int L, const model::TensorView& m, size_t row,
+                                                    const std::vector<Fact>& x, const std::string& what) const {
+    std::optional<std::pair<uint32_t, double>> r;
+    for (int c = 0; c < H_; ++c) {
+      const double wgt = at(m, row * H_ + static_cast<size_t>(c));
+      if (wgt == 0 || (x[c].isConstant() && x[c].lo == 0)) continue;
+      if (r || !x[c].isBit()) refuse(L, fmt::format("{}: not a weight times one bit channel", what));
+      r = std::pair<uint32_t, double>{static_cast<uint32_t>(c), wgt};
+    }
+    return r;
+  }
+
+  // A mixer whose DeltaNet heads are memory banks (docs/compiler.md §3, "memory heads").
+  // Proves, head by head: the conv is the identity; the query and key are one-hot (a power
+  // of two >= 32 on pairwise exclusive steps: silu passes them, the L2 norm gives exactly
+  // e_j); the data is dual rail (channel i holds V * bit, channel dv/2 + i its complement,
+  // so a written slot always holds W entries V); beta is exactly 0 or 1; decay is exactly 1;
+  // z is 0 or a power of two >= 32. Then S holds exact integers, each slot the last data
+  // written to it, and a read of bit i comes out of the gated norm as sqrt(dv / W) * wn * z
+  // up to the assumed relative error (or about 0). out_proj puts each bit of heads with
+  // exclusive read selects into one channel, which becomes an inexact fact.
+  void mixerMemory(int L, const std::string& p, LayerProof& lp) {
+    const model::ModelConfig& cfg = u_.config;
+    const std::vector<Fact> x = norm(L, p + "input_layernorm.weight", lp);
+    if (cfg.linearKeyHeads != cfg.linearValueHeads) refuse(L, "memory heads need as many key heads as value heads");
+    const model::TensorView& qkv = tensor(p + "linear_attn.in_proj_qkv.weight");
+    const model::TensorView& z = tensor(p + "linear_attn.in_proj_z.weight");
+    const model::TensorView& b = tensor(p + "linear_attn.in_proj_b.weight");
+    const model::TensorView& a = tensor(p + "linear_attn.in_proj_a.weight");
+    const model::TensorView& conv = tensor(p + "linear_attn.conv1d.weight");
+    const model::TensorView& dt = tensor(p + "linear_attn.dt_bias");
+    const model::TensorView& alog = tensor(p + "linear_attn.A_log");
+    const model::TensorView& wn = tensor(p + "linear_attn.norm.weight");
+    const model::TensorView& out = tensor(p + "linear_attn.out_proj.weight");
+    const int heads = cfg.linearValueHeads, dk = cfg.linearKeyHeadDim, dv = cfg.linearValueHeadDim, K = cfg.convKernel;
+    const int keyDim = heads * dk, rail = dv / 2;
+    for (const model::TensorView* t : {&qkv, &z, &b, &a, &conv, &dt, &alog, &wn, &out})
+      for (size_t i = 0; i < t->numel(); ++i)
+        if (!std::isfinite(at(*t, i))) refuse(L, "a memory mixer tensor is not finite");
+    auto rowZero = [&](const model::TensorView& m, size_t row) {
+      for (int c = 0; c < H_; ++c)
+        if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
+      return true;
+    };
+    // Conv: the current token only, on every channel a projection writes.
+    for (int c = 0; c < cfg.convDim(); ++c) {
+      if (rowZero(qkv, static_cast<size_t>(c))) continue;
+      for (int j = 0; j < K; ++j)
+        if (at(conv, static_cast<size_t>(c * K + j)) != (j == K - 1 ? 1.0f : 0.0f))
+          refuse(L, fmt::format("conv channel {} is not the identity on the current token", c));
+    }
+    struct HeadFacts {
+      bool used = false;
+      int width = 0;  // data bits W
+      double value = 0;
+    };
+    std::vector<HeadFacts> hf(static_cast<size_t>(heads));
+    for (int h = 0; h < heads; ++h) {
+      const std::string head = fmt::format("head {}", h);
+      // Query and key: one-hot over pairwise exclusive steps.
+      for (int part = 0; part < 2; ++part) {
+        std::vector<uint32_t> keys;
+        for (int j = 0; j < dk; ++j) {
+          const size_t row = static_cast<size_t>(part * keyDim + h * dk + j);
+          auto r = bitRow(L, qkv, row, x, fmt::format("{} {} slot {}", head, part ? "key" : "query", j));
+          if (!r) continue;
+          if (!isPowerOfTwo(r->second) || r->second < 32)
+            refuse(L, fmt::format("{} {} slot {}: weight {} (a power of two >= 32 keeps silu and the L2 norm exact)", head,
+                                  part ? "key" : "query", j, r->second));
+          keys.push_back(r->first);
+        }
+        if (!allExclusive(keys))
+          refuse(L, fmt::format("{}: its {} is not provably one-hot (its slot channels are not exclusive steps)", head,
+                                part ? "key" : "query"));
+      }
+      // Data: dual rail.
+      HeadFacts& f = hf[static_cast<size_t>(h)];
+      for (int i = 0; i < rail; ++i) {
+        const size_t ra = static_cast<size_t>(2 * keyDim + h * dv + i), rb = ra + static_cast<size_t>(rail);
+        const std::string what = fmt::format("{} data bit {}", head, i);
+        auto bit = bitRow(L, qkv, ra, x, what);
+        if (!bit) {
+          if (!rowZero(qkv, rb)) refuse(L, fmt::format("{}: a complement rail without its bit", what));
+          continue;
+        }
+        const double V = bit->second;
+        if (V < 32 || !isPowerOfTwo(V)) refuse(L, fmt::format("{}: weight {} is not a power of two >= 32", what, V));
+        const FormFact comp = form(qkv, rb, x);
+        bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
+        for (int c = 0; c < H_ && ok; ++c) {
+          if (x[c].isConstant()) continue;
+          const double wb = at(qkv, rb * H_ + static_cast<size_t>(c));
+          ok = wb == (static_cast<uint32_t>(c) == bit->first ? -V : 0.0);
+        }
+        if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
+        if (f.used && f.value != V) refuse(L, fmt::format("{}: its bits are stored with different magnitudes", head));
+        f.used = true;
+        f.value = V;
+        ++f.width;
+      }
+      // beta exactly 0 or 1; decay exactly 1.
+      FormFact beta = form(b, static_cast<size_t>(h), x);
+      if (f.used) {
+        checkSum(L, head + " beta", beta, lp);
+        const std::string who = head + " beta (sigmoid is exactly 0 or 1 only outside (-89, 17))";
+        (void)siluMargin(L, who, beta);
+        // silu(0) = 0 is exact, sigmoid(0) = 1/2 is not a write decision.
+        const double K0 = beta.constant, q0 = beta.f.grain;
+        if (beta.f.lo <= 0 && beta.f.hi >= 0 && (q0 == 0 ? K0 == 0 : std::fmod(K0, q0) == 0))
+          refuse(L, fmt::format("{}: it can be 0", who));
+      }
+      if (!rowZero(a, static_cast<size_t>(h)) || at(dt, static_cast<size_t>(h)) > -104.0f ||
+          at(alog, static_cast<size_t>(h)) > 80.0f)
+        refuse(L, fmt::format("{}: the decay is not exactly 1 (a = 0, dt_bias <= -104, A_log <= 80 needed)", head));
+      if (f.used) ++lp.memoryHeads;
+    }
+    // Read bits: out_proj rows.
+    const double eps = cfg.rmsNormEps;
+    for (int c = 0; c < H_; ++c) {
+      std::vector<std::pair<int, int>> entries;  // (head, channel)
+      for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < dv; ++i)
+          if (at(out, static_cast<size_t>(c) * static_cast<size_t>(heads * dv) + static_cast<size_t>(h * dv + i)) != 0)
+            entries.push_back({h, i});
+      if (entries.empty()) continue;
+      const std::string what = fmt::format("out_proj into channel {}", c);
+      std::vector<uint32_t> selects;
+      Fact nf;
+      nf.inexact = true;
+      nf.lo = nf.zlo = std::numeric_limits<double>::infinity();
+      nf.hi = nf.zhi = -std::numeric_limits<double>::infinity();
+      std::set<int> seenHeads;
+      for (const auto& [h, i] : entries) {
+        const HeadFacts& f = hf[static_cast<size_t>(h)];
+        const std::string from = fmt::format("{}: head {} channel {}", what, h, i);
+        if (!f.used || i >= rail || !seenHeads.insert(h).second ||
+            rowZero(qkv, static_cast<size_t>(2 * keyDim + h * dv + i)))
+          refuse(L, fmt::format("{} is not a data bit of a memory head (or a second one of that head)", from));
+        // z: a constant or one select bit, times a power of two >= 32.
+        const size_t zrow = static_cast<size_t>(h * dv + i);
+        double Z = 0;
+        if (auto sel = bitRow(L, z, zrow, x, from + " z")) {
+          Z = sel->second;
+          selects.push_back(sel->first);
+        } else {
+          FormFact zf = form(z, zrow, x);
+          if (zf.f.grain != 0 || zf.inexactTerms) refuse(L, fmt::format("{}: z is neither a constant nor a select", from));
+          Z = zf.constant;
+          if (entries.size() > 1) refuse(L, fmt::format("{}: several heads, one without a read select", from));
+        }
+        const double gain = at(wn, static_cast<size_t>(i));
+        const double wo = at(out, static_cast<size_t>(c) * static_cast<size_t>(heads * dv) + static_cast<size_t>(h * dv + i));
+        if (Z < 32 || !isPowerOfTwo(Z) || !isPowerOfTwo(gain) || !isPowerOfTwo(std::fabs(wo)))
+          refuse(L, fmt::format("{}: z {}, norm weight {}, out weight {} must be powers of two (z >= 32)", from, Z, gain, wo));
+        // A written slot holds W entries V: mean(o^2) = W V^2 / (dk dv), so a set bit reads
+        // sqrt(dv / W) after the norm; eps shifts that by at most eps / (2 mean).
+        const double mean = f.width * f.value * f.value / (static_cast<double>(dk) * dv);
+        const double delta = o_.readError + eps / (2 * mean);
+        const double A = wo * gain * Z * std::sqrt(static_cast<double>(dv) / f.width);
+        const double lo = std::min(A * (1 - delta), A * (1 + delta)), hi = std::max(A * (1 - delta), A * (1 + delta));
+        nf.lo = std::min(nf.lo, lo);
+        nf.hi = std::max(nf.hi, hi);
+        nf.zlo = std::min(nf.zlo, -std::fabs(A) * delta);
+        nf.zhi = std::max(nf.zhi, std::fabs(A) * delta);
+      }
+      const Fact& old = facts_[c];
+      if (old.inexact) {
+        // A port spread over layers: earlier banks' selects must exclude these.
+        std::vector<uint32_t> all = readSelects_[static_cast<uint32_t>(c)];
+        all.insert(all.end(), selects.begin(), selects.end());
+        if (selects.size() != entries.size() || !allExclusive(all))
+          refuse(L, fmt::format("{}: adds to a read of earlier layers without exclusive read selects", what));
+        nf.lo = std::min(nf.lo, old.lo);
+        nf.hi = std::max(nf.hi, old.hi);
+        nf.zlo = std::min(nf.zlo, old.zlo);
+        nf.zhi = std::max(nf.zhi, old.zhi);
+        readSelects_[static_cast<uint32_t>(c)] = all;
+      } else {
+        if (!(old.isConstant() && old.lo == 0)) refuse(L, fmt::format("{}: the channel does not hold an exact 0", what));
+        if (!allExclusive(selects)) refuse(L, fmt::format("{}: its heads' read selects are not exclusive", what));
+        readSelects_[static_cast<uint32_t>(c)] = selects;
+      }
+      facts_[c] = nf;
+      ++version_[static_cast<size_t>(c)];
+    }
+  }
+
   void mixerSilent(int L, const std::string& p) const {
     const model::TensorView& in = tensor(p + "input_layernorm.weight");
     bool zeroInput = true;
@@ -412,7 +779,7 @@ class Prover {
     // A zero input gives zero projections: DeltaNet's q = k = v = z = 0 keep a zero state and
     // a zero gated norm (0 * finite); attention averages zero values. A zero output
     // projection gives +0 whatever it reads.
-    if (!zeroInput && !zeroOut) refuse(L, "the mixer is not silent (mixer proofs are part 2b)");
+    if (!zeroInput && !zeroOut) refuse(L, "the attention mixer is not silent (attention lookups are not proven yet)");
     // Relying on the zero input alone: DeltaNet's decay must stay finite (exp(A_log) * 0 is
     // NaN once exp overflows), so that a zero state stays zero.
     if (!zeroOut && deltaNet) {
@@ -425,13 +792,14 @@ class Prover {
   void finalHead() {
     LayerProof lp;
     lp.layer = u_.config.numLayers + 1;
-    lp.minMargin = std::numeric_limits<double>::infinity();
+    lp.minMargin = lp.readMargin = std::numeric_limits<double>::infinity();
     lp.normSlackBits = lp.sumHeadroomBits = std::numeric_limits<double>::infinity();
     lp.tightestGate = "(final norm and head)";
     const std::vector<Fact> x = norm(lp.layer, "model.norm.weight", lp);
     const model::TensorView& head = tensor("lm_head.weight");
     for (size_t o = 0; o < u_.plan.outputChannels.size(); ++o) {
       FormFact f = form(head, o, x);
+      if (f.inexactTerms) refuse(lp.layer, fmt::format("logit {} reads an inexact memory read", o));
       checkSum(lp.layer, fmt::format("logit {}", o), f, lp);
       if (f.f.grain != 0 && std::fmod(f.f.grain, 1.0) != 0)
         refuse(lp.layer, fmt::format("output {} ('{}') is not an integer", o,
@@ -445,6 +813,11 @@ class Prover {
   const int H_;
   std::vector<Fact> facts_;
   std::vector<double> scale_;  // per channel: the last norm's scale (norm scale x gain)
+  std::vector<uint64_t> version_ = std::vector<uint64_t>(static_cast<size_t>(H_), 0);  // per channel: writes so far
+  std::map<uint32_t, StepRecord> records_;  // channels holding a unit step, as written
+  std::set<std::vector<std::pair<uint32_t, uint64_t>>> provenExclusive_;
+  // Per inexact channel: the read selects (channel, version) of the heads that wrote it.
+  std::map<uint32_t, std::vector<uint32_t>> readSelects_;
   ProofReport report_;
 };
 

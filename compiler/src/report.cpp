@@ -23,8 +23,9 @@ UnitReport reportPlan(const std::string& name, const std::string& machineOps, co
     r.channelsInUse.push_back(used);
   }
   r.peakNeurons = r.neurons.empty() ? 0 : *std::max_element(r.neurons.begin(), r.neurons.end());
+  for (const PlannedLayer& l : plan.mlp) r.deltaNetHeads = std::max(r.deltaNetHeads, static_cast<int>(l.heads.size()));
   r.fits2B = r.channels <= static_cast<size_t>(Budget2B::hidden) &&
-             r.peakNeurons <= static_cast<size_t>(Budget2B::intermediate);
+             r.peakNeurons <= static_cast<size_t>(Budget2B::intermediate) && r.deltaNetHeads <= Budget2B::deltaNetHeads;
   r.emitted = false;
   return r;
 }

@@ -3,6 +3,7 @@
 #include "qgpu/compiler/schedule.h"
 
 #include <algorithm>
+#include <map>
 
 namespace qgpu::compiler {
 
@@ -16,22 +17,52 @@ int levelOf(const Expr& e, const std::vector<int>& level) {
 }
 }  // namespace
 
+std::vector<int> Schedule::headsIn(int layer) const {
+  std::vector<int> n;
+  for (const auto& port : bankLayer) {
+    int k = 0;
+    for (int l : port) k += l == layer ? 1 : 0;
+    n.push_back(k);
+  }
+  return n;
+}
+
 Schedule schedule(const Circuit& c) {
   Schedule s;
   s.level.assign(c.nodes().size(), 0);
+  s.bankLayer.resize(c.memories().size());
+  std::map<int, int> headsUsed;  // layer -> heads placed there
   for (size_t i = 0; i < c.nodes().size(); ++i) {
     const Node& n = c.nodes()[i];
+    if (n.kind == NodeKind::MemoryRead) {
+      std::vector<int>& layers = s.bankLayer[n.port];
+      if (layers.empty()) {
+        int first = 1;
+        for (WireId r : c.reads(static_cast<WireId>(i))) first = std::max(first, s.level[r] + 1);
+        for (size_t b = 0; b < c.memories()[n.port].banks.size(); ++b) {
+          while (headsUsed[first] >= kHeadsPerLayer) ++first;
+          ++headsUsed[first];
+          layers.push_back(first);
+        }
+      }
+      s.level[i] = *std::max_element(layers.begin(), layers.end());
+      continue;
+    }
     switch (n.kind) {
       case NodeKind::Input: s.level[i] = 0; break;
       case NodeKind::Step: s.level[i] = 1 + std::max(levelOf(n.cond, s.level), levelOf(n.value, s.level)); break;
       case NodeKind::Gate: s.level[i] = 1 + std::max(s.level[n.control], levelOf(n.value, s.level)); break;
       case NodeKind::Sum: s.level[i] = levelOf(n.value, s.level); break;
+      case NodeKind::MemoryRead: break;
     }
   }
   s.depth = 1;
   for (const auto& [name, wire] : c.outputs()) s.depth = std::max(s.depth, s.level[wire]);
   for (size_t i = 0; i < c.nodes().size(); ++i)
     if (c.nodes()[i].kind != NodeKind::Sum) s.depth = std::max(s.depth, s.level[i]);
+  // The last layer is an attention layer (emit.h): a memory bank there needs one more.
+  for (const auto& port : s.bankLayer)
+    for (int l : port) s.depth = std::max(s.depth, l + 1);
   return s;
 }
 

@@ -212,6 +212,36 @@ UnitCase branchCase() {
   return uc;
 }
 
+UnitCase exitCase() {
+  UnitCase uc{"exit", [] { return exitUnit(4, 32); }, [](const Unit& u, std::mt19937_64& rng, int) {
+                UnitSample s;
+                Assign as;
+                const bool guard = rng() % 4 != 0, negated = rng() & 1;
+                as.v[u.selectors[0]] = guard;
+                as.v[u.selectors[1]] = negated;
+                const uint32_t mask = static_cast<uint32_t>(rng() % 16), pred = static_cast<uint32_t>(rng() % 16);
+                const uint32_t exited = static_cast<uint32_t>(rng() % 16) & ~mask;  // exited lanes are in no mask
+                const LaneBuses& lb = u.lanes[0];
+                as.bus(lb.operands[0], mask);
+                as.bus(lb.operands[1], pred);
+                as.bus(lb.operands[2], exited);
+                const uint32_t exiting = machine::guardedMask(mask, guard, negated, pred);
+                pushBits(s.expected, exiting, 4);
+                pushBits(s.expected, machine::exitedAfterExit(exited, exiting), 4);
+                for (size_t e = 3; e < lb.operands.size(); ++e) {
+                  const uint32_t m = static_cast<uint32_t>(rng() % 16) & ~exited;
+                  as.bus(lb.operands[e], m);
+                  pushBits(s.expected, machine::entryMaskAfterExit(m, exiting), 4);
+                }
+                s.describe = fmt::format("exit guard {} neg {} mask {:#x} pred {:#x} exited {:#x}", guard, negated, mask,
+                                         pred, exited);
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.bigBatch = 100000;  // one warp-level decision per position: 10^5 of them
+  return uc;
+}
+
 // --- f32 adder ---
 // f32 operands: specials (signed zeros, infinities, NaNs with payloads), subnormals, the
 // largest finite, and random values; b is often tied to a (cancellation, exponent
@@ -505,6 +535,7 @@ std::vector<UnitCase> unitCases() {
       shuffleFullCase(),
       voteCase(),
       branchCase(),
+      exitCase(),
       faddCase(),  // f32 adder
       fmulCase(),  // f32 multiplier
       ffmaCase(),  // f32 fused multiply-add

@@ -26,4 +26,8 @@ BranchUpdate branchUpdate(uint32_t mask, uint32_t taken, uint32_t pc, uint32_t t
   return u;
 }
 
+uint32_t exitedAfterExit(uint32_t exited, uint32_t exiting) { return exited | exiting; }
+
+uint32_t entryMaskAfterExit(uint32_t entryMask, uint32_t exiting) { return entryMask & ~exiting; }
+
 }  // namespace qgpu::machine

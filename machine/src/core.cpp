@@ -182,8 +182,8 @@ class Machine {
         case MExec::Call: call(w, in, pc, eff); break;
         case MExec::Exit:
           done(w, pc, "exit");
-          w.exited |= eff;
-          for (Entry& e : w.stack) e.mask &= ~eff;
+          w.exited = exitedAfterExit(w.exited, eff);
+          for (Entry& e : w.stack) e.mask = entryMaskAfterExit(e.mask, eff);
           break;
         case MExec::Barrier: {
           done(w, pc, "barrier");

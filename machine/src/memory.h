@@ -40,7 +40,7 @@ class MachineMemory {
 /// one write per position, so a step whose lanes write different bytes into one bank commits
 /// them in several rounds, one position (token) each. Local memory is private to its lane,
 /// so a `.local` write goes into one copy only and never collides with another lane's.
-constexpr uint32_t kMemoryBanks = 64;
+// kMemoryBanks and kBankBytes: qgpu/machine/isa.h (the compiler builds the banks).
 
 struct ByteWrite {
   uint64_t flat;  // flat machine address of the first byte

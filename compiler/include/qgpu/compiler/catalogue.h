@@ -2,7 +2,9 @@
 // circuit (4 lanes), for the `qgpu compile` commands, the measured cost table and tests.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ struct UnitSpec {
   /// Too big to emit as one checkpoint on a 24 GiB machine: reported from its layer plan
   /// (depth, channels, neurons), not emitted, not proven, not run through the engine.
   bool planOnly = false;
+  /// The inputs of one position for `qgpu compile unit`'s samples (in circuit.inputs()
+  /// order); none: every input uniform in its range. Units with memory need positions whose
+  /// loads find earlier stores.
+  std::function<std::vector<int64_t>(std::mt19937_64&)> sample = nullptr;
 };
 
 const std::vector<UnitSpec>& unitCatalogue();

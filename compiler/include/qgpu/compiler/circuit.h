@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ enum class NodeKind {
   Step,   // value * [cond >= 0]: a neuron pair at one MLP level
   Gate,   // bit * value: one neuron, the control a structural bit
   Sum,    // a linear form: no neurons, folded into whoever reads it
+  MemoryRead,  // one bit read from a slot memory port (DeltaNet heads), re-quantised by one MLP level
 };
 const char* nodeKindName(NodeKind k);
 
@@ -67,10 +69,35 @@ struct Node {
   WireId control = 0;   // Gate
   Range range;          // proven by construction (interval arithmetic) or declared (inputs)
   bool structuralBit = false;  // a bit input or a Step of value 1: usable as a Gate control
+  uint32_t port = 0, bit = 0;  // MemoryRead: which port, which bit of its data
 };
 
 /// A named bundle of wires, least significant first (a 32-bit register is 32 bit wires).
 using Bus = std::vector<WireId>;
+
+/// One DeltaNet head used as a slot memory, a *bank* (docs/compiler.md §1.1): up to
+/// kBankSlots slots (the key dimension) of up to kBankBits bits (each bit takes two value
+/// channels, dual rail). At every position the bank first takes the write (where
+/// `writeEnable` is 1: slot writeKey <- data), then answers the read (slot readKey, 0 where
+/// that slot was never written or no read key is 1). Keys are one-hot: structural bits of
+/// which at most one is 1, proven when the port is built.
+struct MemoryBank {
+  std::vector<WireId> writeKey;
+  Expr writeEnable;  // writes where this is 1; its range must stay <= 1 (e.g. we + sel - 1)
+  Bus data;
+  std::vector<WireId> readKey;
+  std::optional<WireId> readSelect;  // a structural bit: the bank answers only where it is 1
+};
+constexpr uint32_t kBankSlots = 128;  // Qwen3.5-2B linear_key_head_dim
+constexpr uint32_t kBankBits = 64;    // linear_value_head_dim / 2 (dual rail)
+
+/// Banks read together: the port's read is the sum of its banks' answers, of which at most
+/// one is selected (proven when the port is built), so every read bit is a bit.
+struct MemoryPort {
+  std::string name;
+  std::vector<MemoryBank> banks;
+  Bus read;  // MemoryRead wires, one per data bit
+};
 
 class Circuit {
  public:
@@ -88,6 +115,10 @@ class Circuit {
   /// A linear form given a name (no neurons).
   WireId sum(const std::string& name, Expr e);
 
+  /// A slot-memory read port over `banks` (all of one data width); returns the read bits.
+  /// Refuses keys or selects that are not provably one-hot.
+  Bus memoryRead(const std::string& name, std::vector<MemoryBank> banks);
+
   void output(const std::string& name, WireId wire);
   void outputBus(const std::string& name, const Bus& bus);
 
@@ -95,6 +126,12 @@ class Circuit {
   const Node& node(WireId id) const { return nodes_.at(id); }
   const std::vector<WireId>& inputs() const { return inputs_; }
   const std::vector<std::pair<std::string, WireId>>& outputs() const { return outputs_; }
+  const std::vector<MemoryPort>& memories() const { return memories_; }
+  /// The wires node `id` reads (its forms' terms, a gate's control, a memory port's inputs).
+  std::vector<WireId> reads(WireId id) const;
+  /// Steps of value 1 of which at most one is 1 for every input: each pair's conditions
+  /// sum to a negative number over the whole range (e.g. the outputs of one decoder).
+  bool mutuallyExclusive(const std::vector<WireId>& bits) const;
   /// Interval of a linear form over this circuit's wires.
   Range rangeOf(const Expr& e) const;
 
@@ -106,10 +143,27 @@ class Circuit {
   std::vector<Node> nodes_;
   std::vector<WireId> inputs_;
   std::vector<std::pair<std::string, WireId>> outputs_;
+  std::vector<MemoryPort> memories_;
 };
 
-/// Values of every wire for one assignment of the inputs (in circuit.inputs() order).
-/// Exact int64 arithmetic; throws CompileError if a value leaves its node's range.
+/// Runs a circuit position after position in exact int64 arithmetic: the memory ports'
+/// slots persist from one position to the next (as a DeltaNet state does). Throws
+/// CompileError if a value leaves its node's range or a key is not one-hot.
+class Evaluator {
+ public:
+  explicit Evaluator(const Circuit& c);
+  /// Values of every wire at the next position (inputs in circuit.inputs() order).
+  std::vector<int64_t> step(const std::vector<int64_t>& inputs);
+  /// The outputs only, in circuit.outputs() order.
+  std::vector<int64_t> stepOutputs(const std::vector<int64_t>& inputs);
+
+ private:
+  const Circuit& c_;
+  std::vector<std::vector<std::map<uint32_t, uint64_t>>> slots_;  // per port, per bank: slot -> data
+};
+
+/// Values of every wire for one assignment of the inputs, at a first position (empty
+/// memories). Exact int64 arithmetic; throws CompileError if a value leaves its range.
 std::vector<int64_t> evaluate(const Circuit& c, const std::vector<int64_t>& inputs);
 
 /// The outputs only, in circuit.outputs() order.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ struct ChannelForm {
 
 /// Clear: g = gain from the ONE channel, up = the channel itself, down -1/gain into it: the
 /// channel holds an exact 0 after the layer (its last reader's), free for a later wire.
-enum class NeuronRole { StepHigh, StepLow, Gate, Pass, Clear };
+/// Requant: g = C + r (C = kRequantOffset) on an inexact memory-read channel r, up 1: f32
+/// rounds C + r to the nearest integer, so the neuron gives C + round(r); Constant: the -C
+/// beside it (g = gain from ONE, up -C/gain), so their down rows sum to round(r) exactly.
+enum class NeuronRole { StepHigh, StepLow, Gate, Pass, Clear, Requant, Constant };
 const char* neuronRoleName(NeuronRole r);
 
 struct PlannedNeuron {
@@ -47,16 +51,45 @@ struct PlannedWrite {
   std::vector<std::pair<uint32_t, double>> neurons;  // (neuron index in the layer, down weight)
 };
 
+/// f32's spacing is 1 on [2^23, 2^24): fl(C + r) = C + round(r) for |r| < 2^22.
+constexpr int64_t kRequantOffset = 12582912;  // 1.5 * 2^23
+
+/// Magnitudes in a memory head: a one-hot key or query entry, a stored bit (each rail), a
+/// read select in z. Powers of two >= 32: silu passes them unchanged and the key's L2 norm
+/// is exact (32^2 absorbs the 1e-6).
+constexpr int64_t kMemoryKey = 32;
+constexpr int64_t kMemoryValue = 32;
+constexpr int64_t kMemorySelect = 32;
+/// beta = sigmoid(kWriteGain * E - kWriteGain / 2): E = 1 gives +200 (beta exactly 1), E <= 0
+/// gives <= -200 (exactly 0).
+constexpr int64_t kWriteGain = 400;
+
+/// A memory bank as one DeltaNet head of a layer's mixer (docs/compiler.md §2): the keys
+/// in q and k (kMemoryKey x a bit channel per slot), the data dual-rail in v (channel i holds
+/// kMemoryValue x bit, channel 64 + i its complement), the write enable in b, decay off,
+/// the read select in z, and out_proj into one inexact Read channel per bit.
+struct PlannedHead {
+  std::string name;
+  int head = 0;  // index within the layer
+  std::vector<uint32_t> readKey, writeKey, data;  // virtual channels
+  ChannelForm writeEnable;
+  std::optional<uint32_t> readSelect;
+  std::vector<uint32_t> out;  // per data bit: its Read channel
+};
+
 struct PlannedLayer {
   std::vector<PlannedNeuron> neurons;
   std::vector<PlannedWrite> writes;
+  std::vector<PlannedHead> heads;  // the mixer's memory banks (none: a silent mixer)
 };
 
 /// A virtual channel: one wire's value from the layer that writes it to the layer that
 /// clears it. Plan forms and writes name virtual channels; emission maps them to physical.
 struct ChannelInfo {
   std::string name;
-  enum class Kind { Anchor, Input, Wire, Output } kind;
+  // Read: a memory read as the mixer returns it, inexact; re-quantised and cleared by the
+  // MLP of the port's last layer.
+  enum class Kind { Anchor, Input, Wire, Output, Read } kind;
   int writtenAt = 0;  // 0: embedding (anchors, inputs); else the layer whose MLP writes it
   Range range;        // IR range (inputs: declared)
   int clearedAt = 0;  // the layer whose MLP clears it (its last reader's); 0: never

@@ -17,6 +17,12 @@ struct ProofOptions {
   // Smallest accepted distance of a SiLU argument from the inexact intervals
   // (-89, 0) and (0, 17), in pre-activation units.
   double minMargin = 1.0;
+  // The relative error assumed for a DeltaNet memory read after its gated norm (both
+  // engines' roundings, recurrent and chunked, stay far below it: docs/compiler.md §3), and
+  // the smallest accepted distance of a re-quantised read from a rounding boundary, in
+  // units of the grid it is rounded to (at most 0.5).
+  double readError = 1.0 / 1024;
+  double minReadMargin = 0.25;
 };
 
 struct LayerProof {
@@ -26,6 +32,8 @@ struct LayerProof {
   std::string tightestGate; // where it is
   double normSlackBits = 0; // log2(half an ulp of the anchors' squares / the data's squares)
   double sumHeadroomBits = 0;  // log2(2^24 / the largest sum relative to its grain)
+  size_t memoryHeads = 0;      // DeltaNet heads proven as memory banks
+  double readMargin = 0;       // smallest re-quantisation margin (grid units; inf: no read)
 };
 
 struct ProofReport {
@@ -33,6 +41,7 @@ struct ProofReport {
   double minMargin = 0;
   std::string tightestGate;
   int tightestLayer = 0;
+  double minReadMargin = 0;  // over every layer (inf: no memory read)
 };
 
 /// Proves `unit` exact for every input in its declared ranges; throws CompileError

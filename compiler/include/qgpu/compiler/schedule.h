@@ -12,9 +12,17 @@ namespace qgpu::compiler {
 /// A wire that has neurons of its own (input, step, gate): what a channel can hold.
 bool isBaseWire(const Node& n);
 
+/// DeltaNet heads per layer (Qwen3.5-2B: linear_num_value_heads = linear_num_key_heads).
+constexpr int kHeadsPerLayer = 16;
+
 struct Schedule {
   std::vector<int> level;  // per wire: 0 for inputs, 1.. for the MLP layer that computes it
   int depth = 0;           // layers needed (at least 1)
+  // Per memory port, per bank: the layer whose mixer holds it. A port's banks fill layers
+  // from the first after its inputs, kHeadsPerLayer each; its read bits are re-quantised
+  // in the MLP of its last bank's layer (their level).
+  std::vector<std::vector<int>> bankLayer;
+  std::vector<int> headsIn(int layer) const;  // per layer (1-based): the (port, bank) count
 };
 
 Schedule schedule(const Circuit& c);

@@ -80,6 +80,14 @@ const std::vector<std::string>& faddSelectors();
 Unit branchUnit(uint32_t lanes, uint32_t pcBits);
 const std::vector<std::string>& branchSelectors();
 // --- end branch unit ---
+// --- exit unit (exit.cpp) ---
+/// EXIT for one warp (machine guardedMask + exitedAfterExit + entryMaskAfterExit): selectors
+/// guard, negated (exitSelectors()); operand buses mask, pred, exited and the masks of
+/// `entries` SIMT stack entries (lanes bits each). Results: the exiting lanes, the new exited
+/// mask, every entry's new mask.
+Unit exitUnit(uint32_t lanes, uint32_t entries);
+const std::vector<std::string>& exitSelectors();
+// --- end exit unit ---
 // --- f32 multiplier (fmul.cpp) ---
 /// The selectors of FMUL and FFMA, in order: the rounding mode one-hot (rn rz rm rp), ftz, sat.
 const std::vector<std::string>& f32ModeSelectors();
@@ -122,6 +130,15 @@ Unit mul24Unit(uint32_t lanes, bool high);
 /// 2^32), a 96-bit sum) is not built.
 Unit mulpUnit(uint32_t lanes, bool shiftLeft32);
 // --- end multiplier ---
+
+// --- load/store unit (memory.cpp) ---
+/// LD/ST of aligned 32-bit words on slot memory (docs/machine.md §5.3) for `lanes` lanes, each
+/// reading its own 8 KiB copy (64 banks of 128 bytes) and every copy taking the store. Selector
+/// `st` (store at this position); shared operands: the store's word address (11 bits) and data
+/// (32); per lane the load's word address (11 bits); per lane the loaded word (the store of the
+/// same position included: a DeltaNet head writes, then reads).
+Unit loadStoreUnit(uint32_t lanes);
+// --- end load/store unit ---
 
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();

@@ -1,6 +1,6 @@
 // The machine's control decisions (docs/machine.md §1.2) as pure functions: the guard's
-// active mask, and how a BRA changes the SIMT stack. The executor applies them; the weight
-// compiler's branch unit is tested against them bit for bit.
+// active mask, how a BRA changes the SIMT stack, and what an EXIT changes. The executor applies them; the weight
+// compiler's branch and exit units are tested against them bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +22,10 @@ struct BranchUpdate {
   bool pushTaken = false;        // diverged: push {b, c, taken} (unless b = c)
 };
 BranchUpdate branchUpdate(uint32_t mask, uint32_t taken, uint32_t pc, uint32_t target, uint32_t rpc, uint32_t topRpc);
+
+/// EXIT by the lanes `exiting` (the guarded mask): they join the warp's exited mask and leave
+/// the mask of every SIMT stack entry (each entry's new mask is `entryMaskAfterExit`).
+uint32_t exitedAfterExit(uint32_t exited, uint32_t exiting);
+uint32_t entryMaskAfterExit(uint32_t entryMask, uint32_t exiting);
 
 }  // namespace qgpu::machine

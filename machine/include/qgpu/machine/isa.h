@@ -75,6 +75,10 @@ constexpr uint32_t kMaxCode = 1023;       // pcs 0..1022
 // registers it saves around calls.
 constexpr uint32_t kMaxSimtEntries = 32;
 constexpr uint32_t kCallStackBytes = 256;
+// Memory banks (docs/machine.md §5.3): a lane's memory copy is kMemoryBanks DeltaNet heads of
+// kBankBytes one-byte slots; byte x lives in bank x mod kMemoryBanks, slot x / kMemoryBanks.
+constexpr uint32_t kMemoryBanks = 64;
+constexpr uint32_t kBankBytes = 128;
 
 /// Memory spaces of LD/ST/CVTA (fl field).
 enum class MSpace : uint8_t { Generic, Global, Shared, Local, Const, Param };

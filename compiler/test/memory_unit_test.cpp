@@ -1,0 +1,255 @@
+// The load/store unit on slot memory (DeltaNet heads as memory banks): sequences of stores
+// and loads through the engine's real layers, against a plain byte memory (the machine's
+// flat memory, docs/machine.md §1.3, §5.3) and the IR evaluator, which keeps the slots from
+// one position to the next. Also: the mixer proof's refusals.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "qgpu/compiler/emit.h"
+#include "qgpu/compiler/error.h"
+#include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/units.h"
+#include "qgpu/machine/isa.h"
+#include "qgpu/model/model.h"
+
+namespace qgpu::compiler {
+namespace {
+
+constexpr uint32_t kWords = 2048;  // 8 KiB: one memory copy
+
+struct Position {
+  std::vector<int64_t> inputs;
+  std::vector<int64_t> expected;
+  std::string describe;
+};
+
+void putBits(std::vector<int64_t>& in, uint64_t v, uint32_t bits) {
+  for (uint32_t i = 0; i < bits; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+}
+
+// A random sequence of stores and loads (a hot set of words, so that loads find stores),
+// starting from an empty memory; the expected words from a byte array, little endian.
+std::vector<Position> sequence(uint32_t lanes, size_t n, std::mt19937_64& rng) {
+  std::vector<uint8_t> mem(4 * kWords, 0);
+  std::vector<uint32_t> hot;
+  for (int i = 0; i < 24; ++i) hot.push_back(static_cast<uint32_t>(rng() % kWords));
+  auto address = [&] { return rng() % 3 == 0 ? static_cast<uint32_t>(rng() % kWords) : hot[rng() % hot.size()]; };
+  std::vector<Position> out;
+  for (size_t t = 0; t < n; ++t) {
+    Position p;
+    const bool st = rng() % 2;
+    const uint32_t sw = address();
+    const uint32_t data = rng() % 4 == 0 ? static_cast<uint32_t>(rng() % 3) * 0x7fffffffu : static_cast<uint32_t>(rng());
+    p.inputs.push_back(st);
+    putBits(p.inputs, sw, 11);
+    putBits(p.inputs, data, 32);
+    if (st) std::memcpy(&mem[4 * sw], &data, 4);  // the bank writes before it reads
+    p.describe = st ? fmt::format("t={} st [{}] = {:#x}", t, sw, data) : fmt::format("t={} no store", t);
+    for (uint32_t l = 0; l < lanes; ++l) {
+      const uint32_t lw = address();
+      putBits(p.inputs, lw, 11);
+      uint32_t word;
+      std::memcpy(&word, &mem[4 * lw], 4);
+      putBits(p.expected, word, 32);
+      p.describe += fmt::format(", lane {} ld [{}] = {:#x}", l, lw, word);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+model::Model load(const CompiledUnit& cu, double sparseDensity) {
+  model::ModelOptions o;
+  o.linear.sparseDensity = sparseDensity;
+  return model::Model::fromStore(cu.config, cu.store, o);
+}
+
+// One sequence through the engine from an empty state: prefill at once or token by token.
+std::vector<std::vector<int64_t>> run(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq,
+                                      bool decode) {
+  std::vector<std::vector<int64_t>> out;
+  model::DecodeState st = m.newState();
+  if (decode) {
+    for (const Position& p : seq) {
+      Eigen::MatrixXf x = cu.residual(p.inputs);
+      out.push_back(cu.decode(m.forwardEmbeddings(st, x).col(0)));
+    }
+    return out;
+  }
+  Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(seq.size()));
+  for (size_t i = 0; i < seq.size(); ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(seq[i].inputs);
+  Eigen::MatrixXf logits = m.forwardEmbeddings(st, x);
+  for (Eigen::Index t = 0; t < logits.cols(); ++t) out.push_back(cu.decode(logits.col(t)));
+  return out;
+}
+
+TEST(MemoryUnit, TheBankMapIsTheMachines) {
+  // Byte x in bank x mod 64 (machine::kMemoryBanks), slot x / 64: a word's four bytes in
+  // four banks of one group, which is what the unit's decoders assume.
+  EXPECT_EQ(kBankSlots, machine::kBankBytes);
+  EXPECT_EQ(machine::kBankBytes * machine::kMemoryBanks, 4 * kWords);
+  for (uint32_t word = 0; word < kWords; word += 37)
+    for (uint32_t k = 0; k < 4; ++k) {
+      const uint32_t x = 4 * word + k;
+      EXPECT_EQ(x % machine::kMemoryBanks, 4 * (word & 15) + k);
+      EXPECT_EQ(x / machine::kMemoryBanks, word >> 4);
+    }
+}
+
+TEST(MemoryUnit, OneLaneThroughTheEngine) {
+  Unit u = loadStoreUnit(1);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofReport proof = proveExact(cu);
+  size_t heads = 0;
+  for (const LayerProof& lp : proof.layers) heads += lp.memoryHeads;
+  EXPECT_EQ(heads, 64u);
+  EXPECT_GE(proof.minReadMargin, 0.49);  // a bit reads 1 up to the assumed error, 0 exactly or about
+  EXPECT_GE(proof.minMargin, 1.0);
+  std::mt19937_64 rng(11);
+  model::Model sparse = load(cu, 1.0);
+  size_t loads = 0;
+  for (int s = 0; s < 6; ++s) {
+    const std::vector<Position> seq = sequence(1, 512, rng);
+    Evaluator ev(u.circuit);
+    std::vector<std::vector<int64_t>> got = run(cu, sparse, seq, false);
+    for (size_t t = 0; t < seq.size(); ++t) {
+      ASSERT_EQ(ev.stepOutputs(seq[t].inputs), seq[t].expected) << "IR vs byte memory (tier 2 vs 1): " << seq[t].describe;
+      ASSERT_EQ(got[t], seq[t].expected) << "engine vs byte memory, sequence " << s << ": " << seq[t].describe;
+      ++loads;
+    }
+  }
+  EXPECT_EQ(loads, 3072u);
+  // Dense prefill, dense and sparse decode of one more sequence.
+  const std::vector<Position> seq = sequence(1, 160, rng);
+  model::Model dense = load(cu, 0.0);
+  for (const auto& [name, m, decode] : {std::tuple{"dense prefill", &dense, false}, std::tuple{"dense decode", &dense, true},
+                                        std::tuple{"sparse decode", &sparse, true}}) {
+    std::vector<std::vector<int64_t>> got = run(cu, *m, seq, decode);
+    for (size_t t = 0; t < seq.size(); ++t) ASSERT_EQ(got[t], seq[t].expected) << name << ": " << seq[t].describe;
+  }
+}
+
+TEST(MemoryUnit, FourLanesThroughTheEngine) {
+  // Four copies (256 banks, 16 layers of 16 heads), each lane loading from its own.
+  Unit u = loadStoreUnit(4);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofReport proof = proveExact(cu);
+  size_t heads = 0;
+  for (const LayerProof& lp : proof.layers) heads += lp.memoryHeads;
+  EXPECT_EQ(heads, 256u);
+  EXPECT_LE(cu.config.hiddenSize, 2048);
+  std::mt19937_64 rng(13);
+  const std::vector<Position> seq = sequence(4, 384, rng);
+  model::Model sparse = load(cu, 1.0);
+  std::vector<std::vector<int64_t>> got = run(cu, sparse, seq, false);
+  Evaluator ev(u.circuit);
+  for (size_t t = 0; t < seq.size(); ++t) {
+    ASSERT_EQ(ev.stepOutputs(seq[t].inputs), seq[t].expected) << "IR: " << seq[t].describe;
+    ASSERT_EQ(got[t], seq[t].expected) << "engine: " << seq[t].describe;
+  }
+}
+
+// A copy of `cu` with one tensor changed by `edit` (flat f32 values).
+CompiledUnit withEdit(const CompiledUnit& cu, const std::string& name, const std::function<void(std::vector<float>&)>& edit) {
+  CompiledUnit m = cu;
+  auto store = std::make_shared<model::TensorStore>();
+  for (const auto& [n, v] : cu.store->tensors()) {
+    std::vector<float> data(v.numel());
+    for (size_t i = 0; i < v.numel(); ++i) data[i] = v.at(i);
+    if (n == name) edit(data);
+    std::vector<std::byte> bytes(data.size() * 4);
+    std::memcpy(bytes.data(), data.data(), bytes.size());
+    store->addOwned(n, model::DType::F32, v.shape, std::move(bytes));
+  }
+  m.store = store;
+  return m;
+}
+
+void expectRefused(const CompiledUnit& cu, const std::string& needle, const ProofOptions& o = {}) {
+  try {
+    proveExact(cu, o);
+    ADD_FAILURE() << "proved, expected a refusal containing '" << needle << "'";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("layer 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MemoryUnit, TheMixerProofRefusesInexactHeads) {
+  Unit u = loadStoreUnit(1);
+  const CompiledUnit cu = compileCircuit(u.circuit);
+  ASSERT_NO_THROW(proveExact(cu));
+  const std::string p = "model.layers.1.linear_attn.";
+  const int64_t H = cu.config.hiddenSize, K = cu.config.convKernel, dk = cu.config.linearKeyHeadDim;
+  // A key row of head 0 with weight 16: silu(16) is not 16.
+  expectRefused(withEdit(cu, p + "in_proj_qkv.weight",
+                         [&](std::vector<float>& w) {
+                           for (int64_t c = 0; c < H; ++c)
+                             if (w[static_cast<size_t>(16 * dk * H + c)] != 0) w[static_cast<size_t>(16 * dk * H + c)] = 16;
+                         }),
+                "power of two >= 32");
+  // A conv tap on the previous token.
+  expectRefused(withEdit(cu, p + "conv1d.weight", [&](std::vector<float>& w) { w[static_cast<size_t>(K - 2)] = 0.5f; }),
+                "conv channel 0 is not the identity");
+  // Decay left on: dt_bias 0 gives softplus(0) = log 2.
+  expectRefused(withEdit(cu, p + "dt_bias", [](std::vector<float>& w) { w[3] = 0; }), "decay is not exactly 1");
+  // beta's offset removed: E = 0 gives b = 0, sigmoid 1/2.
+  expectRefused(withEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) { w[0] += 200; }), "head 0 beta");
+  // Reads assumed far less precise than they are: the re-quantiser's cell is too small.
+  ProofOptions loose;
+  loose.readError = 0.4;
+  expectRefused(cu, "grid units of a rounding boundary", loose);
+}
+
+TEST(MemoryUnit, MutantsFailTheSequences) {
+  Unit u = loadStoreUnit(1);
+  const CompiledUnit cu = compileCircuit(u.circuit);
+  std::mt19937_64 rng(3);
+  const std::vector<Position> seq = sequence(1, 512, rng);
+  auto agrees = [&](const CompiledUnit& m) {
+    try {
+      model::Model e = load(m, 1.0);
+      std::vector<std::vector<int64_t>> got = run(m, e, seq, false);
+      for (size_t t = 0; t < seq.size(); ++t)
+        if (got[t] != seq[t].expected) return false;
+      return true;
+    } catch (const CompileError&) {
+      return false;
+    }
+  };
+  ASSERT_TRUE(agrees(cu));
+  const std::string p = "model.layers.1.linear_attn.";
+  const int64_t H = cu.config.hiddenSize, dk = cu.config.linearKeyHeadDim;
+  const int64_t keyDim = cu.config.linearKeyHeads * dk;
+  // Two write-key slots of every head of layer 2 swapped: still one-hot, proven, but wrong.
+  CompiledUnit swapped = withEdit(cu, p + "in_proj_qkv.weight", [&](std::vector<float>& w) {
+    for (int64_t h = 0; h < cu.config.linearKeyHeads; ++h)
+      for (int64_t c = 0; c < H; ++c)
+        std::swap(w[static_cast<size_t>((keyDim + h * dk + 5) * H + c)], w[static_cast<size_t>((keyDim + h * dk + 9) * H + c)]);
+  });
+  EXPECT_NO_THROW(proveExact(swapped));
+  EXPECT_FALSE(agrees(swapped)) << "swapped key slots went unnoticed";
+  // The write enable's sign flipped in one head (writes where it should not).
+  CompiledUnit flipped = withEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) {
+    for (int64_t c = 0; c < H; ++c) w[static_cast<size_t>(c)] = -w[static_cast<size_t>(c)];
+  });
+  EXPECT_FALSE(agrees(flipped)) << "a flipped write enable went unnoticed";
+}
+
+TEST(MemoryUnit, TheIrKeepsSlotsAcrossPositions) {
+  // 10^5 positions of the IR alone against the byte memory (the engine runs a sample above).
+  Unit u = loadStoreUnit(1);
+  std::mt19937_64 rng(5);
+  for (int s = 0; s < 20; ++s) {
+    const std::vector<Position> seq = sequence(1, 5000, rng);
+    Evaluator ev(u.circuit);
+    for (const Position& p : seq) ASSERT_EQ(ev.stepOutputs(p.inputs), p.expected) << p.describe;
+  }
+}
+
+}  // namespace
+}  // namespace qgpu::compiler
