@@ -42,6 +42,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // One lane's 8 KiB copy is 64 banks (4 layers of 16 heads); four lanes take 16 layers.
       {"lsu32x1", "LD ST 32-bit, one lane's memory copy (64 banks, one store per position)",
        [] { return loadStoreUnit(1); }, false, loadStoreSample},
+      {"window16", "conv-window reads: a 16-bit token value 1, 2 and 3 positions back", [] { return windowUnit(16); }},
       {"lsu32", "LD ST 32-bit, four lanes' memory copies (256 banks, one store per position)",
        [] { return loadStoreUnit(4); }},
       // --- f32 adder ---

@@ -223,6 +223,9 @@ Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) 
     if (b.data.size() != width || width == 0 || width > kBankBits)
       throw CompileError(fmt::format("{}: {}: {} data bits (every bank of a port holds the same 1..{})", name_, where,
                                      b.data.size(), kBankBits));
+    if (b.delay > kMaxDelay)
+      throw CompileError(fmt::format("{}: {}: delay {} (the conv window reaches {} positions back)", name_, where, b.delay,
+                                     kMaxDelay));
     if (b.writeKey.size() > kBankSlots || b.readKey.size() > kBankSlots)
       throw CompileError(fmt::format("{}: {}: more than {} slots", name_, where, kBankSlots));
     checkWires(b.writeEnable, where);
@@ -281,7 +284,10 @@ int64_t value(const Expr& e, const std::vector<int64_t>& v) {
 }  // namespace
 
 Evaluator::Evaluator(const Circuit& c) : c_(c) {
-  for (const MemoryPort& p : c.memories()) slots_.emplace_back(p.banks.size());
+  for (const MemoryPort& p : c.memories()) {
+    slots_.emplace_back(p.banks.size());
+    history_.emplace_back(p.banks.size(), std::vector<uint64_t>(kMaxDelay + 1, 0));
+  }
 }
 
 std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
@@ -317,8 +323,11 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
             const MemoryBank& bank = p.banks[b];
             const std::string where = fmt::format("memory port '{}', bank {}", p.name, b);
             auto& slots = slots_[n.port][b];
+            auto& history = history_[n.port][b];  // history[d]: the data d positions back
+            history.insert(history.begin(), busValue(v, bank.data));
+            history.pop_back();
             if (value(bank.writeEnable, v) == 1)
-              if (auto s = slotOf(bank.writeKey, where + " write")) slots[*s] = busValue(v, bank.data);
+              if (auto s = slotOf(bank.writeKey, where + " write")) slots[*s] = history[bank.delay];
             if (bank.readSelect && !v[*bank.readSelect]) continue;
             ++selected;
             if (auto s = slotOf(bank.readKey, where + " read")) {

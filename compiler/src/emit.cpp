@@ -64,17 +64,23 @@ void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
     const int64_t v0 = 2 * keyDim + H * dv, rail = dv / 2;
     for (size_t i = 0; i < h.data.size(); ++i) {
       const uint32_t ch = u.plan.physical(h.data[i]);
+      for (int64_t r : {v0 + static_cast<int64_t>(i), v0 + rail + static_cast<int64_t>(i)}) {  // the conv tap
+        for (int64_t j = 0; j < cfg.convKernel; ++j) conv.data[static_cast<size_t>(r * cfg.convKernel + j)] = 0;
+        conv.data[static_cast<size_t>(r * cfg.convKernel + cfg.convKernel - 1 - h.delay)] = 1;
+      }
       qkv.at(v0 + static_cast<int64_t>(i), ch) = kMemoryValue;
       qkv.at(v0 + rail + static_cast<int64_t>(i), ch) = -kMemoryValue;
       qkv.at(v0 + rail + static_cast<int64_t>(i), one) = kMemoryValue;
     }
     b.at(H, one) = static_cast<float>(kWriteGain * h.writeEnable.constant - kWriteGain / 2);
     for (const auto& [ch, k] : h.writeEnable.terms) b.at(H, u.plan.physical(ch)) += static_cast<float>(kWriteGain * k);
-    for (int64_t i = 0; i < dv; ++i) z.at(H * dv + i, h.readSelect ? u.plan.physical(*h.readSelect) : one) = kMemorySelect;
-    // Read bit i comes out of the gated norm as about kMemorySelect * sqrt(dv / width)
-    // (docs/compiler.md §3): scale it to about 1 by a power of two.
-    const double nominal = kMemorySelect * std::sqrt(static_cast<double>(dv) / static_cast<double>(h.data.size()));
-    const float wo = static_cast<float>(std::ldexp(1.0, -static_cast<int>(std::lround(std::log2(nominal)))));
+    // A set bit comes out of the gated norm as sqrt(dv / W) * z (W the data width): z makes
+    // that 128 * 2^k (z >= 32: silu passes it unchanged), out_proj scales it to 1.
+    int k = 0;
+    auto zFor = [&](int e) { return std::ldexp(128.0, e) * std::sqrt(static_cast<double>(h.data.size()) / static_cast<double>(dv)); };
+    while (zFor(k) < 32) ++k;
+    const float Z = static_cast<float>(zFor(k)), wo = static_cast<float>(std::ldexp(1.0, -7 - k));
+    for (int64_t i = 0; i < dv; ++i) z.at(H * dv + i, h.readSelect ? u.plan.physical(*h.readSelect) : one) = Z;
     for (size_t i = 0; i < h.out.size(); ++i) out.at(u.plan.physical(h.out[i]), H * dv + static_cast<int64_t>(i)) = wo;
   }
   add("linear_attn.in_proj_qkv.weight", std::move(qkv));

@@ -187,6 +187,7 @@ class Planner {
       h.writeEnable = form(bank.writeEnable, layer);
       if (bank.readSelect) h.readSelect = channelOf_.at(*bank.readSelect);
       h.out = reads;
+      h.delay = bank.delay;
       pl.heads.push_back(std::move(h));
     }
     ChannelForm one;

@@ -30,7 +30,8 @@ struct Fact {
   bool inexact = false;
   double zlo = 0, zhi = 0;
   bool isConstant() const { return grain == 0 && !inexact; }
-  bool isBit() const { return !inexact && lo == 0 && hi == 1 && grain == 1; }
+  // Every value 0 or 1 (a bit, or a channel that is always 1 on a unit lattice).
+  bool isBit() const { return !inexact && lo >= 0 && hi <= 1 && (grain == 1 || (grain > 0 && lo == hi && lo == 1)); }
 };
 
 // A unit step [g >= 0] recorded where it was written, g = constant + sum w * x over the raw
@@ -611,12 +612,29 @@ class Prover {
         if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
       return true;
     };
-    // Conv: the current token only, on every channel a projection writes.
+    // Conv: one tap of 1 on every channel a projection writes: the current token for the
+    // query and key, one token (the same for all of a head's value channels: a conv-window
+    // read when it is not the current one) for the value. Facts hold at every position,
+    // and the zero padding before the start gives all-zero data, which reads exactly 0.
+    std::vector<int> valueTap(static_cast<size_t>(heads), -1);
     for (int c = 0; c < cfg.convDim(); ++c) {
       if (rowZero(qkv, static_cast<size_t>(c))) continue;
-      for (int j = 0; j < K; ++j)
-        if (at(conv, static_cast<size_t>(c * K + j)) != (j == K - 1 ? 1.0f : 0.0f))
-          refuse(L, fmt::format("conv channel {} is not the identity on the current token", c));
+      int tap = -1;
+      for (int j = 0; j < K; ++j) {
+        const float t = at(conv, static_cast<size_t>(c * K + j));
+        if (t == 0) continue;
+        if (t != 1.0f || tap >= 0) tap = -2;
+        if (tap == -1) tap = j;
+      }
+      const bool value = c >= 2 * keyDim;
+      if (tap < 0 || (!value && tap != K - 1))
+        refuse(L, fmt::format("conv channel {} is not the identity on the current token{}", c,
+                              value ? " nor a single earlier one" : ""));
+      if (value) {
+        int& head = valueTap[static_cast<size_t>((c - 2 * keyDim) / dv)];
+        if (head >= 0 && head != tap) refuse(L, fmt::format("conv channel {}: its head's values come from several tokens", c));
+        head = tap;
+      }
     }
     struct HeadFacts {
       bool used = false;
@@ -708,19 +726,22 @@ class Prover {
         // z: a constant or one select bit, times a power of two >= 32.
         const size_t zrow = static_cast<size_t>(h * dv + i);
         double Z = 0;
-        if (auto sel = bitRow(L, z, zrow, x, from + " z")) {
-          Z = sel->second;
-          selects.push_back(sel->first);
-        } else {
-          FormFact zf = form(z, zrow, x);
-          if (zf.f.grain != 0 || zf.inexactTerms) refuse(L, fmt::format("{}: z is neither a constant nor a select", from));
+        const FormFact zf = form(z, zrow, x);
+        if (zf.f.grain == 0 && !zf.inexactTerms) {  // a constant: the head always answers
           Z = zf.constant;
           if (entries.size() > 1) refuse(L, fmt::format("{}: several heads, one without a read select", from));
+        } else {
+          auto sel = bitRow(L, z, zrow, x, from + " z");
+          if (!sel) refuse(L, fmt::format("{}: z is neither a constant nor a select", from));
+          Z = sel->second;
+          selects.push_back(sel->first);
         }
         const double gain = at(wn, static_cast<size_t>(i));
         const double wo = at(out, static_cast<size_t>(c) * static_cast<size_t>(heads * dv) + static_cast<size_t>(h * dv + i));
-        if (Z < 32 || !isPowerOfTwo(Z) || !isPowerOfTwo(gain) || !isPowerOfTwo(std::fabs(wo)))
-          refuse(L, fmt::format("{}: z {}, norm weight {}, out weight {} must be powers of two (z >= 32)", from, Z, gain, wo));
+        // silu(z) = z needs z >= 17; the products with the norm weight and the out weight are
+        // each one more rounding of the (inexact) read, within the assumed error.
+        if (Z < kSiluOne || !(gain > 0) || wo == 0)
+          refuse(L, fmt::format("{}: z {} (>= 17 needed), norm weight {} (> 0 needed), out weight {}", from, Z, gain, wo));
         // A written slot holds W entries V: mean(o^2) = W V^2 / (dk dv), so a set bit reads
         // sqrt(dv / W) after the norm; eps shifts that by at most eps / (2 mean).
         const double mean = f.width * f.value * f.value / (static_cast<double>(dk) * dv);

@@ -240,6 +240,42 @@ TEST(MemoryUnit, MutantsFailTheSequences) {
   EXPECT_FALSE(agrees(flipped)) << "a flipped write enable went unnoticed";
 }
 
+TEST(MemoryUnit, ConvWindowReadsThroughTheEngine) {
+  // window16: x(t-1), x(t-2), x(t-3) from the conv taps; 0 before the sequence's start.
+  Unit u = windowUnit(16);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofReport proof = proveExact(cu);
+  EXPECT_GE(proof.minReadMargin, 0.49);
+  std::mt19937_64 rng(17);
+  std::vector<Position> seq;
+  std::vector<uint32_t> xs;
+  for (int t = 0; t < 700; ++t) {
+    Position p;
+    const uint32_t x = t % 50 == 7 ? 0 : static_cast<uint32_t>(rng() % 65536);
+    xs.push_back(x);
+    putBits(p.inputs, x, 16);
+    for (int d = 1; d <= 3; ++d) putBits(p.expected, t >= d ? xs[static_cast<size_t>(t - d)] : 0, 16);
+    p.describe = fmt::format("t={} x={:#x}", t, x);
+    seq.push_back(std::move(p));
+  }
+  Evaluator ev(u.circuit);
+  for (const Position& p : seq) ASSERT_EQ(ev.stepOutputs(p.inputs), p.expected) << "IR: " << p.describe;
+  model::Model sparse = load(cu, 1.0), dense = load(cu, 0.0);
+  for (const auto& [name, m, decode] : {std::tuple{"sparse prefill", &sparse, false},
+                                        std::tuple{"dense decode", &dense, true}}) {
+    std::vector<std::vector<int64_t>> got = run(cu, *m, seq, decode);
+    for (size_t t = 0; t < seq.size(); ++t) ASSERT_EQ(got[t], seq[t].expected) << name << ": " << seq[t].describe;
+  }
+  // A value tap moved to another token in one head is refused (its two rails disagree).
+  const std::string conv = "model.layers.1.linear_attn.conv1d.weight";
+  const int64_t K = cu.config.convKernel, v0 = 2 * cu.config.linearKeyHeads * cu.config.linearKeyHeadDim;
+  expectRefused(withEdit(cu, conv,
+                         [&](std::vector<float>& w) {
+                           for (int64_t j = 0; j < K; ++j) w[static_cast<size_t>(v0 * K + j)] = j == 0 ? 1.0f : 0.0f;
+                         }),
+                "come from several tokens");
+}
+
 TEST(MemoryUnit, TheIrKeepsSlotsAcrossPositions) {
   // 10^5 positions of the IR alone against the byte memory (the engine runs a sample above).
   Unit u = loadStoreUnit(1);

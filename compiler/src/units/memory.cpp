@@ -11,6 +11,10 @@
 //          the port's read bits are re-quantised in the MLP of its layer.
 // Every copy takes the same store: one store per position, as one write round of the
 // machine (several lanes' stores to one bank are the executor's write rounds).
+//
+// Conv-window reads (previousBits, the window unit): a bank of one slot, written at every
+// position with the data its value channels' conv tap takes from 1..3 tokens back, and read
+// at once: the token intake's view of the previous tokens (docs/machine.md §5.2, layer 1).
 #include <fmt/format.h>
 
 #include "qgpu/compiler/units.h"
@@ -72,6 +76,32 @@ Unit loadStoreUnit(uint32_t lanes) {
     c.outputBus(fmt::format("l{}.ld.data", l), word);
     u.lanes.push_back({{a}, {word}});
   }
+  return u;
+}
+
+Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t delay, WireId one) {
+  MemoryBank b;
+  b.writeKey = {one};
+  b.readKey = {one};
+  b.writeEnable = w(one);
+  b.data = data;
+  b.delay = delay;
+  return c.memoryRead(name, {std::move(b)});
+}
+
+Unit windowUnit(uint32_t bits) {
+  Unit u{Circuit(fmt::format("window{}", bits)), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const Bus x = c.inputBus("x", bits);
+  const WireId one = c.step("one", Expr(0));  // always 1: the banks' one slot
+  LaneBuses lb;
+  lb.operands = {x};
+  for (uint32_t d = 1; d <= kMaxDelay; ++d) {
+    const Bus back = previousBits(c, fmt::format("x(t-{})", d), x, d, one);
+    c.outputBus(fmt::format("x(t-{})", d), back);
+    lb.results.push_back(back);
+  }
+  u.lanes.push_back(std::move(lb));
   return u;
 }
 

@@ -87,7 +87,11 @@ struct MemoryBank {
   Bus data;
   std::vector<WireId> readKey;
   std::optional<WireId> readSelect;  // a structural bit: the bank answers only where it is 1
+  // A conv-window read: the data written is that of `delay` positions back (0..3; all bits 0
+  // before the sequence's start), taken from the mixer's causal conv.
+  uint32_t delay = 0;
 };
+constexpr uint32_t kMaxDelay = 3;  // Qwen3.5's conv kernel 4: the current token and 3 back
 constexpr uint32_t kBankSlots = 128;  // Qwen3.5-2B linear_key_head_dim
 constexpr uint32_t kBankBits = 64;    // linear_value_head_dim / 2 (dual rail)
 
@@ -160,6 +164,7 @@ class Evaluator {
  private:
   const Circuit& c_;
   std::vector<std::vector<std::map<uint32_t, uint64_t>>> slots_;  // per port, per bank: slot -> data
+  std::vector<std::vector<std::vector<uint64_t>>> history_;        // per port, per bank: data, newest first
 };
 
 /// Values of every wire for one assignment of the inputs, at a first position (empty

@@ -54,12 +54,11 @@ struct PlannedWrite {
 /// f32's spacing is 1 on [2^23, 2^24): fl(C + r) = C + round(r) for |r| < 2^22.
 constexpr int64_t kRequantOffset = 12582912;  // 1.5 * 2^23
 
-/// Magnitudes in a memory head: a one-hot key or query entry, a stored bit (each rail), a
-/// read select in z. Powers of two >= 32: silu passes them unchanged and the key's L2 norm
-/// is exact (32^2 absorbs the 1e-6).
+/// Magnitudes in a memory head: a one-hot key or query entry, a stored bit (each rail).
+/// Powers of two >= 32: silu passes them unchanged and the key's L2 norm is exact (32^2
+/// absorbs the 1e-6). The read select's z is 128 sqrt(W / dv) 2^k >= 32 (emit.cpp).
 constexpr int64_t kMemoryKey = 32;
 constexpr int64_t kMemoryValue = 32;
-constexpr int64_t kMemorySelect = 32;
 /// beta = sigmoid(kWriteGain * E - kWriteGain / 2): E = 1 gives +200 (beta exactly 1), E <= 0
 /// gives <= -200 (exactly 0).
 constexpr int64_t kWriteGain = 400;
@@ -75,6 +74,7 @@ struct PlannedHead {
   ChannelForm writeEnable;
   std::optional<uint32_t> readSelect;
   std::vector<uint32_t> out;  // per data bit: its Read channel
+  uint32_t delay = 0;         // the data's conv tap: this many positions back
 };
 
 struct PlannedLayer {

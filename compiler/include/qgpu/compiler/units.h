@@ -138,6 +138,11 @@ Unit mulpUnit(uint32_t lanes, bool shiftLeft32);
 /// (32); per lane the load's word address (11 bits); per lane the loaded word (the store of the
 /// same position included: a DeltaNet head writes, then reads).
 Unit loadStoreUnit(uint32_t lanes);
+/// `data` as it was `delay` (1..3) positions back (0 before the start): a one-slot bank whose
+/// value channels' conv tap reads that token; `one` an always-1 structural bit (its key).
+Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t delay, WireId one);
+/// Conv-window reads: a `bits`-bit input as it was 1, 2 and 3 positions back.
+Unit windowUnit(uint32_t bits);
 // --- end load/store unit ---
 
 /// The compare codes of compareUnit's selectors, in order.
