@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -29,6 +30,7 @@ struct GenerateArgs {
     bool json = false;
     bool tokenByToken = false;
     bool dense = false;
+    std::string logits;  // write every position's logits here (JSON)
 };
 
 std::vector<int> parseIds(const std::string& text) {
@@ -124,6 +126,30 @@ void runGenerate(const GenerateArgs& a) {
     const auto t0 = std::chrono::steady_clock::now();
     const Generation g = generateGreedy(m, prompt, a.maxNew, a.tokenByToken ? PromptMode::TokenByToken : PromptMode::Prefill);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!a.logits.empty()) {
+        // Each column as f32 values (exact as JSON doubles), so another engine can be compared
+        // position by position: the prompt's (one per prompt token) and each new token's.
+        auto columns = [](const Eigen::MatrixXf& x) {
+            nlohmann::json out = nlohmann::json::array();
+            for (Eigen::Index t = 0; t < x.cols(); ++t) {
+                nlohmann::json col = nlohmann::json::array();
+                for (Eigen::Index v = 0; v < x.rows(); ++v) col.push_back(static_cast<double>(x(v, t)));
+                out.push_back(std::move(col));
+            }
+            return out;
+        };
+        std::ofstream f(a.logits);
+        if (!f) throw ModelError("--logits: cannot write " + a.logits);
+        f << nlohmann::json{{"dir", a.dir},
+                            {"prompt", prompt},
+                            {"tokens", g.tokens},
+                            {"mode", a.tokenByToken ? "token-by-token" : "prefill"},
+                            {"prompt_logits", columns(g.promptLogits)},
+                            {"step_logits", columns(g.stepLogits)}}
+                 .dump()
+          << "\n";
+        if (!f) throw ModelError("--logits: cannot write " + a.logits);
+    }
     if (a.json) {
         nlohmann::json j = {{"dir", a.dir},
                             {"prompt", prompt},
@@ -173,6 +199,8 @@ void addModelCommands(CLI::App& app, int& exitCode) {
     genCmd->add_flag("--json", gen->json, "machine-readable output");
     genCmd->add_flag("--token-by-token", gen->tokenByToken, "feed the prompt one token at a time instead of one prefill");
     genCmd->add_flag("--dense", gen->dense, "keep every weight matrix dense (disable the sparse path)");
+    genCmd->add_option("--logits", gen->logits,
+                       "write the logits of every prompt position and every generated token to FILE (JSON, f32 values)");
     genCmd->callback([gen, &exitCode] { guarded(exitCode, [&] { runGenerate(*gen); }); });
 }
 

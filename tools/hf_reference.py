@@ -133,8 +133,9 @@ def run_reference(name, spec, ckpt):
     ids = torch.tensor([prompt])
     with torch.no_grad():
         prompt_logits = model(ids).logits[0]  # one multi-token forward (HF's chunked DeltaNet path)
-        out = model.generate(ids, max_new_tokens=NEW_TOKENS, do_sample=False, output_logits=True,
-                             return_dict_in_generate=True, eos_token_id=None, pad_token_id=0)
+        # An explicit mask: without one, generate masks every prompt token equal to pad_token_id.
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=NEW_TOKENS, do_sample=False,
+                             output_logits=True, return_dict_in_generate=True, eos_token_id=None, pad_token_id=0)
     tokens = out.sequences[0, len(prompt):].tolist()
     step_logits = torch.stack([l[0] for l in out.logits])  # cached single-token decoding path
     margins = []

@@ -3,10 +3,19 @@
 // bad input.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+
 #include "test_util.h"
 
 namespace qgpu::model {
 namespace {
+
+void expectErrorLater(const std::string& command, const std::string& needle) {
+    const auto r = test::runCommand(command);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << r.output;
+}
 
 const std::string kCli = QGPU_MODEL_CLI;
 
@@ -56,6 +65,41 @@ TEST(ModelCli, GeneratePlainOutputIsCommaSeparated) {
     ASSERT_EQ(r.exitCode, 0) << r.output;
     int a, b, c;
     EXPECT_EQ(std::sscanf(r.output.c_str(), "%d,%d,%d", &a, &b, &c), 3) << r.output;
+}
+
+TEST(ModelCli, GenerateWritesEveryPositionsLogits) {
+    // --logits: the same logits the reference goldens hold (transformers), within their bound,
+    // and the tokens are the argmax of the step logits.
+    const auto golden = test::readJson(test::sourceDir() / "goldens" / "model" / "tiny-tied.json");
+    std::string ids;
+    for (int t : golden.at("prompt")) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+    const std::string file = (std::filesystem::temp_directory_path() / "qgpu_model_logits.json").string();
+    const auto r = test::runCommand(kCli + " model generate " + testdata("tiny-tied") + " --ids " + ids +
+                                    " --max-new 16 --logits " + file);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto j = test::readJson(file);
+    ASSERT_EQ(j.at("prompt_logits").size(), golden.at("prompt_logits").size());
+    ASSERT_EQ(j.at("step_logits").size(), golden.at("greedy_logits").size());
+    for (const auto& [ours, ref] : {std::pair{"prompt_logits", "prompt_logits"}, std::pair{"step_logits", "greedy_logits"}}) {
+        double scale = 0, diff = 0;
+        for (size_t t = 0; t < j.at(ours).size(); ++t)
+            for (size_t v = 0; v < j.at(ours)[t].size(); ++v) {
+                const double a = j.at(ours)[t][v].get<double>(), b = golden.at(ref)[t][v].get<double>();
+                scale = std::max(scale, std::fabs(b));
+                diff = std::max(diff, std::fabs(a - b));
+            }
+        EXPECT_LE(diff, 1e-4 * scale) << ours;
+    }
+    for (size_t t = 0; t < j.at("tokens").size(); ++t) {
+        const auto& row = j.at("step_logits")[t];
+        size_t best = 0;
+        for (size_t v = 1; v < row.size(); ++v)
+            if (row[v].get<double>() > row[best].get<double>()) best = v;
+        EXPECT_EQ(static_cast<int>(best), j.at("tokens")[t].get<int>()) << "step " << t;
+    }
+    expectErrorLater(kCli + " model generate " + testdata("tiny-tied") + " --ids 1 --max-new 1 --logits /nonexistent/dir/x.json",
+                     "--logits: cannot write");
+    std::filesystem::remove(file);
 }
 
 void expectError(const std::string& args, const std::string& needle) {

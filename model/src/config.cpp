@@ -80,10 +80,13 @@ static ModelConfig parseConfigUnchecked(const json& top, const std::string& orig
     c.convKernel = r.positiveInt("linear_conv_kernel_dim");
     c.rmsNormEps = r.number(*text, "rms_norm_eps", 1e-6);
     if (!(c.rmsNormEps >= 0)) r.fail("rms_norm_eps", "must be >= 0");
-    // HF reads tie_word_embeddings from the text config (default false there);
-    // a full config may carry it only at the top level.
-    const bool topTie = c.composite ? Reader{top, origin}.boolean("tie_word_embeddings", false) : false;
-    c.tieWordEmbeddings = r.boolean("tie_word_embeddings", topTie);
+    // Who decides the tie is the config of the model class that loads it (transformers 5.24,
+    // PreTrainedModel.get_expanded_tied_weights_keys reads self.config.tie_word_embeddings):
+    // a text config (Qwen3_5ForCausalLM) its own flag; a composite one
+    // (Qwen3_5ForConditionalGeneration) its top-level flag, whatever text_config says. Both
+    // default to false (Qwen3_5TextConfig, Qwen3_5Config).
+    c.tieWordEmbeddings = c.composite ? Reader{top, origin}.boolean("tie_word_embeddings", false)
+                                      : r.boolean("tie_word_embeddings", false);
 
     const std::string act = text->value("hidden_act", std::string("silu"));
     if (act != "silu") r.fail("hidden_act", "is '" + act + "'; only 'silu' is supported");
@@ -100,12 +103,15 @@ static ModelConfig parseConfigUnchecked(const json& top, const std::string& orig
     if (!(c.ropeTheta > 0)) r.fail("rope_theta", "must be positive");
     if (!(c.partialRotaryFactor > 0 && c.partialRotaryFactor <= 1)) r.fail("partial_rotary_factor", "must be in (0, 1]");
     if (c.rotaryDim() % 2 != 0) r.fail("partial_rotary_factor", "gives an odd rotary dimension " + std::to_string(c.rotaryDim()));
-    if (auto it = rope->find("mrope_section"); it != rope->end() && it->is_array()) {
-        // For text, all three MRoPE position streams are equal, so the sections only need to be consistent.
-        long long sum = 0;
-        for (const auto& s : *it) sum += s.is_number_integer() ? s.get<long long>() : -1000000;
-        if (sum != c.rotaryDim() / 2)
-            r.fail("mrope_section", "sums to " + std::to_string(sum) + " but rotary_dim/2 is " + std::to_string(c.rotaryDim() / 2));
+    if (auto it = rope->find("mrope_section"); it != rope->end()) {
+        // For text all three MRoPE position streams are equal, so whatever the sections say
+        // (transformers' default [11, 11, 10] also with heads whose rotary_dim/2 is not 32),
+        // every frequency sees the same position: the sections are not used, only their form
+        // is checked (transformers slices with them).
+        bool ok = it->is_array();
+        if (ok)
+            for (const auto& s : *it) ok = ok && s.is_number_integer() && s.get<long long>() >= 0;
+        if (!ok) r.fail("mrope_section", "must be an array of non-negative integers");
     }
 
     // Every width the engine forms from two or three fields is an int: check the products here,

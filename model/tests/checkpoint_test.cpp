@@ -71,7 +71,12 @@ TEST_F(CheckpointTest, FullMultimodalLayoutLoadsTextAndSkipsVisionAndMtp) {
     tensors.push_back({"model.visual.blocks.0.attn.qkv.weight", "F32", {6, 2}, bytesOfFloats(std::vector<float>(12, 1.0f))});
     tensors.push_back({"model.visual.patch_embed.proj.bias", "BF16", {2}, std::vector<std::byte>(4)});
     tensors.push_back({"mtp.fc.weight", "F32", {2, 2}, bytesOfFloats({1, 2, 3, 4})});
-    const nlohmann::json full = {{"model_type", "qwen3_5"}, {"text_config", config}, {"vision_config", {{"depth", 1}}}};
+    // The composite config carries the tie at the top level, as Qwen3_5Config writes it (and
+    // as transformers' Qwen3_5ForConditionalGeneration reads it: Config.CompositeConfigsTie...).
+    const nlohmann::json full = {{"model_type", "qwen3_5"},
+                                 {"tie_word_embeddings", config.at("tie_word_embeddings")},
+                                 {"text_config", config},
+                                 {"vision_config", {{"depth", 1}}}};
     test::writeCheckpoint(tmp.path() / "full", full, tensors);
     const Model m = Model::load(tmp.path() / "full");
     EXPECT_EQ(m.report().prefix, "model.language_model.");

@@ -45,6 +45,36 @@ TEST(Config, ReadsTextPartOfFullConfig) {
     EXPECT_TRUE(c.tieWordEmbeddings);  // falls back to the top-level flag
 }
 
+TEST(Config, CompositeConfigsTieByTheTopLevelFlag) {
+    // As transformers' Qwen3_5ForConditionalGeneration: the composite config's own flag
+    // decides, the text config's is ignored (both directions).
+    for (const bool top : {true, false}) {
+        nlohmann::json text = test::tinyConfigJson();
+        text["tie_word_embeddings"] = !top;
+        const nlohmann::json full = {{"model_type", "qwen3_5"},
+                                     {"architectures", {"Qwen3_5ForConditionalGeneration"}},
+                                     {"tie_word_embeddings", top},
+                                     {"text_config", text}};
+        EXPECT_EQ(parseConfig(full, "config.json").tieWordEmbeddings, top) << "top-level " << top;
+    }
+    // Neither flag: not tied (Qwen3_5Config's default).
+    nlohmann::json text = test::tinyConfigJson();
+    text.erase("tie_word_embeddings");
+    EXPECT_FALSE(parseConfig({{"model_type", "qwen3_5"}, {"text_config", text}}, "config.json").tieWordEmbeddings);
+}
+
+TEST(Config, IgnoresMropeSectionsForText) {
+    // transformers' default sections with a head whose rotary_dim/2 is 4: accepted, as in HF
+    // (the three position streams of text are equal); a malformed list is refused.
+    nlohmann::json j = test::tinyConfigJson();
+    j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 1e7}, {"partial_rotary_factor", 0.25},
+                            {"mrope_section", {11, 11, 10}}, {"mrope_interleaved", true}};
+    const ModelConfig c = parseConfig(j, "config.json");
+    EXPECT_EQ(c.rotaryDim(), 8);
+    j["rope_parameters"]["mrope_section"] = {1, "x"};
+    expectConfigError(j, "mrope_section");
+}
+
 TEST(Config, DerivesLayerTypesFromIntervalWhenAbsent) {
     nlohmann::json j = test::tinyConfigJson();
     j.erase("layer_types");
@@ -86,7 +116,9 @@ TEST(Config, RejectsMissingOrBadFields) {
     j["num_key_value_heads"] = 3;
     expectConfigError(j, "must divide num_attention_heads");
     j = test::tinyConfigJson();
-    j["rope_parameters"]["mrope_section"] = {2, 2, 2};
+    // Sections that do not sum to rotary_dim/2 are accepted (IgnoresMropeSectionsForText, as
+    // transformers does for text); a negative one is not a slice length.
+    j["rope_parameters"]["mrope_section"] = {2, -1, 1};
     expectConfigError(j, "mrope_section");
 }
 
