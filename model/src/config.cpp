@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qgpu/model/error.h"
+#include "qgpu/model/json_bounded.h"
 
 namespace qgpu::model {
 namespace {
@@ -169,7 +170,6 @@ ModelConfig loadConfig(const std::filesystem::path& configJson) {
     // A regular file of bounded size, nested at most kMaxConfigDepth deep (docs/limits.md): the
     // value is copied and dumped recursively afterwards.
     constexpr std::uintmax_t kMaxConfigBytes = std::uintmax_t{64} << 20;
-    constexpr int kMaxConfigDepth = 64;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(configJson, ec))
         throw ModelError(configJson.string() + ": cannot open (" +
@@ -178,14 +178,7 @@ ModelConfig loadConfig(const std::filesystem::path& configJson) {
         throw ModelError(configJson.string() + ": more than " + std::to_string(kMaxConfigBytes) + " bytes");
     std::ifstream in(configJson);
     if (!in) throw ModelError(configJson.string() + ": cannot open");
-    const json::parser_callback_t depth = [&](int level, json::parse_event_t event, json&) {
-        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-            level >= kMaxConfigDepth)
-            throw ModelError(configJson.string() + ": JSON nested deeper than " + std::to_string(kMaxConfigDepth) +
-                             " levels (docs/limits.md)");
-        return true;
-    };
-    json j = json::parse(in, depth, /*allow_exceptions=*/false);
+    json j = parseJsonBounded(in, configJson.string());
     if (j.is_discarded()) throw ModelError(configJson.string() + ": not valid JSON");
     return parseConfig(j, configJson.string());
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qgpu/model/error.h"
+#include "qgpu/model/json_bounded.h"
 #include "qgpu/model/tensor_view.h"
 
 namespace qgpu::model {
@@ -75,7 +76,7 @@ SafetensorsHeader parseSafetensors(std::span<const std::byte> file, const std::s
                          std::to_string(file.size()) + " bytes; file truncated?)");
 
     const char* text = reinterpret_cast<const char*>(file.data() + 8);
-    nlohmann::json header = nlohmann::json::parse(text, text + headerLen, nullptr, /*allow_exceptions=*/false);
+    nlohmann::json header = parseJsonBounded(text, text + headerLen, origin + ": header");
     if (header.is_discarded()) fail(origin, "header is not valid JSON");
     if (!header.is_object()) fail(origin, "header is not a JSON object");
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "qgpu/model/error.h"
+#include "qgpu/model/json_bounded.h"
 #include "qgpu/model/safetensors.h"
 
 namespace qgpu::model {
@@ -18,8 +19,12 @@ std::shared_ptr<TensorStore> TensorStore::openCheckpoint(const fs::path& dir) {
     const fs::path index = dir / "model.safetensors.index.json";
     const fs::path single = dir / "model.safetensors";
     if (fs::exists(index)) {
+        constexpr std::uintmax_t kMaxIndexBytes = std::uintmax_t{64} << 20;
+        std::error_code ec;
+        if (!fs::is_regular_file(index, ec) || fs::file_size(index, ec) > kMaxIndexBytes)
+            throw ModelError(index.string() + ": not a regular file of at most " + std::to_string(kMaxIndexBytes) + " bytes");
         std::ifstream in(index);
-        nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+        nlohmann::json j = parseJsonBounded(in, index.string());
         if (j.is_discarded() || !j.is_object()) throw ModelError(index.string() + ": not valid JSON");
         auto wm = j.find("weight_map");
         if (wm == j.end() || !wm->is_object()) throw ModelError(index.string() + ": missing object 'weight_map'");

@@ -110,6 +110,26 @@ TEST_F(CheckpointTest, ShardedCheckpointLoads) {
     expectLoadError(sharded, {"model.safetensors.index.json", a.front().name, "is listed for model-00002-of-00002.safetensors but found in"});
 }
 
+// Deeply nested JSON in the shard index or a safetensors header is refused with the limit
+// named, not parsed recursively into a stack overflow.
+TEST_F(CheckpointTest, DeeplyNestedIndexAndHeaderAreRefused) {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    const fs::path sharded = tmp.path() / "deep-index";
+    fs::create_directories(sharded);
+    test::writeJson(sharded / "config.json", config);
+    std::ofstream(sharded / "model.safetensors.index.json") << "{\"metadata\": " << deep << ", \"weight_map\": {}}";
+    expectLoadError(sharded, {"model.safetensors.index.json", "nested deeper than 64 levels"});
+    const fs::path header = tmp.path() / "deep-header";
+    fs::create_directories(header);
+    test::writeJson(header / "config.json", config);
+    const std::string h = "{\"__metadata__\": " + deep + "}";
+    std::ofstream f(header / "model.safetensors", std::ios::binary);
+    for (int i = 0; i < 8; ++i) f.put(static_cast<char>((h.size() >> (8 * i)) & 0xff));
+    f << h;
+    f.close();
+    expectLoadError(header, {"model.safetensors", "nested deeper than 64 levels"});
+}
+
 // f16 weights are widened exactly: a checkpoint of f16 values computes what
 // the same values stored as f32 compute.
 TEST_F(CheckpointTest, F16WeightsMatchTheSameValuesInF32) {
