@@ -98,7 +98,7 @@ int runUnit(const std::string& name, const std::filesystem::path& out, int sampl
   Evaluator ir(u.circuit);  // the samples are the positions of one sequence (memories persist)
   for (int i = 0; i < samples; ++i) {
     if (s.sample) {
-      in[i] = s.sample(rng);
+      in[i] = s.sample(rng, i);
     } else {
       for (WireId w : u.circuit.inputs()) {
         const Range& r = u.circuit.node(w).range;

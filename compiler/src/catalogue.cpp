@@ -3,13 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "qgpu/compiler/error.h"
 
 namespace qgpu::compiler {
 namespace {
 
 // lsu32x1's positions: a store (or not) and a load, both among a few words half the time.
-std::vector<int64_t> loadStoreSample(std::mt19937_64& rng) {
+std::vector<int64_t> loadStoreSample(std::mt19937_64& rng, int) {
   static const uint32_t hot[] = {0, 17, 18, 1000, 2047};
   auto word = [&] { return rng() % 2 ? hot[rng() % 5] : static_cast<uint32_t>(rng() % 2048); };
   std::vector<int64_t> in{static_cast<int64_t>(rng() % 2)};
@@ -19,6 +21,22 @@ std::vector<int64_t> loadStoreSample(std::mt19937_64& rng) {
   bits(word(), 11);
   bits(rng(), 32);
   bits(word(), 11);
+  return in;
+}
+
+// rom12's positions: the first 100 are ROM entries (key = 0x800 | position), the rest carry
+// keys without the ROM bit; every query names an entry already stored.
+std::vector<int64_t> romSample(std::mt19937_64& rng, int index) {
+  constexpr int kEntries = 100;
+  const uint64_t key = index < kEntries ? 0x800u | static_cast<uint64_t>(index) : rng() % 0x800;
+  const uint64_t query = 0x800u | (rng() % static_cast<uint64_t>(std::min(index + 1, kEntries)));
+  std::vector<int64_t> in;
+  auto bits = [&](uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  };
+  bits(key, 12);
+  bits(rng(), 32);
+  bits(query, 12);
   return in;
 }
 
@@ -42,6 +60,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // One lane's 8 KiB copy is 64 banks (4 layers of 16 heads); four lanes take 16 layers.
       {"lsu32x1", "LD ST 32-bit, one lane's memory copy (64 banks, one store per position)",
        [] { return loadStoreUnit(1); }, false, loadStoreSample},
+      {"rom12", "attention lookup: a 32-bit word by a 12-bit key (the ROM fetch's shape)", [] { return lookupUnit(12, 32); },
+       false, romSample},
       {"window16", "conv-window reads: a 16-bit token value 1, 2 and 3 positions back", [] { return windowUnit(16); }},
       {"lsu32", "LD ST 32-bit, four lanes' memory copies (256 banks, one store per position)",
        [] { return loadStoreUnit(4); }},

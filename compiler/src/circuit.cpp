@@ -64,6 +64,7 @@ const char* nodeKindName(NodeKind k) {
     case NodeKind::Gate: return "gate";
     case NodeKind::Sum: return "sum";
     case NodeKind::MemoryRead: return "memory read";
+    case NodeKind::LookupRead: return "lookup read";
   }
   return "?";
 }
@@ -191,6 +192,10 @@ std::vector<WireId> Circuit::reads(WireId id) const {
   for (const Expr* e : {&n.cond, &n.value})
     for (const Term& t : e->terms) r.push_back(t.wire);
   if (n.kind == NodeKind::Gate) r.push_back(n.control);
+  if (n.kind == NodeKind::LookupRead) {
+    const Lookup& l = lookups_.at(n.port);
+    for (const Bus* b : {&l.key, &l.query, &l.value}) r.insert(r.end(), b->begin(), b->end());
+  }
   if (n.kind == NodeKind::MemoryRead)
     for (const MemoryBank& b : memories_.at(n.port).banks) {
       r.insert(r.end(), b.writeKey.begin(), b.writeKey.end());
@@ -266,6 +271,32 @@ Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) 
   return out;
 }
 
+Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value) {
+  if (key.size() != query.size() || key.empty() || key.size() > kLookupKeyBits)
+    throw CompileError(fmt::format("{}: lookup '{}': key and query must have the same 1..{} bits ({} and {})", name_, name,
+                                   kLookupKeyBits, key.size(), query.size()));
+  if (value.empty() || value.size() > 128)
+    throw CompileError(fmt::format("{}: lookup '{}': {} value bits (1..128)", name_, name, value.size()));
+  for (const Bus* b : {&key, &query, &value})
+    for (WireId x : *b)
+      if (x >= nodes_.size() || !nodes_[x].structuralBit)
+        throw CompileError(fmt::format("{}: lookup '{}': wire {} is not a structural bit", name_, name, x));
+  const uint32_t index = static_cast<uint32_t>(lookups_.size());
+  lookups_.push_back({name, key, query, value, {}});
+  Bus out;
+  for (uint32_t i = 0; i < value.size(); ++i) {
+    Node n;
+    n.kind = NodeKind::LookupRead;
+    n.name = fmt::format("{}[{}]", name, i);
+    n.range = {0, 1};
+    n.port = index;
+    n.bit = i;
+    out.push_back(add(std::move(n)));
+  }
+  lookups_[index].read = out;
+  return out;
+}
+
 void Circuit::output(const std::string& name, WireId wire) {
   if (wire >= nodes_.size()) throw CompileError(fmt::format("{}: output '{}' names no wire", name_, name));
   outputs_.push_back({name, wire});
@@ -288,6 +319,7 @@ Evaluator::Evaluator(const Circuit& c) : c_(c) {
     slots_.emplace_back(p.banks.size());
     history_.emplace_back(p.banks.size(), std::vector<uint64_t>(kMaxDelay + 1, 0));
   }
+  stored_.resize(c.lookups().size());
 }
 
 std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
@@ -296,6 +328,7 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     throw CompileError(fmt::format("{}: {} input values for {} inputs", c.name(), inputs.size(), c.inputs().size()));
   std::vector<int64_t> v(c.nodes().size(), 0);
   std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
+  std::vector<std::optional<size_t>> match(c.lookups().size());    // per lookup: the matching position
   // The one slot a key selects (nullopt: none); more than one is an error.
   auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
     std::optional<uint32_t> s;
@@ -314,6 +347,28 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
       case NodeKind::Step: v[i] = value(n.cond, v) >= 0 ? value(n.value, v) : 0; break;
       case NodeKind::Gate: v[i] = v[n.control] ? value(n.value, v) : 0; break;
       case NodeKind::Sum: v[i] = value(n.value, v); break;
+      case NodeKind::LookupRead: {
+        const Lookup& l = c.lookups()[n.port];
+        auto& stored = stored_[n.port];
+        if (!match[n.port]) {  // the lookup's first bit: store this position, then find the query's key
+          std::vector<int64_t> value;
+          for (WireId x : l.value) value.push_back(v[x]);
+          stored.push_back({busValue(v, l.key), std::move(value)});
+          const uint64_t q = busValue(v, l.query);
+          size_t found = 0;
+          for (size_t s = 0; s < stored.size(); ++s)
+            if (stored[s].first == q) {
+              ++found;
+              match[n.port] = s;
+            }
+          if (found != 1)
+            throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
+                                           "must: the softmax is one-hot only then)",
+                                           c.name(), l.name, stored.size() - 1, found, q));
+        }
+        v[i] = stored[*match[n.port]].second[n.bit];
+        break;
+      }
       case NodeKind::MemoryRead: {
         const MemoryPort& p = c.memories()[n.port];
         if (answer[n.port].empty()) {  // the port's first bit: every bank writes, then reads

@@ -94,6 +94,41 @@ void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
   add("linear_attn.out_proj.weight", std::move(out));
 }
 
+// The attention head of a lookup (docs/compiler.md §2, "lookups"): dual-rail key and query in
+// the unrotated dims, norm gains that make a matching bit score 256, a constant output gate.
+template <typename Add>
+void emitLookup(const CompiledUnit& u, const PlannedLookup& lk, Add add) {
+  const model::ModelConfig& cfg = u.config;
+  const int64_t hidden = cfg.hiddenSize, hd = cfg.headDim, rd = cfg.rotaryDim();
+  Tensor q({2 * cfg.numHeads * hd, hidden}), k({cfg.numKvHeads * hd, hidden}), v({cfg.numKvHeads * hd, hidden});
+  Tensor o({hidden, cfg.numHeads * hd}), qn({hd}, static_cast<float>(kLookupGain - 1)), kn({hd}, static_cast<float>(kLookupGain - 1));
+  const uint32_t one = kOneChannel;
+  // Pair b: dims rd + 2b (rail x bit) and rd + 2b + 1 (rail x (1 - bit)); past the key's
+  // width a constant 0 bit in both, which always matches.
+  auto rails = [&](Tensor& m, const std::vector<uint32_t>& bits) {
+    for (uint32_t b = 0; b < kLookupKeyBits; ++b) {
+      m.at(rd + 2 * b + 1, one) = kLookupRail;
+      if (b < bits.size()) {
+        m.at(rd + 2 * b, u.plan.physical(bits[b])) = kLookupRail;
+        m.at(rd + 2 * b + 1, u.plan.physical(bits[b])) = -kLookupRail;
+      }
+    }
+  };
+  rails(q, lk.query);
+  rails(k, lk.key);
+  for (int64_t i = 0; i < hd; ++i) q.at(hd + i, one) = kLookupGate;  // the output gate: sigmoid(200) = 1
+  for (size_t i = 0; i < lk.value.size(); ++i) {
+    v.at(static_cast<int64_t>(i), u.plan.physical(lk.value[i])) = 1;
+    o.at(u.plan.physical(lk.out[i]), static_cast<int64_t>(i)) = 1;
+  }
+  add("self_attn.q_proj.weight", std::move(q));
+  add("self_attn.k_proj.weight", std::move(k));
+  add("self_attn.v_proj.weight", std::move(v));
+  add("self_attn.o_proj.weight", std::move(o));
+  add("self_attn.q_norm.weight", std::move(qn));
+  add("self_attn.k_norm.weight", std::move(kn));
+}
+
 }  // namespace
 
 CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
@@ -125,6 +160,8 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   // layer to count positions. Every mixer is silent.
   cfg.layerTypes.assign(static_cast<size_t>(u.plan.layers), model::LayerType::LinearAttention);
   cfg.layerTypes.back() = model::LayerType::FullAttention;
+  for (size_t l = 0; l < u.plan.mlp.size(); ++l)
+    if (u.plan.mlp[l].lookup) cfg.layerTypes[l] = model::LayerType::FullAttention;  // a lookup's layer
   cfg.numHeads = 1;
   cfg.numKvHeads = 1;
   cfg.headDim = 256;
@@ -164,9 +201,11 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
     const PlannedLayer& pl = u.plan.mlp[static_cast<size_t>(l)];
     // A mixer without memory banks reads an exact zero vector; one with banks the residual
     // normalised as the MLP reads it (values unchanged, ONE = 1).
-    add(p + "input_layernorm.weight", pl.heads.empty() ? silent : norm);
+    add(p + "input_layernorm.weight", pl.heads.empty() && !pl.lookup ? silent : norm);
     add(p + "post_attention_layernorm.weight", norm);
-    if (!pl.heads.empty()) {
+    if (pl.lookup) {
+      emitLookup(u, *pl.lookup, [&](const std::string& name, Tensor x) { add(p + name, std::move(x)); });
+    } else if (!pl.heads.empty()) {
       emitMemoryMixer(u, pl, [&](const std::string& name, Tensor x) { add(p + name, std::move(x)); });
     } else if (cfg.layerTypes[static_cast<size_t>(l)] == model::LayerType::LinearAttention) {
       add(p + "linear_attn.in_proj_qkv.weight", Tensor({conv, hidden}));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "qgpu/compiler/error.h"
 
@@ -82,6 +83,11 @@ class Planner {
         for (const Term& t : expandStop(n.value, s_.level[i]).terms) readLater[t.wire] = true;
         if (n.kind == NodeKind::Gate) readLater[n.control] = true;
       }
+      if (n.kind == NodeKind::LookupRead && n.bit == 0) {
+        const Lookup& lk = c_.lookups()[n.port];
+        for (const Bus* b : {&lk.key, &lk.query, &lk.value})
+          for (WireId x : *b) readLater[x] = true;
+      }
       if (n.kind == NodeKind::MemoryRead && n.bit == 0) {  // the port's mixer inputs
         const MemoryPort& p = c_.memories()[n.port];
         for (size_t b = 0; b < p.banks.size(); ++b) {
@@ -112,7 +118,7 @@ class Planner {
         continue;
       }
       placeGate(static_cast<WireId>(i));
-      if (readLater[i]) {
+      if (readLater[i] && n.kind != NodeKind::LookupRead) {  // a lookup's channels come with it
         channelOf_[static_cast<WireId>(i)] = newChannel(n.name, ChannelInfo::Kind::Wire, s_.level[i], n.range);
         writeChannel(channelOf_[static_cast<WireId>(i)], w(static_cast<WireId>(i)), s_.level[i], n.name);
       }
@@ -207,9 +213,33 @@ class Planner {
     portNeurons_[port] = {requant, constant};
   }
 
+  // A lookup: the attention head of its layer, and one exact channel per value bit that its
+  // o_proj writes (readers and outputs use those).
+  void placeLookup(uint32_t index) {
+    if (lookupPlaced_.count(index)) return;
+    lookupPlaced_.insert(index);
+    const Lookup& lk = c_.lookups()[index];
+    const int layer = s_.lookupLayer[index];
+    PlannedLookup pl;
+    pl.name = lk.name;
+    for (WireId x : lk.key) pl.key.push_back(channelOf_.at(x));
+    for (WireId x : lk.query) pl.query.push_back(channelOf_.at(x));
+    for (WireId x : lk.value) pl.value.push_back(channelOf_.at(x));
+    for (WireId r : lk.read) {
+      const uint32_t ch = newChannel(c_.node(r).name, ChannelInfo::Kind::Wire, layer, {0, 1});
+      channelOf_[r] = ch;
+      pl.out.push_back(ch);
+    }
+    plan_.mlp[static_cast<size_t>(layer - 1)].lookup = std::move(pl);
+  }
+
   void placeGate(WireId id) {
     const Node& n = c_.node(id);
     const int level = s_.level[id];
+    if (n.kind == NodeKind::LookupRead) {
+      placeLookup(n.port);
+      return;
+    }
     auto& contrib = contribution_[id];
     if (n.kind == NodeKind::MemoryRead) {
       placePort(n.port, level);
@@ -240,7 +270,8 @@ class Planner {
     PlannedWrite write{ch, {}};
     Expr earlier(x.constant);
     for (const Term& t : x.terms) {
-      if (s_.level[t.wire] == level && c_.node(t.wire).kind != NodeKind::Input) {
+      const NodeKind k = c_.node(t.wire).kind;
+      if (s_.level[t.wire] == level && k != NodeKind::Input && k != NodeKind::LookupRead) {  // a lookup's: its channel
         for (const auto& [neuron, weight] : contribution_.at(t.wire))
           write.neurons.push_back({neuron, weight * static_cast<double>(t.coeff)});
       } else {
@@ -295,6 +326,10 @@ class Planner {
         if (h.readSelect) chs.push_back(*h.readSelect);
         for (uint32_t ch : chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
       }
+    for (size_t l = 0; l < plan_.mlp.size(); ++l)
+      if (const auto& lk = plan_.mlp[l].lookup)
+        for (const std::vector<uint32_t>* chs : {&lk->key, &lk->query, &lk->value})
+          for (uint32_t ch : *chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
     std::vector<uint32_t> order(V);
     for (uint32_t v = 0; v < V; ++v) order[v] = v;
     std::stable_sort(order.begin(), order.end(),
@@ -347,6 +382,7 @@ class Planner {
   std::map<WireId, uint32_t> channelOf_;
   std::map<WireId, std::vector<std::pair<uint32_t, double>>> contribution_;  // neurons of a gate
   std::map<uint32_t, std::pair<std::vector<uint32_t>, uint32_t>> portNeurons_;  // re-quantisers, constant
+  std::set<uint32_t> lookupPlaced_;
 };
 
 }  // namespace

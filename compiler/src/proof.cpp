@@ -563,7 +563,136 @@ class Prover {
       for (size_t i = 0; i < out.numel() && zeroOut; ++i) zeroOut = at(out, i) == 0.0f;
     }
     if (deltaNet && !zeroInput && !zeroOut) return mixerMemory(L, p, lp);
+    if (!deltaNet && !zeroInput) {
+      const model::TensorView& o = tensor(p + "self_attn.o_proj.weight");
+      bool silentOut = true;
+      for (size_t i = 0; i < o.numel() && silentOut; ++i) silentOut = at(o, i) == 0.0f;
+      if (!silentOut) return mixerLookup(L, p, lp);
+    }
     mixerSilent(L, p);
+  }
+
+  // Dual-rail pair of rows (ra = V x bit, rb = V - V x bit), or a constant pad (ra = 0,
+  // rb = V: a bit that is always 0); nullopt when both rows are zero; refuses anything else.
+  std::optional<double> railPair(int L, const model::TensorView& m, size_t ra, size_t rb, const std::vector<Fact>& x,
+                                 const std::string& what) const {
+    auto bit = bitRow(L, m, ra, x, what);
+    const FormFact comp = form(m, rb, x);
+    if (!bit) {
+      if (comp.absSum == 0 && comp.constant == 0) return std::nullopt;
+      if (comp.f.grain != 0 || comp.inexactTerms || comp.constantTerms != 1 || comp.constant <= 0)
+        refuse(L, fmt::format("{}: neither a dual-rail bit nor a constant pad", what));
+      return comp.constant;
+    }
+    const double V = bit->second;
+    bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
+    for (int c = 0; c < H_ && ok; ++c) {
+      if (x[c].isConstant()) continue;
+      ok = at(m, rb * H_ + static_cast<size_t>(c)) == (static_cast<uint32_t>(c) == bit->first ? -V : 0.0);
+    }
+    if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
+    return V;
+  }
+
+  // An attention layer whose head is a lookup (docs/compiler.md §3, "lookups"). Proves:
+  // query and key are dual rail over the same pairs of the unrotated dims (RoPE leaves them
+  // alone), so each has n entries of one magnitude and its RMSNorm scale is exact (mean
+  // square a power of 4 >= 64); the normalised entries and the 1/sqrt(hd) scaling are powers
+  // of two, so every score is an exact integer, and one mismatched bit lowers a score by at
+  // least 104: the softmax is exactly one-hot where exactly one position holds the query's
+  // key (the precondition the IR checks); the output gate is exactly 1; o_proj copies each
+  // value dim into its own exact channel. Each written channel takes the value's fact.
+  void mixerLookup(int L, const std::string& p, LayerProof& lp) {
+    const model::ModelConfig& cfg = u_.config;
+    const std::vector<Fact> x = norm(L, p + "input_layernorm.weight", lp);
+    if (cfg.numHeads != 1 || cfg.numKvHeads != 1) refuse(L, "a lookup layer must have one attention head");
+    const model::TensorView& qp = tensor(p + "self_attn.q_proj.weight");
+    const model::TensorView& kp = tensor(p + "self_attn.k_proj.weight");
+    const model::TensorView& vp = tensor(p + "self_attn.v_proj.weight");
+    const model::TensorView& op = tensor(p + "self_attn.o_proj.weight");
+    const model::TensorView& qn = tensor(p + "self_attn.q_norm.weight");
+    const model::TensorView& kn = tensor(p + "self_attn.k_norm.weight");
+    for (const model::TensorView* t : {&qp, &kp, &vp, &op, &qn, &kn})
+      for (size_t i = 0; i < t->numel(); ++i)
+        if (!std::isfinite(at(*t, i))) refuse(L, "a lookup tensor is not finite");
+    const int hd = cfg.headDim, rd = cfg.rotaryDim();
+    auto rowZero = [&](const model::TensorView& m, size_t row) {
+      for (int c = 0; c < H_; ++c)
+        if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
+      return true;
+    };
+    // Query and key: dual-rail pairs in dims rd.., nothing in the rotated dims.
+    double scaleOf[2] = {0, 0};
+    std::vector<bool> used[2];
+    for (int part = 0; part < 2; ++part) {
+      const model::TensorView& m = part ? kp : qp;
+      const model::TensorView& gain = part ? kn : qn;
+      const char* what = part ? "key" : "query";
+      for (int d = 0; d < rd; ++d)
+        if (!rowZero(m, static_cast<size_t>(d))) refuse(L, fmt::format("lookup {} dim {} is rotated by RoPE", what, d));
+      if ((hd - rd) % 2) refuse(L, "an odd number of unrotated dims");
+      double V = 0, G = 0;
+      int n = 0;
+      used[part].assign(static_cast<size_t>(hd), false);
+      for (int d = rd; d < hd; d += 2) {
+        auto v = railPair(L, m, static_cast<size_t>(d), static_cast<size_t>(d + 1), x,
+                          fmt::format("lookup {} dims {}, {}", what, d, d + 1));
+        if (!v) continue;
+        if (V != 0 && *v != V) refuse(L, fmt::format("lookup {}: rails of different magnitudes", what));
+        V = *v;
+        ++n;
+        used[part][static_cast<size_t>(d)] = used[part][static_cast<size_t>(d + 1)] = true;
+        for (int e : {d, d + 1}) {
+          const double g = 1.0 + static_cast<double>(at(gain, static_cast<size_t>(e)));
+          if (G != 0 && g != G) refuse(L, fmt::format("lookup {} norm: gains differ", what));
+          G = g;
+        }
+      }
+      if (n == 0) refuse(L, fmt::format("lookup {}: no dual-rail pair", what));
+      const double mean = n * V * V / hd;
+      int e2;
+      if (std::frexp(mean, &e2) != 0.5 || (e2 - 1) % 2 != 0 || mean < 64)
+        refuse(L, fmt::format("lookup {}: the mean square {} is not a power of 4 >= 64", what, mean));
+      const double entry = V / std::sqrt(mean) * G;
+      if (!isPowerOfTwo(entry)) refuse(L, fmt::format("lookup {}: normalised entries {} are not a power of two", what, entry));
+      scaleOf[part] = entry;
+    }
+    if (used[0] != used[1]) refuse(L, "lookup query and key use different dims");
+    const double scaling = 1.0 / std::sqrt(static_cast<double>(hd));
+    const double perBit = scaleOf[0] * scaleOf[1] * scaling;
+    if (!isPowerOfTwo(scaling) || perBit < 104)
+      refuse(L, fmt::format("lookup: a mismatched bit lowers the score by {}, less than 104 (softmax not one-hot)", perBit));
+    const double margin = perBit - 104;  // past exp's exact 0 at -104
+    if (margin < lp.minMargin) {
+      lp.minMargin = margin;
+      lp.tightestGate = "lookup score gap";
+    }
+    // Output gate and o_proj.
+    for (int c = 0; c < H_; ++c) {
+      std::vector<int> dims;
+      for (int i = 0; i < hd; ++i)
+        if (at(op, static_cast<size_t>(c) * static_cast<size_t>(hd) + static_cast<size_t>(i)) != 0) dims.push_back(i);
+      if (dims.empty()) continue;
+      if (dims.size() != 1) refuse(L, fmt::format("o_proj into channel {}: more than one value dim", c));
+      const int i = dims[0];
+      const double wo = at(op, static_cast<size_t>(c) * static_cast<size_t>(hd) + static_cast<size_t>(i));
+      const FormFact gate = form(qp, static_cast<size_t>(hd + i), x);
+      if (gate.f.grain != 0 || gate.inexactTerms || gate.constant < kSiluOne)
+        refuse(L, fmt::format("lookup output gate dim {}: not a constant >= 17 (sigmoid exactly 1)", i));
+      const FormFact v = form(vp, static_cast<size_t>(i), x);
+      if (v.inexactTerms) refuse(L, fmt::format("lookup value dim {} reads an inexact channel", i));
+      checkSum(L, fmt::format("lookup value dim {}", i), v, lp);
+      if (!(facts_[c].isConstant() && facts_[c].lo == 0)) refuse(L, fmt::format("o_proj into channel {}: not an exact 0", c));
+      Fact nf;
+      nf.lo = std::min(wo * v.f.lo, wo * v.f.hi);
+      nf.hi = std::max(wo * v.f.lo, wo * v.f.hi);
+      nf.grain = std::fabs(wo) * (v.f.grain == 0 ? std::fabs(v.constant) : dyadicGcd(v.f.grain, v.constant));
+      if (nf.grain > 0 && std::max(std::fabs(nf.lo), std::fabs(nf.hi)) / nf.grain > kExactInt)
+        refuse(L, fmt::format("o_proj into channel {}: inexact", c));
+      facts_[c] = nf;
+      ++version_[static_cast<size_t>(c)];
+    }
+    ++lp.lookups;
   }
 
   // The single channel a row reads, with its weight, when the row is w * (a bit channel)

@@ -31,16 +31,30 @@ Schedule schedule(const Circuit& c) {
   Schedule s;
   s.level.assign(c.nodes().size(), 0);
   s.bankLayer.resize(c.memories().size());
-  std::map<int, int> headsUsed;  // layer -> heads placed there
+  std::map<int, int> headsUsed;  // layer -> DeltaNet heads placed there
+  std::map<int, bool> attention;  // layer -> holds a lookup (an attention layer)
+  s.lookupLayer.assign(c.lookups().size(), 0);
   for (size_t i = 0; i < c.nodes().size(); ++i) {
     const Node& n = c.nodes()[i];
+    if (n.kind == NodeKind::LookupRead) {
+      int& layer = s.lookupLayer[n.port];
+      if (layer == 0) {
+        int first = 1;
+        for (WireId r : c.reads(static_cast<WireId>(i))) first = std::max(first, s.level[r] + 1);
+        while (attention[first] || headsUsed[first] > 0) ++first;
+        attention[first] = true;
+        layer = first;
+      }
+      s.level[i] = layer;
+      continue;
+    }
     if (n.kind == NodeKind::MemoryRead) {
       std::vector<int>& layers = s.bankLayer[n.port];
       if (layers.empty()) {
         int first = 1;
         for (WireId r : c.reads(static_cast<WireId>(i))) first = std::max(first, s.level[r] + 1);
         for (size_t b = 0; b < c.memories()[n.port].banks.size(); ++b) {
-          while (headsUsed[first] >= kHeadsPerLayer) ++first;
+          while (headsUsed[first] >= kHeadsPerLayer || attention[first]) ++first;
           ++headsUsed[first];
           layers.push_back(first);
         }
@@ -53,7 +67,7 @@ Schedule schedule(const Circuit& c) {
       case NodeKind::Step: s.level[i] = 1 + std::max(levelOf(n.cond, s.level), levelOf(n.value, s.level)); break;
       case NodeKind::Gate: s.level[i] = 1 + std::max(s.level[n.control], levelOf(n.value, s.level)); break;
       case NodeKind::Sum: s.level[i] = levelOf(n.value, s.level); break;
-      case NodeKind::MemoryRead: break;
+      case NodeKind::MemoryRead: case NodeKind::LookupRead: break;
     }
   }
   s.depth = 1;

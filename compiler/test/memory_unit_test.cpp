@@ -276,6 +276,58 @@ TEST(MemoryUnit, ConvWindowReadsThroughTheEngine) {
                 "come from several tokens");
 }
 
+TEST(LookupUnit, ARomThroughTheEngine) {
+  // rom12: 100 ROM entries (key 0x800 | t, a random word), then positions whose keys lack the
+  // ROM bit; every query names a stored entry: the found word is that entry's.
+  Unit u = lookupUnit(12, 32);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  ProofReport proof = proveExact(cu);
+  size_t lookups = 0;
+  for (const LayerProof& lp : proof.layers) lookups += lp.lookups;
+  EXPECT_EQ(lookups, 1u);
+  std::mt19937_64 rng(23);
+  std::vector<uint32_t> rom;
+  std::vector<Position> seq;
+  for (int t = 0; t < 600; ++t) {
+    Position p;
+    const uint32_t key = t < 100 ? 0x800u | static_cast<uint32_t>(t) : static_cast<uint32_t>(rng() % 0x800);
+    const uint32_t word = static_cast<uint32_t>(rng());
+    if (t < 100) rom.push_back(word);
+    const uint32_t entry = static_cast<uint32_t>(rng() % rom.size());
+    putBits(p.inputs, key, 12);
+    putBits(p.inputs, word, 32);
+    putBits(p.inputs, 0x800u | entry, 12);
+    putBits(p.expected, rom[entry], 32);
+    p.describe = fmt::format("t={} key {:#x} query entry {}", t, key, entry);
+    seq.push_back(std::move(p));
+  }
+  Evaluator ev(u.circuit);
+  for (const Position& p : seq) ASSERT_EQ(ev.stepOutputs(p.inputs), p.expected) << "IR: " << p.describe;
+  model::Model sparse = load(cu, 1.0), dense = load(cu, 0.0);
+  for (const auto& [name, m, decode] : {std::tuple{"sparse prefill", &sparse, false}, std::tuple{"dense decode", &dense, true}}) {
+    std::vector<std::vector<int64_t>> got = run(cu, *m, seq, decode);
+    for (size_t t = 0; t < seq.size(); ++t) ASSERT_EQ(got[t], seq[t].expected) << name << ": " << seq[t].describe;
+  }
+  // The precondition: a query whose key no position holds is refused by the IR.
+  Evaluator ev2(u.circuit);
+  std::vector<int64_t> in;
+  putBits(in, 0x800, 12);
+  putBits(in, 7, 32);
+  putBits(in, 0x801, 12);
+  EXPECT_THROW(ev2.step(in), CompileError);
+  // The query's norm gain 4 instead of 16: a mismatched bit costs 16 x 64 / 16 = 64 < 104,
+  // the softmax is not one-hot.
+  CompiledUnit weak = withEdit(cu, "model.layers.0.self_attn.q_norm.weight", [](std::vector<float>& w) {
+    for (float& x : w) x = 3;
+  });
+  try {
+    proveExact(weak);
+    ADD_FAILURE() << "proved a lookup with a score gap of 64";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("less than 104"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MemoryUnit, TheIrKeepsSlotsAcrossPositions) {
   // 10^5 positions of the IR alone against the byte memory (the engine runs a sample above).
   Unit u = loadStoreUnit(1);

@@ -19,10 +19,10 @@ struct UnitSpec {
   /// Too big to emit as one checkpoint on a 24 GiB machine: reported from its layer plan
   /// (depth, channels, neurons), not emitted, not proven, not run through the engine.
   bool planOnly = false;
-  /// The inputs of one position for `qgpu compile unit`'s samples (in circuit.inputs()
+  /// The inputs of position `index` for `qgpu compile unit`'s samples (in circuit.inputs()
   /// order); none: every input uniform in its range. Units with memory need positions whose
-  /// loads find earlier stores.
-  std::function<std::vector<int64_t>(std::mt19937_64&)> sample = nullptr;
+  /// loads find earlier stores, lookups one position holding the query's key.
+  std::function<std::vector<int64_t>(std::mt19937_64&, int index)> sample = nullptr;
 };
 
 const std::vector<UnitSpec>& unitCatalogue();

@@ -58,6 +58,7 @@ enum class NodeKind {
   Gate,   // bit * value: one neuron, the control a structural bit
   Sum,    // a linear form: no neurons, folded into whoever reads it
   MemoryRead,  // one bit read from a slot memory port (DeltaNet heads), re-quantised by one MLP level
+  LookupRead,  // one bit of an attention one-hot lookup (exact: no re-quantisation)
 };
 const char* nodeKindName(NodeKind k);
 
@@ -103,6 +104,18 @@ struct MemoryPort {
   Bus read;  // MemoryRead wires, one per data bit
 };
 
+/// An attention one-hot lookup (docs/compiler.md §1.2): at every position an attention head
+/// stores (key, value); the read at a position returns the value of the one position up to
+/// and including it whose key equals the query. Exactly one must match (a precondition the
+/// evaluator checks: the softmax is one-hot only then), e.g. a program ROM whose entries
+/// sit at distinct prompt positions, with a bit in the key that marks them.
+struct Lookup {
+  std::string name;
+  Bus key, query, value;  // key and query of equal width (<= kLookupKeyBits), value <= 128 bits
+  Bus read;               // LookupRead wires, one per value bit
+};
+constexpr uint32_t kLookupKeyBits = 16;  // dual rail: 16 of the head's 192 unrotated dims pairs
+
 class Circuit {
  public:
   explicit Circuit(std::string name) : name_(std::move(name)) {}
@@ -122,6 +135,8 @@ class Circuit {
   /// A slot-memory read port over `banks` (all of one data width); returns the read bits.
   /// Refuses keys or selects that are not provably one-hot.
   Bus memoryRead(const std::string& name, std::vector<MemoryBank> banks);
+  /// An attention lookup of `value` by `key` == `query` (structural bits); returns the read bits.
+  Bus lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value);
 
   void output(const std::string& name, WireId wire);
   void outputBus(const std::string& name, const Bus& bus);
@@ -131,6 +146,7 @@ class Circuit {
   const std::vector<WireId>& inputs() const { return inputs_; }
   const std::vector<std::pair<std::string, WireId>>& outputs() const { return outputs_; }
   const std::vector<MemoryPort>& memories() const { return memories_; }
+  const std::vector<Lookup>& lookups() const { return lookups_; }
   /// The wires node `id` reads (its forms' terms, a gate's control, a memory port's inputs).
   std::vector<WireId> reads(WireId id) const;
   /// Steps of value 1 of which at most one is 1 for every input: each pair's conditions
@@ -148,6 +164,7 @@ class Circuit {
   std::vector<WireId> inputs_;
   std::vector<std::pair<std::string, WireId>> outputs_;
   std::vector<MemoryPort> memories_;
+  std::vector<Lookup> lookups_;
 };
 
 /// Runs a circuit position after position in exact int64 arithmetic: the memory ports'
@@ -165,6 +182,7 @@ class Evaluator {
   const Circuit& c_;
   std::vector<std::vector<std::map<uint32_t, uint64_t>>> slots_;  // per port, per bank: slot -> data
   std::vector<std::vector<std::vector<uint64_t>>> history_;        // per port, per bank: data, newest first
+  std::vector<std::vector<std::pair<uint64_t, std::vector<int64_t>>>> stored_;  // per lookup: (key, value) per position
 };
 
 /// Values of every wire for one assignment of the inputs, at a first position (empty

@@ -77,10 +77,23 @@ struct PlannedHead {
   uint32_t delay = 0;         // the data's conv tap: this many positions back
 };
 
+/// An attention lookup as the layer's attention head (docs/compiler.md §2): key and query
+/// dual rail in the unrotated dims (kLookupRail x bit, kLookupRail x (1 - bit)), padded to
+/// kLookupKeyBits pairs; q_norm and k_norm gains kLookupGain; the output gate constant
+/// (sigmoid 1); v the value bits; o_proj into one exact channel per value bit.
+struct PlannedLookup {
+  std::string name;
+  std::vector<uint32_t> key, query, value, out;  // virtual channels
+};
+constexpr int64_t kLookupRail = 32;   // 16 entries of 32 over 256 dims: mean square 64
+constexpr int64_t kLookupGain = 16;   // normalised entries 4 x 16 = 64: 256 per matching bit
+constexpr int64_t kLookupGate = 200;  // sigmoid(200) = 1
+
 struct PlannedLayer {
   std::vector<PlannedNeuron> neurons;
   std::vector<PlannedWrite> writes;
   std::vector<PlannedHead> heads;  // the mixer's memory banks (none: a silent mixer)
+  std::optional<PlannedLookup> lookup;  // an attention layer's lookup
 };
 
 /// A virtual channel: one wire's value from the layer that writes it to the layer that

@@ -33,6 +33,7 @@ struct LayerProof {
   double normSlackBits = 0; // log2(half an ulp of the anchors' squares / the data's squares)
   double sumHeadroomBits = 0;  // log2(2^24 / the largest sum relative to its grain)
   size_t memoryHeads = 0;      // DeltaNet heads proven as memory banks
+  size_t lookups = 0;          // attention heads proven as one-hot lookups (given one match)
   double readMargin = 0;       // smallest re-quantisation margin (grid units; inf: no read)
 };
 

@@ -22,6 +22,8 @@ struct Schedule {
   // from the first after its inputs, kHeadsPerLayer each; its read bits are re-quantised
   // in the MLP of its last bank's layer (their level).
   std::vector<std::vector<int>> bankLayer;
+  // Per lookup: the attention layer that holds it (one head per layer; no banks there).
+  std::vector<int> lookupLayer;
   std::vector<int> headsIn(int layer) const;  // per layer (1-based): the (port, bank) count
 };
 

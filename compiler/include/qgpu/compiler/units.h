@@ -144,6 +144,9 @@ Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t 
 /// Conv-window reads: a `bits`-bit input as it was 1, 2 and 3 positions back.
 Unit windowUnit(uint32_t bits);
 // --- end load/store unit ---
+/// An attention lookup (lookup.cpp): at every position (key, value) is stored and the value
+/// of the one position so far whose key equals `query` is returned (keyBits <= 16).
+Unit lookupUnit(uint32_t keyBits, uint32_t valueBits);
 
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
