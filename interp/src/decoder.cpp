@@ -226,6 +226,14 @@ class Decoder {
     const bool sync = std::find(mods.begin(), mods.end(), "sync") != mods.end();
     // The .sync forms of the warp collectives came with PTX ISA 6.0.
     if ((op == Opcode::Shfl || op == Opcode::Vote) && sync) needPtx = std::max(needPtx, 60u);
+    // bar.red came with PTX ISA 2.0 and sm_20; bar.cta/barrier.cta with PTX ISA 7.8.
+    if ((op == Opcode::Bar || op == Opcode::Barrier) &&
+        std::find(mods.begin(), mods.end(), "red") != mods.end()) {
+      needPtx = std::max(needPtx, 20u);
+      needSm = std::max(needSm, 20u);
+    }
+    if ((op == Opcode::Bar || op == Opcode::Barrier) && std::find(mods.begin(), mods.end(), "cta") != mods.end())
+      needPtx = std::max(needPtx, 78u);
     // fma.f32 and the IEEE-rounded f32 div/sqrt/rcp need sm_20 (ptxas: "Instruction
     // 'fma.f32' requires .target sm_20 or higher", "'sqrt.rnd.f32' ...").
     auto has = [&](const char* m) { return std::find(mods.begin(), mods.end(), m) != mods.end(); };

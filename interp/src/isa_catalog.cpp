@@ -230,6 +230,7 @@ bool formAccepted(const std::string& form) {
   shapes.push_back(regs(first, {last, 4, 4}));            // bfe
   shapes.push_back(regs(first, {last, last, 4, 4}));      // bfi
   shapes.push_back(regs(4, {last}));                      // bfind/popc/clz
+  shapes.push_back(regs(4, {last, 4}));                   // match.sync.b64 (a 32-bit lane mask)
   shapes.push_back(regs(first * 2, {last, last}));        // mul.wide
   shapes.push_back(regs(first * 2, {last, last, first * 2}));  // mad.wide
   shapes.push_back(regs(first, {last, last, last}, ", 0x96"));  // lop3

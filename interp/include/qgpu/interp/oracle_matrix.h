@@ -153,6 +153,11 @@ inline std::vector<std::string> integerCases() {
   for (const char* d : {"l", "r"})
     for (const char* m : {"clamp", "wrap"}) out.push_back(std::string("shf.") + d + "." + m + ".b32");
   out.push_back("lop3.b32");
+  for (const char* m : {"clamp", "wrap"}) {
+    out.push_back(std::string("bmsk.") + m + ".b32");
+    out.push_back(std::string("szext.") + m + ".u32");
+    out.push_back(std::string("szext.") + m + ".s32");
+  }
   for (const char* t : {"u32", "s32", "u64", "s64"}) {
     std::string ts = t;
     out.push_back("add.cc." + ts + "+addc.cc." + ts + "+addc." + ts);
@@ -171,6 +176,18 @@ inline std::vector<std::string> integerCases() {
     out.push_back("clz." + ts);
     out.push_back("brev." + ts);
   }
+  return out;
+}
+
+/// Warp reductions and matches (interp/test/warp_oracle_test.cpp): every lane of 32 against
+/// a reference over random membermask partitions of the warp.
+inline std::vector<std::string> warpCases() {
+  std::vector<std::string> out;
+  for (const char* op : {"add", "min", "max"})
+    for (const char* t : {"u32", "s32"}) out.push_back(std::string("redux.sync.") + op + "." + t);
+  for (const char* op : {"and", "or", "xor"}) out.push_back(std::string("redux.sync.") + op + ".b32");
+  for (const char* m : {"any", "all"})
+    for (const char* t : {"b32", "b64"}) out.push_back(std::string("match.") + m + ".sync." + t);
   return out;
 }
 
