@@ -91,6 +91,9 @@ class Decoder {
  public:
   explicit Decoder(ptx::Module module) { program_.module = std::move(module); }
 
+  uint32_t ptxVersion() const { return version_; }
+  uint32_t smTarget() const { return sm_; }
+
   Program run() {
     desugarModule(program_.module);
     checkVersionAndTarget();
@@ -747,6 +750,15 @@ class Decoder {
 void DecodeState::fail(const std::string& what) const {
   throw Error(ErrorKind::Decode, fmt::format("{}:{}:{}: {}\n    {}", program.module.fileName,
                                              in.loc.line, in.loc.col, what, in.text));
+}
+
+void DecodeState::requireFeature(const std::string& feature, uint32_t ptx, uint32_t sm) const {
+  // ptxas: "Feature 'min.f16 or min.f16x2' requires .target sm_80 or higher".
+  if (decoder.smTarget() < sm)
+    fail(fmt::format("'{}' requires .target sm_{} or higher (module: {})", feature, sm, program.module.target));
+  if (decoder.ptxVersion() < ptx)
+    fail(fmt::format("'{}' requires PTX ISA .version {}.{} or later (module: {})", feature, ptx / 10, ptx % 10,
+                     program.module.version));
 }
 
 void DecodeState::finish() const {

@@ -167,7 +167,7 @@ void noFtzSatOn64(DecodeState& ds, ScalarType t) {
 
 void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
   bool f32 = t == ScalarType::F32;
-  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16)
+  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16 || t == ScalarType::BF16x2)
     return decodeHalfArithmetic(ds, op, t);
   if (t != ScalarType::F32 && t != ScalarType::F64)
     ds.fail(fmt::format("'{}.{}' is not a floating-point type", op, scalarTypeName(t)));

@@ -34,7 +34,32 @@ inline std::vector<std::string> floatCases() {
     for (const char* t : {".f16", ".f16x2"}) {
       for (const char* ftz : {"", ".ftz"})
         for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ".rn" + ftz + sat + t);
-      out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+      if (std::string(op) != "fma") out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+    }
+  for (const char* t : {".f16", ".f16x2"})
+    for (const char* ftz : {"", ".ftz"}) out.push_back(std::string("fma.rn") + ftz + ".relu" + t);
+  for (const char* t : {".bf16", ".bf16x2"}) {
+    for (const char* op : {"add", "sub", "mul"}) {
+      out.push_back(std::string(op) + ".rn" + t);
+      out.push_back(std::string(op) + t);
+    }
+    out.push_back(std::string("fma.rn") + t);
+    out.push_back(std::string("fma.rn.relu") + t);
+  }
+  // Half-precision min/max (every .ftz/.NaN/.xorsign.abs combination ptxas accepts) and
+  // neg/abs (exhaustive over the 2^16 patterns of each element).
+  for (const char* op : {"min", "max"})
+    for (const char* t : {".f16", ".f16x2", ".bf16", ".bf16x2"})
+      for (const char* ftz : {"", ".ftz"})
+        for (const char* nan : {"", ".NaN"})
+          for (const char* xs : {"", ".xorsign.abs"}) {
+            if (*ftz && t[1] == 'b') continue;  // bf16 has no .ftz
+            out.push_back(std::string(op) + ftz + nan + xs + t);
+          }
+  for (const char* op : {"neg", "abs"})
+    for (const char* t : {".f16", ".f16x2", ".bf16", ".bf16x2"}) {
+      out.push_back(std::string(op) + t);
+      if (t[1] == 'f') out.push_back(std::string(op) + ".ftz" + t);
     }
   for (const char* op : {"min", "max"}) {
     out.push_back(std::string(op) + ".f32");
