@@ -60,13 +60,16 @@ TEST_P(FloatOracle, MatchesAPFloat) {
   const FloatCase fc = parseFloatCase(GetParam());
   const int w = fc.bf ? kBF16 : fc.width;  // the format code (Gen, reference)
   const int rw = fc.width;                 // element storage width (registers)
-  std::string body = fc.spelling + " " + (fc.predicateResult ? std::string("%p1") : reg(rw, fc.pair, 4));
+  // setp.f16x2/.bf16x2 write p|q: element 0's comparison to %p1, element 1's to %p2.
+  const bool predPair = fc.predicateResult && fc.pair;
+  std::string body = fc.spelling + " " + (predPair ? std::string("%p1|%p2") : fc.predicateResult ? std::string("%p1") : reg(rw, fc.pair, 4));
   for (int i = 1; i <= fc.nsrc; ++i) body += ", " + reg(rw, fc.pair, i);
   body += ";";
   OneInstr k(body);
   uint64_t* src[3] = {nullptr, nullptr, nullptr};
   for (int i = 0; i < fc.nsrc; ++i) src[i] = k.lanes(reg(rw, fc.pair, i + 1));
   uint64_t* dst = k.lanes(fc.predicateResult ? "%p1" : reg(rw, fc.pair, 4));
+  const uint64_t* dst2 = predPair ? k.lanes("%p2") : nullptr;
 
   FloatCase elem = fc;
   elem.pair = false;
@@ -106,7 +109,7 @@ TEST_P(FloatOracle, MatchesAPFloat) {
     }
     k.run();
     for (uint32_t l = 0; l < kLanes; ++l) {
-      uint64_t got = dst[l];
+      uint64_t got = dst2 ? (dst[l] | (dst2[l] << 16)) : dst[l];
       bool ok;
       uint64_t want = 0;
       if (fc.id == FOp::Sqrt) {

@@ -75,6 +75,9 @@ inline std::vector<std::string> floatCases() {
   out.push_back("copysign.f64");
   for (const char* c : {"finite", "infinite", "number", "notanumber", "normal", "subnormal"})
     for (const char* t : {".f32", ".f64"}) out.push_back(std::string("testp.") + c + t);
+  for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
+    for (const char* t : {".f16", ".ftz.f16", ".f16x2", ".ftz.f16x2", ".bf16", ".bf16x2"})
+      out.push_back(std::string("setp.") + c + t);
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
     out.push_back(std::string("setp.") + c + ".f32");
     out.push_back(std::string("setp.") + c + ".ftz.f32");
