@@ -27,7 +27,7 @@
 namespace qgpu {
 namespace {
 
-enum class HOp { Add, Sub, Mul, Fma, Min, Max, Neg, Abs };
+enum class HOp { Add, Sub, Mul, Fma, Min, Max, Neg, Abs, Ex2, Tanh };
 enum class Fmt { F16, BF16 };
 
 // Instr::mode bits.
@@ -110,9 +110,24 @@ uint16_t signOp(bool isAbs, const Instr& in, uint16_t a) {
   return isAbs ? static_cast<uint16_t>(a & 0x7fff) : static_cast<uint16_t>(a ^ 0x8000);
 }
 
+// ex2.approx / tanh.approx (modelled, not measured: docs/semantics.md): the nearest value of
+// the format to the double-precision libm function of the input; .ftz (bf16 ex2, where it
+// is required) flushes the input and the result; NaN -> 0x7fff.
+template <Fmt F>
+uint16_t approx(bool tanhOp, const Instr& in, uint16_t a) {
+  using H = Format<F>;
+  if (in.ftz) a = H::flush(a);
+  if (H::isNaN(a)) return H::kNaNBits;
+  const double x = H::value(a);
+  uint16_t r = H::round(tanhOp ? std::tanh(x) : std::exp2(x));
+  if (in.ftz) r = H::flush(r);
+  return r;
+}
+
 template <Fmt F, HOp op>
 uint16_t element(const Instr& in, uint16_t a, uint16_t b, uint16_t c) {
-  if constexpr (op == HOp::Min || op == HOp::Max) return minMax<F>(op == HOp::Max, in, a, b);
+  if constexpr (op == HOp::Ex2 || op == HOp::Tanh) return approx<F>(op == HOp::Tanh, in, a);
+  else if constexpr (op == HOp::Min || op == HOp::Max) return minMax<F>(op == HOp::Max, in, a, b);
   else if constexpr (op == HOp::Neg || op == HOp::Abs) return signOp<F>(op == HOp::Abs, in, a);
   else return arithmetic<F>(op, in, a, b, c);
 }
@@ -136,7 +151,7 @@ struct HalfPair {
 
 template <Fmt F, HOp op>
 void setOp(DecodeState& ds, ScalarType t) {
-  const size_t n = op == HOp::Fma ? 3 : (op == HOp::Neg || op == HOp::Abs) ? 1 : 2;
+  const size_t n = op == HOp::Fma ? 3 : (op == HOp::Neg || op == HOp::Abs || op == HOp::Ex2 || op == HOp::Tanh) ? 1 : 2;
   const bool pair = t == ScalarType::F16x2 || t == ScalarType::BF16x2;
   if (n == 3) {
     pair ? setElementwise<HalfPair<F, op>, Ternary, uint32_t>(ds, t, 3) : setElementwise<HalfScalar<F, op>, Ternary, uint16_t>(ds, t, 3);
@@ -158,6 +173,8 @@ void setFor(DecodeState& ds, const std::string& op, ScalarType t) {
   if (op == "max") return setOp<F, HOp::Max>(ds, t);
   if (op == "neg") return setOp<F, HOp::Neg>(ds, t);
   if (op == "abs") return setOp<F, HOp::Abs>(ds, t);
+  if (op == "ex2") return setOp<F, HOp::Ex2>(ds, t);
+  if (op == "tanh") return setOp<F, HOp::Tanh>(ds, t);
   ds.fail(fmt::format("'{}.{}' (half precision) is not supported", op, scalarTypeName(t)));
 }
 
@@ -170,6 +187,19 @@ void decodeHalfArithmetic(DecodeState& ds, const std::string& op, ScalarType t) 
   const bool arith = op == "add" || op == "sub" || op == "mul" || op == "fma";
   const bool minmax = op == "min" || op == "max";
   const bool sign = op == "neg" || op == "abs";
+  if (op == "ex2" || op == "tanh") {
+    // ptxas: ex2.approx.f16/f16x2 and tanh.approx.f16/f16x2 sm_75 / PTX 7.0 without .ftz;
+    // ex2.approx.ftz.bf16/bf16x2 (".ftz modifier required") and tanh.approx.bf16/bf16x2
+    // sm_90 / PTX 7.8.
+    if (!ds.mods.take("approx")) ds.fail(fmt::format("{}.{} needs .approx", op, tn));
+    ds.out.ftz = ds.mods.take("ftz");
+    const bool ex2 = op == "ex2";
+    if (ds.out.ftz && !(ex2 && bf)) ds.fail(fmt::format("illegal modifier .ftz for '{}.{}'", op, tn));
+    if (ex2 && bf && !ds.out.ftz) ds.fail(fmt::format(".ftz modifier required for '{}.{}'", op, tn));
+    if (bf) ds.requireFeature(op + "." + tn, 78, 90);
+    else ds.requireFeature(op + "." + tn, 70, 75);
+    return bf ? setFor<Fmt::BF16>(ds, op, t) : setFor<Fmt::F16>(ds, op, t);
+  }
   if (!arith && !minmax && !sign) ds.fail(fmt::format("'{}.{}' (half precision) is not supported", op, tn));
   const int rnd = ds.mods.takeOneOf({"rn", "rz", "rm", "rp"});
   if (rnd > 0 || (rnd == 0 && !arith)) ds.fail(fmt::format("illegal rounding modifier for '{}.{}'", op, tn));

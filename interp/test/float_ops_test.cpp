@@ -173,7 +173,10 @@ TEST(FloatOps, HalfFormsDecodeWhereCuda13PtxasAcceptsThem) {
                          "abs.bf16 %h1, %h2;", "neg.bf16x2 %r1, %r2;", "setp.lt.f16 %p1, %h1, %h2;",
                          "setp.lt.ftz.f16x2 %p1|%p2, %r1, %r2;", "setp.lt.f16x2 %p1, %r1, %r2;",
                          "setp.eq.and.f16x2 %p1|%p2, %r1, %r2, !%p3;", "setp.nan.bf16x2 %p1|%p2, %r1, %r2;",
-                         "setp.gtu.or.bf16 %p1, %h1, %h2, %p3;"})
+                         "setp.gtu.or.bf16 %p1, %h1, %h2, %p3;", "ex2.approx.f16 %h1, %h2;",
+                         "ex2.approx.f16x2 %r1, %r2;", "ex2.approx.ftz.bf16 %h1, %h2;",
+                         "ex2.approx.ftz.bf16x2 %r1, %r2;", "tanh.approx.f16 %h1, %h2;",
+                         "tanh.approx.bf16x2 %r1, %r2;"})
     EXPECT_TRUE(decodesInKernel(ok)) << ok;
   for (const char* bad : {"add.rz.f16 %h1, %h2, %h3;", "add.rn.ftz.bf16 %h1, %h2, %h3;",
                           "add.rn.sat.bf16 %h1, %h2, %h3;", "fma.rn.sat.relu.f16 %h1, %h2, %h3, %h4;",
@@ -183,7 +186,8 @@ TEST(FloatOps, HalfFormsDecodeWhereCuda13PtxasAcceptsThem) {
                           "abs.ftz.bf16 %h1, %h2;", "abs.rn.f16 %h1, %h2;", "add.relu.f16 %h1, %h2, %h3;",
                           "neg.NaN.f16 %h1, %h2;", "add.f16 %r1, %r2, %r3;", "setp.lt.f16 %p1|%p2, %h1, %h2;",
                           "setp.lt.ftz.bf16 %p1, %h1, %h2;", "setp.lo.f16 %p1, %h1, %h2;",
-                          "setp.lt.f16x2 %p1, %h1, %h2;"})
+                          "setp.lt.f16x2 %p1, %h1, %h2;", "ex2.approx.ftz.f16 %h1, %h2;",
+                          "ex2.approx.bf16 %h1, %h2;", "tanh.approx.ftz.f16 %h1, %h2;", "ex2.f16 %h1, %h2;"})
     EXPECT_FALSE(decodesInKernel(bad)) << bad;
 }
 
