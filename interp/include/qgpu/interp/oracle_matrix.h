@@ -62,8 +62,9 @@ inline std::vector<std::string> floatCases() {
       if (t[1] == 'f') out.push_back(std::string(op) + ".ftz" + t);
     }
   for (const char* op : {"min", "max"}) {
-    out.push_back(std::string(op) + ".f32");
-    out.push_back(std::string(op) + ".ftz.f32");
+    for (const char* ftz : {"", ".ftz"})
+      for (const char* nan : {"", ".NaN"})
+        for (const char* xs : {"", ".xorsign.abs"}) out.push_back(std::string(op) + ftz + nan + xs + ".f32");
     out.push_back(std::string(op) + ".f64");
   }
   for (const char* op : {"abs", "neg"}) {
