@@ -45,6 +45,9 @@ struct DecodeState {
   Instr& out;
 
   [[noreturn]] void fail(const std::string& what) const;
+  /// Fails unless the module's .target and .version have a form (feature) that needs more
+  /// than its instruction's row: PTX ISA ptx/10 and sm_<sm>.
+  void requireFeature(const std::string& feature, uint32_t ptx, uint32_t sm) const;
   /// Fails unless every modifier was consumed.
   void finish() const;
   /// Exactly `n` operands, else a decode error.

@@ -91,6 +91,9 @@ class Decoder {
  public:
   explicit Decoder(ptx::Module module) { program_.module = std::move(module); }
 
+  uint32_t ptxVersion() const { return version_; }
+  uint32_t smTarget() const { return sm_; }
+
   Program run() {
     desugarModule(program_.module);
     checkVersionAndTarget();
@@ -226,6 +229,14 @@ class Decoder {
     const bool sync = std::find(mods.begin(), mods.end(), "sync") != mods.end();
     // The .sync forms of the warp collectives came with PTX ISA 6.0.
     if ((op == Opcode::Shfl || op == Opcode::Vote) && sync) needPtx = std::max(needPtx, 60u);
+    // bar.red came with PTX ISA 2.0 and sm_20; bar.cta/barrier.cta with PTX ISA 7.8.
+    if ((op == Opcode::Bar || op == Opcode::Barrier) &&
+        std::find(mods.begin(), mods.end(), "red") != mods.end()) {
+      needPtx = std::max(needPtx, 20u);
+      needSm = std::max(needSm, 20u);
+    }
+    if ((op == Opcode::Bar || op == Opcode::Barrier) && std::find(mods.begin(), mods.end(), "cta") != mods.end())
+      needPtx = std::max(needPtx, 78u);
     // fma.f32 and the IEEE-rounded f32 div/sqrt/rcp need sm_20 (ptxas: "Instruction
     // 'fma.f32' requires .target sm_20 or higher", "'sqrt.rnd.f32' ...").
     auto has = [&](const char* m) { return std::find(mods.begin(), mods.end(), m) != mods.end(); };
@@ -739,6 +750,15 @@ class Decoder {
 void DecodeState::fail(const std::string& what) const {
   throw Error(ErrorKind::Decode, fmt::format("{}:{}:{}: {}\n    {}", program.module.fileName,
                                              in.loc.line, in.loc.col, what, in.text));
+}
+
+void DecodeState::requireFeature(const std::string& feature, uint32_t ptx, uint32_t sm) const {
+  // ptxas: "Feature 'min.f16 or min.f16x2' requires .target sm_80 or higher".
+  if (decoder.smTarget() < sm)
+    fail(fmt::format("'{}' requires .target sm_{} or higher (module: {})", feature, sm, program.module.target));
+  if (decoder.ptxVersion() < ptx)
+    fail(fmt::format("'{}' requires PTX ISA .version {}.{} or later (module: {})", feature, ptx / 10, ptx % 10,
+                     program.module.version));
 }
 
 void DecodeState::finish() const {

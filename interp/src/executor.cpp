@@ -53,6 +53,7 @@ struct Warp {
   WarpState state = WarpState::Running;
   uint64_t barrierId = 0;
   uint32_t barrierPc = 0;
+  uint32_t barrierVotes = 0;  // bar.red: the lanes whose predicate is true
 };
 
 
@@ -366,6 +367,13 @@ class LaunchRunner {
             ctx_.fail(ErrorKind::Undefined, static_cast<uint32_t>(std::countr_zero(eff)),
                       fmt::format("barrier number {} is out of range 0..15", w.barrierId));
           w.barrierPc = pc;
+          w.barrierVotes = 0;
+          if (in.mode != static_cast<uint8_t>(BarRed::None)) {
+            const uint64_t* p = ctx_.reg(in.s[2]);
+            const bool neg = in.imm & 1;
+            for (uint32_t l = 0; l < W; ++l)
+              if (((eff >> l) & 1) && ((p[l] & 1) != 0) != neg) w.barrierVotes |= 1u << l;
+          }
           w.state = WarpState::AtBarrier;
           if (in.fn) in.fn(in, ctx_, eff);
           return;
@@ -458,7 +466,37 @@ class LaunchRunner {
       }
       // Every thread that has not exited is at the barrier (exited threads are
       // not waited for): release it.
+      reduceAtBarrier(waiting);
       for (Warp* w : waiting) w->state = WarpState::Running;
+    }
+  }
+
+  // bar.red: every thread waiting at the barrier gets the reduction of all their
+  // predicates. Mixing bar.red with bar.sync, or two reductions, on one barrier is
+  // unpredictable in the PTX ISA: an error here.
+  void reduceAtBarrier(const std::vector<Warp*>& waiting) {
+    const auto opOf = [&](const Warp* w) { return static_cast<BarRed>(program_.code[w->barrierPc].mode); };
+    const BarRed op = opOf(waiting[0]);
+    for (const Warp* w : waiting)
+      if (opOf(w) != op)
+        throw Error(ErrorKind::Undefined,
+                    fmt::format("in block ({},{},{}) warps meet at barrier {} with different operations "
+                                "(bar.red and bar.sync, or two reductions, are not to be mixed on one "
+                                "barrier): {} and {}",
+                                ctx_.block[0], ctx_.block[1], ctx_.block[2], waiting[0]->barrierId,
+                                program_.describePc(waiting[0]->barrierPc), program_.describePc(w->barrierPc)));
+    if (op == BarRed::None) return;
+    uint64_t trues = 0, threads = 0;
+    for (const Warp* w : waiting) {
+      trues += static_cast<uint64_t>(std::popcount(w->barrierVotes));
+      threads += static_cast<uint64_t>(std::popcount(w->validMask & ~w->exited));
+    }
+    const uint64_t result = op == BarRed::Popc ? trues : op == BarRed::And ? trues == threads : trues != 0;
+    const uint32_t W = opts_.warpWidth;
+    for (Warp* w : waiting) {
+      const Instr& in = program_.code[w->barrierPc];
+      uint64_t* d = w->frames.back().regs.data() + static_cast<size_t>(in.d[0]) * W;
+      for (uint32_t m = w->validMask & ~w->exited; m; m &= m - 1) d[std::countr_zero(m)] = result;
     }
   }
 

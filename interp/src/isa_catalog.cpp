@@ -181,7 +181,7 @@ namespace {
 
 int typeBytes(const std::string& t) {
   if (t == "pred") return 0;
-  if (t == "f16x2") return 4;
+  if (t == "f16x2" || t == "bf16x2") return 4;
   int bits = std::stoi(t.substr(t[0] == 'b' && t.size() > 1 && t[1] == 'f' ? 2 : 1));
   return std::max(2, bits / 8);
 }
@@ -190,7 +190,7 @@ std::string regOf(int bytes, int i) {
 }
 bool isTypeName(const std::string& s) {
   static const std::set<std::string> t = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32",
-                                          "b64", "f16", "f16x2", "bf16", "f32", "f64", "pred"};
+                                          "b64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"};
   return t.count(s) > 0;
 }
 
@@ -230,6 +230,7 @@ bool formAccepted(const std::string& form) {
   shapes.push_back(regs(first, {last, 4, 4}));            // bfe
   shapes.push_back(regs(first, {last, last, 4, 4}));      // bfi
   shapes.push_back(regs(4, {last}));                      // bfind/popc/clz
+  shapes.push_back(regs(4, {last, 4}));                   // match.sync.b64 (a 32-bit lane mask)
   shapes.push_back(regs(first * 2, {last, last}));        // mul.wide
   shapes.push_back(regs(first * 2, {last, last, first * 2}));  // mad.wide
   shapes.push_back(regs(first, {last, last, last}, ", 0x96"));  // lop3

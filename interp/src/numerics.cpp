@@ -303,4 +303,30 @@ double halfToDouble(uint16_t h) {
   return neg ? -v : v;
 }
 
+uint16_t doubleToBf16(double x) {
+  if (std::isnan(x)) return 0x7fff;
+  const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double ax = std::fabs(x);
+  if (std::isinf(x)) return static_cast<uint16_t>(sign | 0x7f80);
+  if (ax == 0) return sign;
+  int exp;
+  std::frexp(ax, &exp);  // ax = m * 2^exp, m in [0.5, 1)
+  // 8 significant bits; the quantum is not below the subnormal one, 2^-133.
+  const int ulpExp = std::max(exp - 8, -133);
+  double integral;
+  const double frac = std::modf(std::ldexp(ax, -ulpExp), &integral);  // exact scaling
+  if (frac > 0.5 || (frac == 0.5 && std::fmod(integral, 2.0) != 0)) integral += 1;
+  const double mag = std::ldexp(integral, ulpExp);
+  if (mag > 0x1.fep127) return static_cast<uint16_t>(sign | 0x7f80);  // above the largest finite
+  if (mag == 0) return sign;
+  int e2;
+  std::frexp(mag, &e2);
+  const int biased = e2 - 1 + 127;
+  if (biased <= 0) return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::ldexp(mag, 133)));
+  const uint16_t m = static_cast<uint16_t>(std::ldexp(mag, 7 - (e2 - 1)) - 128.0);
+  return static_cast<uint16_t>(sign | (biased << 7) | m);
+}
+
+double bf16ToDouble(uint16_t h) { return static_cast<double>(std::bit_cast<float>(uint32_t{h} << 16)); }
+
 }  // namespace qgpu::fp

@@ -51,5 +51,9 @@ double roundToIntegral(double x, Rounding r);
 /// f16 <-> f32/f64 (IEEE binary16), with rounding for narrowing.
 uint16_t floatToHalf(double x, Rounding r);
 double halfToDouble(uint16_t h);
+/// bf16 (1 sign, 8 exponent, 7 mantissa bits) <-> f64: x rounded to nearest even (overflow
+/// to +-inf, subnormals kept, NaN -> the canonical 0x7fff); bf16 -> f64 is exact.
+uint16_t doubleToBf16(double x);
+double bf16ToDouble(uint16_t h);
 
 }  // namespace qgpu::fp

@@ -89,6 +89,33 @@ void setpHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   });
 }
 
+// setp on f16/bf16 (element 0 = bits 15..0) and their x2 forms: p holds element 0's
+// comparison, q (x2 only) element 1's, each combined with c. Values compare exactly in
+// double; .ftz (f16 only) flushes subnormal inputs to zero.
+template <bool BF, bool Pair>
+void setpHalfHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* p = ctx.reg(in.d[0]);
+  uint64_t* q = in.d[1] != kNoSlot ? ctx.reg(in.d[1]) : nullptr;
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
+  const bool negC = in.imm & 1;
+  auto value = [&](uint16_t h) {
+    if (BF) return fp::bf16ToDouble(h);
+    if (in.ftz && (h & 0x7c00) == 0) h &= 0x8000;
+    return fp::halfToDouble(h);
+  };
+  auto cmpAt = [&](uint64_t x, uint64_t y, int k) {
+    return compare<double>(in.cmp(), value(static_cast<uint16_t>(x >> (16 * k))),
+                           value(static_cast<uint16_t>(y >> (16 * k))));
+  };
+  forLanes(ctx, m, [&](uint32_t l) {
+    const bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
+    p[l] = combine(in.count, cmpAt(a[l], b[l], 0), cv);
+    if (Pair && q) q[l] = combine(in.count, cmpAt(a[l], b[l], 1), cv);
+  });
+}
+
 // set: dmode (imm bits 8..): 0 integer all-ones, 1 f32 1.0
 template <class T>
 void setHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
@@ -182,7 +209,8 @@ void decodeCompareCommon(DecodeState& ds, ScalarType t, size_t firstSrc) {
   int boolOp = ds.mods.takeOneOf({"and", "or", "xor"});
   ds.out.count = static_cast<uint8_t>(boolOp + 1);
   ds.out.ftz = ds.mods.take("ftz");
-  if (ds.out.ftz && t != ScalarType::F32) ds.fail(".ftz needs .f32");
+  if (ds.out.ftz && t != ScalarType::F32 && t != ScalarType::F16 && t != ScalarType::F16x2)
+    ds.fail(".ftz needs .f32, .f16 or .f16x2");
   size_t n = ds.in.operands.size();
   if (n != firstSrc + 2 + (boolOp >= 0 ? 1 : 0))
     ds.fail(fmt::format("'{}' takes {} operands here, got {}", ds.in.opcode,
@@ -202,7 +230,20 @@ void decodeSetp(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail("setp needs exactly one type");
   ScalarType t = types[0];
-  ds.out.fn = pickByType<SetpH, true>(t);
+  const bool half = t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16 || t == ScalarType::BF16x2;
+  const bool pair = t == ScalarType::F16x2 || t == ScalarType::BF16x2;
+  if (half) {
+    const bool bf = t == ScalarType::BF16 || t == ScalarType::BF16x2;
+    // ptxas: "Feature 'setp.bf16' requires .target sm_90 or higher", f16 sm_53 / PTX 4.2.
+    if (bf) ds.requireFeature(std::string("setp.") + scalarTypeName(t), 78, 90);
+    else ds.requireFeature(std::string("setp.") + scalarTypeName(t), 42, 53);
+    ds.out.fn = bf ? (pair ? &setpHalfHandler<true, true> : &setpHalfHandler<true, false>)
+                   : (pair ? &setpHalfHandler<false, true> : &setpHalfHandler<false, false>);
+    if (!ds.in.operands.empty() && !ds.in.operands[0].pairName.empty() && !pair)
+      ds.fail(fmt::format("predicate output q not allowed for setp.{} (only the x2 forms have p|q)", scalarTypeName(t)));
+  } else {
+    ds.out.fn = pickByType<SetpH, true>(t);
+  }
   if (!ds.out.fn) ds.fail(fmt::format("setp does not support .{}", scalarTypeName(t)));
   if (ds.in.operands.empty()) ds.fail("setp needs operands");
   const ptx::Operand& dst = ds.in.operands[0];
@@ -216,6 +257,10 @@ void decodeSetp(DecodeState& ds) {
     if (ds.slotBytes(ds.out.d[1]) != 1) ds.fail("setp second destination must be a predicate");
   }
   decodeCompareCommon(ds, t, 1);
+  if (half)  // ptxas: "Arguments mismatch" for an f16x2 compare of .b16 registers and back
+    for (int i = 0; i < 2; ++i)
+      if (ds.namesRegister(ds.in.operands[1 + i]) && ds.slotBytes(ds.out.s[i]) != (pair ? 4u : 2u))
+        ds.fail(fmt::format("setp.{} needs {}-bit operands", scalarTypeName(t), pair ? 32 : 16));
 }
 
 void decodeSet(DecodeState& ds) {

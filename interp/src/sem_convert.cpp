@@ -312,7 +312,8 @@ void decodeCvt(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 2) ds.fail("cvt needs a destination and a source type");
   ScalarType dt = types[0], st = types[1];
-  if (dt == ScalarType::BF16 || st == ScalarType::BF16 || dt == ScalarType::F16x2 ||
+  if (dt == ScalarType::BF16 || st == ScalarType::BF16 || dt == ScalarType::BF16x2 || st == ScalarType::BF16x2 ||
+      dt == ScalarType::F16x2 ||
       st == ScalarType::F16x2 || dt == ScalarType::Pred || st == ScalarType::Pred)
     ds.fail(fmt::format("cvt.{}.{} is not available on sm_75", scalarTypeName(dt), scalarTypeName(st)));
   if (irnd >= 0 && frnd >= 0) ds.fail("cvt takes one rounding modifier");

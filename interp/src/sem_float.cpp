@@ -38,25 +38,32 @@ struct DivF32 { static float apply(const Instr& in, float a, float b) { return o
 struct SqrtF32 { static float apply(const Instr& in, float a) { return outF(in, fp::sqrt(inF(in, a), in.rounding)); } };
 struct RcpF32 { static float apply(const Instr& in, float a) { return outF(in, fp::div(1.0f, inF(in, a), in.rounding)); } };
 
-// min/max: one NaN -> the other operand; -0 < +0.
-struct MinF32 {
-  static float apply(const Instr& in, float a, float b) {
-    a = inF(in, a); b = inF(in, b);
-    if (std::isnan(a)) return outF(in, b);
-    if (std::isnan(b)) return outF(in, a);
-    if (a == b) return std::signbit(a) ? a : b;
-    return outF(in, a < b ? a : b);
+// min/max: one NaN -> the other operand; -0 < +0. Instr::mode bit 1 (.NaN): any NaN operand
+// gives the canonical NaN; bit 2 (.xorsign.abs): magnitudes compared, a non-NaN result
+// signed with the XOR of the operands' signs (PTX ISA 7.0 / 7.2; as for the 16-bit forms).
+template <bool kMax>
+float minMaxF32(const Instr& in, float a, float b) {
+  a = inF(in, a);
+  b = inF(in, b);
+  const bool xorsign = in.mode & 4;
+  const bool negative = std::signbit(a) != std::signbit(b);
+  if (xorsign) {
+    a = std::fabs(a);
+    b = std::fabs(b);
   }
-};
-struct MaxF32 {
-  static float apply(const Instr& in, float a, float b) {
-    a = inF(in, a); b = inF(in, b);
-    if (std::isnan(a)) return outF(in, b);
-    if (std::isnan(b)) return outF(in, a);
-    if (a == b) return std::signbit(a) ? b : a;
-    return outF(in, a > b ? a : b);
-  }
-};
+  const bool na = std::isnan(a), nb = std::isnan(b);
+  if ((na && nb) || ((in.mode & 2) && (na || nb))) return std::bit_cast<float>(0x7fffffffu);
+  float r;
+  if (na) r = b;
+  else if (nb) r = a;
+  else if (a == b) r = std::signbit(a) != kMax ? a : b;
+  else r = (a < b) != kMax ? a : b;
+  r = outF(in, r);
+  if (xorsign) r = std::copysign(r, negative ? -1.0f : 1.0f);
+  return r;
+}
+struct MinF32 { static float apply(const Instr& in, float a, float b) { return minMaxF32<false>(in, a, b); } };
+struct MaxF32 { static float apply(const Instr& in, float a, float b) { return minMaxF32<true>(in, a, b); } };
 // abs/neg: sign-bit operations on numbers; a NaN input gives the canonical
 // NaN (the FADD-style lowering ptxas uses for sm_75; unverified on hardware).
 struct AbsF32 { static float apply(const Instr& in, float a) { return std::isnan(a) ? fp::canonical(a) : inF(in, std::fabs(a)); } };
@@ -167,7 +174,7 @@ void noFtzSatOn64(DecodeState& ds, ScalarType t) {
 
 void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
   bool f32 = t == ScalarType::F32;
-  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16)
+  if (t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16 || t == ScalarType::BF16x2)
     return decodeHalfArithmetic(ds, op, t);
   if (t != ScalarType::F32 && t != ScalarType::F64)
     ds.fail(fmt::format("'{}.{}' is not a floating-point type", op, scalarTypeName(t)));
@@ -227,6 +234,24 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
     if (op == "cos") return setElementwise<CosApproxF32, Unary, float>(ds, t, 1);
     if (ds.out.ftz) ds.fail("tanh.approx has no .ftz");
     return setElementwise<TanhApproxF32, Unary, float>(ds, t, 1);
+  }
+  if (op == "min" || op == "max") {
+    // ptxas: .NaN needs sm_80 / PTX 7.0, .xorsign.abs sm_86 / PTX 7.2, neither exists for .f64.
+    uint8_t mode = 0;
+    if (ds.mods.take("NaN")) {
+      if (!f32) ds.fail(fmt::format("illegal modifier .NaN for '{}.f64'", op));
+      ds.requireFeature(".NaN", 70, 80);
+      mode |= 2;
+    }
+    const bool xs = ds.mods.take("xorsign"), ab = ds.mods.take("abs");
+    if (xs || ab) {
+      if (!f32) ds.fail(fmt::format("illegal modifier .xorsign for '{}.f64'", op));
+      if (!xs) ds.fail("modifier '.abs' requires modifier '.xorsign'");
+      if (!ab) ds.fail("modifier '.xorsign' requires modifier '.abs'");
+      ds.requireFeature(".xorsign.abs", 72, 86);
+      mode |= 4;
+    }
+    ds.out.mode = mode;
   }
   if (op == "min") return f32 ? setElementwise<MinF32, Binary, float>(ds, t, 2) : setElementwise<MinF64, Binary, double>(ds, t, 2);
   if (op == "max") return f32 ? setElementwise<MaxF32, Binary, float>(ds, t, 2) : setElementwise<MaxF64, Binary, double>(ds, t, 2);

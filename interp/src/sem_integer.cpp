@@ -327,6 +327,28 @@ void bmskHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
+// szext.{clamp,wrap}.{u32,s32} (PTX ISA 7.6): the low N bits of a, zero- (u32) or sign-
+// extended (s32) to 32 bits, N = b mod 32 (.wrap) or min(b, 32) (.clamp); N = 0 gives 0,
+// N = 32 gives a. Instr::mode bit 0: clamp, bit 1: signed.
+void szextHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  const uint64_t* b = c.reg(in.s[1]);
+  const bool clamp = in.mode & 1, sgn = in.mode & 2;
+  forLanes(c, m, [&](uint32_t l) {
+    const uint32_t av = as<uint32_t>(a[l]), bv = as<uint32_t>(b[l]);
+    const uint32_t n = clamp ? std::min(bv, 32u) : (bv & 31);
+    uint32_t r;
+    if (n == 32) r = av;
+    else if (n == 0) r = 0;
+    else {
+      const uint32_t low = av & ((1u << n) - 1);
+      r = (sgn && ((av >> (n - 1)) & 1)) ? (low | (~0u << n)) : low;
+    }
+    d[l] = r;
+  });
+}
+
 // prmt: mode 0 = generic, 1..6 = f4e b4e rc8 ecl ecr rc16.
 uint32_t permute(uint32_t a, uint32_t b, uint32_t sel, uint8_t mode) {
   uint64_t src = (uint64_t{b} << 32) | a;
@@ -808,6 +830,16 @@ void decodeBmsk(DecodeState& ds) {
   if (mode < 0 || t != ScalarType::B32) ds.fail("bmsk needs .clamp or .wrap and .b32");
   ds.out.fn = &bmskHandler;
   ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.typeBytes = 4;
+  ds.destinationAndSources(t, 2);
+}
+
+void decodeSzext(DecodeState& ds) {
+  int mode = ds.mods.takeOneOf({"wrap", "clamp"});
+  ScalarType t = oneType(ds);
+  if (mode < 0 || (t != ScalarType::U32 && t != ScalarType::S32)) ds.fail("szext needs .clamp or .wrap and .u32 or .s32");
+  ds.out.fn = &szextHandler;
+  ds.out.mode = static_cast<uint8_t>((mode == 1 ? 1 : 0) | (t == ScalarType::S32 ? 2 : 0));
   ds.out.typeBytes = 4;
   ds.destinationAndSources(t, 2);
 }

@@ -7,6 +7,8 @@
 // it together, the executing lane is itself in the mask, and a shuffle reads
 // from a lane that takes part; anything else is reported as an error instead
 // of inventing a value.
+#include <algorithm>
+#include <array>
 #include <bit>
 
 #include <fmt/format.h>
@@ -103,6 +105,70 @@ void voteHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
+// redux.sync (PTX ISA 7.0, sm_80): every member lane gets the reduction of `a` over the
+// live lanes of its membermask. Instr::mode: ReduxOp; add wraps modulo 2^32.
+void reduxHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  const uint64_t* a = c.reg(in.s[0]);
+  uint32_t members[32];
+  checkMembers(c, m, c.reg(in.s[1]), "redux.sync", members);
+  const ReduxOp op = static_cast<ReduxOp>(in.mode);
+  uint32_t result[32];
+  forLanes(c, m, [&](uint32_t l) {
+    uint32_t acc = 0;
+    bool first = true;
+    for (uint32_t k = members[l]; k; k &= k - 1) {
+      const uint32_t v = static_cast<uint32_t>(a[std::countr_zero(k)]);
+      if (first) {
+        acc = v;
+        first = false;
+        continue;
+      }
+      switch (op) {
+        case ReduxOp::Add: acc += v; break;
+        case ReduxOp::MinU: acc = std::min(acc, v); break;
+        case ReduxOp::MaxU: acc = std::max(acc, v); break;
+        case ReduxOp::MinS: acc = static_cast<uint32_t>(std::min(static_cast<int32_t>(acc), static_cast<int32_t>(v))); break;
+        case ReduxOp::MaxS: acc = static_cast<uint32_t>(std::max(static_cast<int32_t>(acc), static_cast<int32_t>(v))); break;
+        case ReduxOp::And: acc &= v; break;
+        case ReduxOp::Or: acc |= v; break;
+        case ReduxOp::Xor: acc ^= v; break;
+      }
+    }
+    result[l] = acc;
+  });
+  uint64_t* d = c.reg(in.d[0]);
+  forLanes(c, m, [&](uint32_t l) { d[l] = result[l]; });
+}
+
+// match.{any,all}.sync (PTX ISA 6.0, sm_70). .any: the member lanes whose `a` equals this
+// lane's; .all: the membermask if every member's `a` is equal (then p = 1), else 0 (p = 0).
+// Instr::mode: 0 any, 1 all; typeBytes: 4 or 8; d[1]: the optional predicate of .all.
+void matchHandler(const Instr& in, ExecContext& c, uint32_t m) {
+  const uint64_t* a = c.reg(in.s[0]);
+  uint32_t members[32];
+  checkMembers(c, m, c.reg(in.s[1]), "match.sync", members);
+  const uint64_t valueMask = in.typeBytes == 8 ? ~uint64_t{0} : 0xffffffffu;
+  const bool all = in.mode == 1;
+  uint32_t result[32];
+  bool same[32];
+  forLanes(c, m, [&](uint32_t l) {
+    const uint64_t mine = a[l] & valueMask;
+    uint32_t equal = 0;
+    for (uint32_t k = members[l]; k; k &= k - 1) {
+      const uint32_t j = static_cast<uint32_t>(std::countr_zero(k));
+      if ((a[j] & valueMask) == mine) equal |= 1u << j;
+    }
+    same[l] = equal == members[l];
+    result[l] = all ? (same[l] ? members[l] : 0) : equal;
+  });
+  uint64_t* d = c.reg(in.d[0]);
+  uint64_t* p = in.d[1] != kNoSlot ? c.reg(in.d[1]) : nullptr;
+  forLanes(c, m, [&](uint32_t l) {
+    d[l] = result[l];
+    if (p) p[l] = same[l];
+  });
+}
+
 void activemaskHandler(const Instr& in, ExecContext& c, uint32_t m) {
   uint64_t* d = c.reg(in.d[0]);
   forLanes(c, m, [&](uint32_t l) { d[l] = m; });
@@ -150,6 +216,70 @@ void decodeVote(DecodeState& ds) {
   ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::B32);
 }
 
+void decodeRedux(DecodeState& ds) {
+  if (!ds.mods.take("sync")) ds.fail(".sync modifier required for instruction 'redux'");
+  int op = ds.mods.takeOneOf({"add", "min", "max", "and", "or", "xor"});
+  if (op < 0) ds.fail("redux.sync needs .add, .min, .max, .and, .or or .xor");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1) ds.fail("redux.sync needs one type");
+  const ScalarType t = types[0];
+  if (isFloat(t)) ds.fail(fmt::format("redux.sync.{} (floating point) needs sm_100a", scalarTypeName(t)));
+  const bool bitwise = op >= 3;
+  if (bitwise ? t != ScalarType::B32 : (t != ScalarType::U32 && t != ScalarType::S32))
+    ds.fail(fmt::format("incorrect type .{} for redux.sync.{} (.add/.min/.max take .u32/.s32, "
+                        ".and/.or/.xor .b32)",
+                        scalarTypeName(t), std::array{"add", "min", "max", "and", "or", "xor"}[op]));
+  ReduxOp r = ReduxOp::Add;
+  const bool sgn = t == ScalarType::S32;
+  switch (op) {
+    case 0: r = ReduxOp::Add; break;
+    case 1: r = sgn ? ReduxOp::MinS : ReduxOp::MinU; break;
+    case 2: r = sgn ? ReduxOp::MaxS : ReduxOp::MaxU; break;
+    case 3: r = ReduxOp::And; break;
+    case 4: r = ReduxOp::Or; break;
+    default: r = ReduxOp::Xor; break;
+  }
+  ds.expectOperands(3);
+  ds.requireRegisterBytes(4, 2);
+  ds.out.fn = &reduxHandler;
+  ds.out.mode = static_cast<uint8_t>(r);
+  ds.out.typeBytes = 4;
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], t);
+  ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::B32);
+}
+
+void decodeMatch(DecodeState& ds) {
+  if (!ds.mods.take("sync")) ds.fail(".sync modifier required for instruction 'match'");
+  int mode = ds.mods.takeOneOf({"any", "all"});
+  if (mode < 0) ds.fail("match.sync needs .any or .all");
+  auto types = ds.mods.takeTypes();
+  if (types.size() != 1 || (types[0] != ScalarType::B32 && types[0] != ScalarType::B64))
+    ds.fail("match.sync needs .b32 or .b64");
+  const ScalarType t = types[0];
+  ds.expectOperands(3);
+  ds.out.fn = &matchHandler;
+  ds.out.mode = static_cast<uint8_t>(mode);
+  ds.out.typeBytes = static_cast<uint8_t>(scalarTypeBytes(t));
+  const ptx::Operand& dst = ds.in.operands[0];
+  ds.out.d[0] = ds.destination(dst);
+  if (ds.slotBytes(ds.out.d[0]) != 4) ds.fail("match.sync's destination is a 32-bit register (a lane mask)");
+  if (!dst.pairName.empty()) {
+    if (mode == 0) ds.fail("predicate output not allowed for match.any");
+    ptx::Operand p = dst;
+    p.name = dst.pairName;
+    p.pairName.clear();
+    ds.out.d[1] = ds.destination(p);
+    if (ds.slotBytes(ds.out.d[1]) != 1) ds.fail(fmt::format("'{}' is not a predicate register", p.name));
+  }
+  ds.requireRegisterBytes(4, 1);
+  const ptx::Operand& src = ds.in.operands[1];
+  ds.out.s[0] = ds.source(src, t);
+  if (ds.namesRegister(src) && ds.slotBytes(ds.out.s[0]) != scalarTypeBytes(t))
+    ds.fail(fmt::format("match.sync.{} needs a {}-bit source", scalarTypeName(t), 8 * scalarTypeBytes(t)));
+  ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::B32);
+}
+
 void decodeActivemask(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1 || types[0] != ScalarType::B32) ds.fail("activemask needs .b32");
@@ -160,24 +290,48 @@ void decodeActivemask(DecodeState& ds) {
 
 void decodeBarrier(DecodeState& ds) {
   bool isBarrier = ds.in.opcode == "barrier";
-  if (ds.mods.take("arrive") || ds.mods.take("red"))
-    ds.fail("bar.arrive / bar.red are not supported yet");
-  if (!ds.mods.take("sync") && !isBarrier) ds.fail("expected bar.sync");
-  if (isBarrier) ds.mods.take("sync");
-  ds.mods.take("aligned");
-  ds.expectOperands(1, 2);
+  ds.mods.take("cta");  // bar.cta / barrier.cta (PTX ISA 7.8, checked with the row): the only scope
+  if (ds.mods.take("arrive")) ds.fail("bar.arrive is not supported yet");
+  const bool red = ds.mods.take("red");
+  if (!red && !ds.mods.take("sync") && !isBarrier) ds.fail("expected bar.sync");
+  if (isBarrier && !red) ds.mods.take("sync");
+  // ptxas: "Illegal modifier '.aligned' for instruction 'bar'" (bar is aligned; barrier takes it).
+  if (isBarrier) ds.mods.take("aligned");
+  BarRed op = BarRed::None;
+  if (red) {
+    int k = ds.mods.takeOneOf({"popc", "and", "or"});
+    if (k < 0) ds.fail("bar.red needs .popc, .and or .or");
+    op = static_cast<BarRed>(k + 1);
+    auto types = ds.mods.takeTypes();
+    const ScalarType want = op == BarRed::Popc ? ScalarType::U32 : ScalarType::Pred;
+    if (types.size() != 1 || types[0] != want)
+      ds.fail(op == BarRed::Popc ? "bar.red.popc requires .u32" : "bar.red.and/.or require .pred");
+    ds.expectOperands(3, 4);
+  } else {
+    ds.expectOperands(1, 2);
+  }
   ds.out.flow = Flow::Barrier;
+  ds.out.mode = static_cast<uint8_t>(op);
+  const size_t first = red ? 1 : 0;  // bar.red d, a{, b}, {!}c
+  const size_t nargs = ds.in.operands.size() - (red ? 2 : 0);
   // ptxas checks immediate ids and counts; a register id is checked when the barrier runs.
-  const ptx::Operand& id = ds.in.operands[0];
+  const ptx::Operand& id = ds.in.operands[first];
   if (id.kind == ptx::Operand::Kind::Immediate && !id.isFloat && (id.value < 0 || id.value > 15))
     ds.fail(fmt::format("barrier number {} is out of range 0..15", id.value));
-  if (ds.in.operands.size() == 2) {
-    const ptx::Operand& count = ds.in.operands[1];
+  if (nargs == 2) {
+    const ptx::Operand& count = ds.in.operands[first + 1];
     if (count.kind == ptx::Operand::Kind::Immediate && !count.isFloat && (count.value < 0 || count.value % 32 != 0))
       ds.fail(fmt::format("barrier thread count {} is not a multiple of the warp size 32", count.value));
   }
-  ds.out.s[0] = ds.source(ds.in.operands[0], ScalarType::U32);
-  if (ds.in.operands.size() == 2) ds.out.s[1] = ds.source(ds.in.operands[1], ScalarType::U32);
+  ds.out.s[0] = ds.source(ds.in.operands[first], ScalarType::U32);
+  if (nargs == 2) ds.out.s[1] = ds.source(ds.in.operands[first + 1], ScalarType::U32);
+  if (red) {
+    ds.requireRegisterBytes(op == BarRed::Popc ? 4 : 1, 1);
+    ds.out.d[0] = ds.destination(ds.in.operands[0]);
+    bool neg = false;
+    ds.out.s[2] = ds.predicate(ds.in.operands.back(), &neg);
+    ds.out.imm = neg ? 1 : 0;
+  }
 }
 
 void decodeFence(DecodeState& ds) {

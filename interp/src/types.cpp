@@ -15,6 +15,7 @@ constexpr TypeRow kTypes[] = {
     {ScalarType::S8, "s8", 1},     {ScalarType::S16, "s16", 2},   {ScalarType::S32, "s32", 4},
     {ScalarType::S64, "s64", 8},   {ScalarType::F16, "f16", 2},   {ScalarType::F16x2, "f16x2", 4},
     {ScalarType::BF16, "bf16", 2}, {ScalarType::F32, "f32", 4},   {ScalarType::F64, "f64", 8},
+    {ScalarType::BF16x2, "bf16x2", 4},
 };
 }  // namespace
 

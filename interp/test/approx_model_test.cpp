@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "oracle/harness.h"
 
@@ -122,6 +123,93 @@ TEST(ApproxModel, WithinTheIsaErrorBounds) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+// The 16-bit forms (ex2.approx.f16/f16x2, ex2.approx.ftz.bf16/bf16x2, tanh.approx.f16/
+// f16x2/bf16/bf16x2), over every input pattern: the ISA's special values, a result within
+// one unit in the last place of the format from long-double libm (the model is the nearest
+// value of the double function), and the x2 forms computing each element alone.
+long double value16(bool bf, uint16_t h) {
+  if (bf) return std::bit_cast<float>(uint32_t{h} << 16);
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const long double v = e == 0 ? std::ldexp(static_cast<long double>(m), -24)
+                               : std::ldexp(static_cast<long double>(m + 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+TEST(ApproxModel, HalfPrecisionEx2AndTanhOverEveryInput) {
+  struct Form {
+    const char* scalar;
+    const char* pair;
+    bool bf, tanh, ftz;
+  };
+  const Form forms[] = {{"ex2.approx.f16", "ex2.approx.f16x2", false, false, false},
+                        {"ex2.approx.ftz.bf16", "ex2.approx.ftz.bf16x2", true, false, true},
+                        {"tanh.approx.f16", "tanh.approx.f16x2", false, true, false},
+                        {"tanh.approx.bf16", "tanh.approx.bf16x2", true, true, false}};
+  for (const Form& fm : forms) {
+    OneInstr k(std::string(fm.scalar) + " %h4, %h1;\n  " + fm.pair + " %r4, %r1;");
+    const uint16_t expMask = fm.bf ? 0x7f80 : 0x7c00, mantMask = fm.bf ? 0x7f : 0x3ff;
+    const uint16_t one = fm.bf ? 0x3f80 : 0x3c00, inf = expMask;
+    uint64_t checked = 0;
+    std::vector<uint16_t> scalar(65536);
+    std::vector<uint32_t> pair(65536);
+    for (uint32_t base = 0; base < 65536; base += kLanes) {
+      for (uint32_t l = 0; l < kLanes; ++l) {
+        k.lanes("%h1")[l] = base + l;
+        k.lanes("%r1")[l] = (base + l) | ((65535u - base - l) << 16);
+      }
+      k.run();
+      for (uint32_t l = 0; l < kLanes; ++l) {
+        scalar[base + l] = static_cast<uint16_t>(k.lanes("%h4")[l]);
+        pair[base + l] = static_cast<uint32_t>(k.lanes("%r4")[l]);
+      }
+    }
+    for (uint32_t i = 0; i < 65536; ++i) {
+      // The x2 form computes each element alone: element 1 held the input 65535 - i.
+      EXPECT_EQ(pair[i] & 0xffff, scalar[i]) << fm.pair << " element 0 of " << std::hex << i;
+      EXPECT_EQ(pair[i] >> 16, scalar[65535 - i]) << fm.pair << " element 1 of " << std::hex << (65535 - i);
+    }
+    {
+      for (uint32_t i = 0; i < 65536; ++i) {
+        const uint16_t a = static_cast<uint16_t>(i);
+        const uint16_t r = scalar[i];
+        const bool nan = (a & expMask) == expMask && (a & mantMask);
+        const bool sub = (a & expMask) == 0 && (a & mantMask);
+        if (nan) {
+          EXPECT_EQ(r, 0x7fff) << fm.scalar << " of NaN " << std::hex << a;
+          continue;
+        }
+        long double x = value16(fm.bf, a);
+        if (fm.ftz && sub) x = 0;
+        if (fm.tanh) {
+          if (a == inf) { EXPECT_EQ(r, one); }
+          if (a == (inf | 0x8000)) { EXPECT_EQ(r, one | 0x8000); }
+          if ((a & 0x7fff) == 0) { EXPECT_EQ(r, a) << "tanh of a zero keeps its sign"; }
+        } else {
+          if (a == (inf | 0x8000)) { EXPECT_EQ(r, 0u) << "ex2(-inf) = +0"; }
+          if (a == inf) { EXPECT_EQ(r, inf) << "ex2(+inf) = +inf"; }
+          if ((a & 0x7fff) == 0 || (fm.ftz && sub)) { EXPECT_EQ(r, one) << "ex2(+-0) = 1"; }
+        }
+        const long double want = fm.tanh ? tanhl(x) : exp2l(x);
+        const long double got = value16(fm.bf, r);
+        if (std::isinf(want) || (r & expMask) == expMask) {
+          EXPECT_TRUE((r & expMask) == expMask || want > (fm.bf ? 3.3e38L : 65504.0L)) << fm.scalar << std::hex << a;
+          continue;
+        }
+        // One unit in the last place of the format at the reference's magnitude (the
+        // subnormal quantum below the normal range).
+        int e;
+        std::frexp(want, &e);
+        const int mant = fm.bf ? 7 : 10, minExp = fm.bf ? -126 : -14;
+        const long double ulp = std::ldexp(1.0L, std::max(e - 1, minExp) - mant);
+        if (fm.ftz && std::fabs(want) < std::ldexp(1.0L, minExp)) continue;  // flushed results
+        EXPECT_LE(std::fabs(got - want), ulp) << fm.scalar << " of " << std::hex << a << " -> " << r;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 30000u) << fm.scalar;  // the rest: NaN, overflowing or flushed results
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // bit patterns come from IEEE-754 arithmetic worked out by hand.
 #include <gtest/gtest.h>
 
+#include "qgpu/interp/isa.h"
 #include "test_util.h"
 
 namespace qgpu {
@@ -150,6 +151,44 @@ TEST(FloatOps, ConversionsFloatFloat) {
   EXPECT_EQ(evalU32("cvt.rn.f16.f32 %rs4, %f1; cvt.u32.u16 %r4, %rs4;", 0x33800000u), 0x0001u);  // 2^-24 subnormal
   EXPECT_EQ(evalF32("cvt.f32.f16 %f4, %rs1;", 0x3555u), 0x3eaaa000u);
   EXPECT_EQ(evalF32("cvt.f32.f16 %f4, %rs1;", 0xfc00u), 0xff800000u);
+}
+
+}  // namespace
+}  // namespace qgpu
+
+namespace qgpu {
+namespace {
+
+// Which half-precision spellings decode, as ptxas 13 decides at .version 9.0 .target sm_90
+// (values: the numeric oracle; targets and versions: the grammar corpus).
+TEST(FloatOps, HalfFormsDecodeWhereCuda13PtxasAcceptsThem) {
+  for (const char* ok : {"add.f16 %h1, %h2, %h3;", "add.bf16 %h1, %h2, %h3;", "add.rn.bf16x2 %r1, %r2, %r3;",
+                         "sub.bf16x2 %r1, %r2, %r3;", "mul.rn.bf16 %h1, %h2, %h3;",
+                         "fma.rn.bf16 %h1, %h2, %h3, %h4;", "fma.rn.relu.bf16 %h1, %h2, %h3, %h4;",
+                         "fma.rn.relu.f16 %h1, %h2, %h3, %h4;", "fma.rn.ftz.relu.f16x2 %r1, %r2, %r3, %r4;",
+                         "min.f16 %h1, %h2, %h3;", "min.ftz.NaN.f16 %h1, %h2, %h3;", "min.NaN.f16x2 %r1, %r2, %r3;",
+                         "min.xorsign.abs.f16 %h1, %h2, %h3;", "max.NaN.xorsign.abs.f16x2 %r1, %r2, %r3;",
+                         "min.bf16 %h1, %h2, %h3;", "max.NaN.bf16x2 %r1, %r2, %r3;",
+                         "max.xorsign.abs.bf16 %h1, %h2, %h3;", "neg.f16 %h1, %h2;", "neg.ftz.f16x2 %r1, %r2;",
+                         "abs.bf16 %h1, %h2;", "neg.bf16x2 %r1, %r2;", "setp.lt.f16 %p1, %h1, %h2;",
+                         "setp.lt.ftz.f16x2 %p1|%p2, %r1, %r2;", "setp.lt.f16x2 %p1, %r1, %r2;",
+                         "setp.eq.and.f16x2 %p1|%p2, %r1, %r2, !%p3;", "setp.nan.bf16x2 %p1|%p2, %r1, %r2;",
+                         "setp.gtu.or.bf16 %p1, %h1, %h2, %p3;", "ex2.approx.f16 %h1, %h2;",
+                         "ex2.approx.f16x2 %r1, %r2;", "ex2.approx.ftz.bf16 %h1, %h2;",
+                         "ex2.approx.ftz.bf16x2 %r1, %r2;", "tanh.approx.f16 %h1, %h2;",
+                         "tanh.approx.bf16x2 %r1, %r2;"})
+    EXPECT_TRUE(decodesInKernel(ok)) << ok;
+  for (const char* bad : {"add.rz.f16 %h1, %h2, %h3;", "add.rn.ftz.bf16 %h1, %h2, %h3;",
+                          "add.rn.sat.bf16 %h1, %h2, %h3;", "fma.rn.sat.relu.f16 %h1, %h2, %h3, %h4;",
+                          "fma.bf16 %h1, %h2, %h3, %h4;", "fma.f16 %h1, %h2, %h3, %h4;",
+                          "fma.rz.f16 %h1, %h2, %h3, %h4;", "min.ftz.bf16 %h1, %h2, %h3;",
+                          "min.xorsign.f16 %h1, %h2, %h3;", "min.abs.f16 %h1, %h2, %h3;",
+                          "abs.ftz.bf16 %h1, %h2;", "abs.rn.f16 %h1, %h2;", "add.relu.f16 %h1, %h2, %h3;",
+                          "neg.NaN.f16 %h1, %h2;", "add.f16 %r1, %r2, %r3;", "setp.lt.f16 %p1|%p2, %h1, %h2;",
+                          "setp.lt.ftz.bf16 %p1, %h1, %h2;", "setp.lo.f16 %p1, %h1, %h2;",
+                          "setp.lt.f16x2 %p1, %h1, %h2;", "ex2.approx.ftz.f16 %h1, %h2;",
+                          "ex2.approx.bf16 %h1, %h2;", "tanh.approx.ftz.f16 %h1, %h2;", "ex2.f16 %h1, %h2;"})
+    EXPECT_FALSE(decodesInKernel(bad)) << bad;
 }
 
 }  // namespace

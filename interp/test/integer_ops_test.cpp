@@ -137,6 +137,25 @@ TEST(IntegerOps, BitMaskClampsOrWrapsPositionAndWidth) {
   EXPECT_FALSE(decodesInKernel("bmsk.clamp.wrap.b32 %r1, %r2, %r3;"));
 }
 
+TEST(IntegerOps, SignOrZeroExtendFromAClampedOrWrappedWidth) {
+  EXPECT_EQ(evalU32("szext.wrap.u32 %r4, 0xffffffff, 0;", 0), 0u);  // the PTX ISA's example
+  EXPECT_EQ(evalU32("szext.clamp.s32 %r4, %r1, %r2;", 0x80, 8), 0xffffff80u);
+  EXPECT_EQ(evalU32("szext.clamp.u32 %r4, %r1, %r2;", 0x180, 8), 0x80u);
+  EXPECT_EQ(evalU32("szext.clamp.s32 %r4, %r1, %r2;", 0x7f, 8), 0x7fu);
+  EXPECT_EQ(evalU32("szext.clamp.s32 %r4, %r1, %r2;", 0x1, 1), 0xffffffffu);   // a 1-bit field
+  EXPECT_EQ(evalU32("szext.clamp.s32 %r4, %r1, %r2;", 0x87654321u, 0), 0u);    // width 0
+  EXPECT_EQ(evalU32("szext.clamp.s32 %r4, %r1, %r2;", 0x87654321u, 40), 0x87654321u);  // clamps to 32
+  EXPECT_EQ(evalU32("szext.wrap.s32 %r4, %r1, %r2;", 0x87654321u, 40), 0x21u);  // 40 wraps to 8
+  EXPECT_EQ(evalU32("szext.wrap.s32 %r4, %r1, %r2;", 0x87654321u, 32), 0u);     // 32 wraps to 0
+  EXPECT_EQ(evalU32("szext.wrap.s32 %r4, %r1, %r2;", 0x87654321u, 31), 0x07654321u);
+  // As ptxas (CUDA 13) decides: a mode and .u32/.s32 are required, one mode only.
+  EXPECT_TRUE(decodesInKernel("szext.clamp.s32 %r1, %r2, 7;"));
+  EXPECT_FALSE(decodesInKernel("szext.u32 %r1, %r2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("szext.clamp.b32 %r1, %r2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("szext.wrap.s64 %rd1, %rd2, %r3;"));
+  EXPECT_FALSE(decodesInKernel("szext.clamp.wrap.u32 %r1, %r2, %r3;"));
+}
+
 TEST(IntegerOps, PermuteMatchesIsaVectors) {
   EXPECT_EQ(evalU32("prmt.b32 %r4, %r1, %r2, %r3;", 0x70c507d6, 0x6fbd4b5c, 0x7604), 0x6fbdd65cu);
   EXPECT_EQ(evalU32("prmt.b32 %r4, %r1, %r2, %r3;", 0x0100FE80, 0, 0x0A08), 0x800080FFu);

@@ -284,6 +284,21 @@ std::array<uint64_t, 3> reference(const IntCase& c, const uint64_t* in, uint32_t
     }
     return {wrap(acc, 32)};
   }
+  if (op == "bmsk" || op == "szext") {
+    // Written from the ISA's prose, not its pseudocode: a field [pos, pos + width) cut at
+    // bit 32, positions and widths wrapping modulo 32 (.wrap) or saturating at 32 (.clamp).
+    const bool clampMode = c.has("clamp");
+    auto amount = [&](uint64_t v) { return clampMode ? std::min<uint64_t>(v, 32) : v % 32; };
+    if (op == "bmsk") {
+      const uint64_t pos = amount(in[0]), width = amount(in[1]);
+      uint64_t r = 0;
+      for (uint64_t i = pos; i < pos + width && i < 32; ++i) r |= uint64_t{1} << i;
+      return {r};
+    }
+    const uint64_t width = amount(in[1]);  // szext: the low `width` bits of a, extended
+    if (width == 0) return {0};
+    return {wrap(val(in[0], static_cast<int>(width), s), 32)};
+  }
   throw std::runtime_error("no integer reference for " + c.spelling);
 }
 
@@ -315,6 +330,7 @@ TEST_P(IntegerOracle, Matches128BitReference) {
         for (size_t i = 0; i < p.in.size(); ++i) {
           int w = p.in[i].second;
           bool amount = w == 32 && w != c.n && c.op != "mad";  // shift amount / field position / length
+          if (c.op == "bmsk" || (c.op == "szext" && i == 1)) amount = true;  // bit position / width
           uint64_t v = amount && gen.below(4) != 0 ? gen.below(80) : gen.intBits(w);
           vals[l][i] = v & static_cast<uint64_t>(mask(w));
           ins[i][l] = vals[l][i];

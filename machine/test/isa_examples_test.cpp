@@ -80,7 +80,7 @@ TEST(MachineIsaExamples, LoweredExamplesMatchTheOracle) {
   // the corpus and the property tests instead.
   const std::set<Opcode> kSkip = {Opcode::Ld, Opcode::Ldu, Opcode::St, Opcode::Atom, Opcode::Red,
                                   Opcode::Prefetch, Opcode::Cvta, Opcode::Isspacep, Opcode::Shfl,
-                                  Opcode::Vote, Opcode::Activemask, Opcode::Bar, Opcode::Barrier,
+                                  Opcode::Vote, Opcode::Match, Opcode::Redux, Opcode::Activemask, Opcode::Bar, Opcode::Barrier,
                                   Opcode::Membar, Opcode::Fence, Opcode::Bra, Opcode::Call, Opcode::Ret,
                                   Opcode::Exit, Opcode::Trap, Opcode::Nanosleep};
   std::mt19937_64 rng(12);

@@ -44,6 +44,17 @@ TEST(MachineLower, UnsupportedInstructionsNameTheInstructionAndReason) {
   EXPECT_NE(e.find("ex2.approx.f32"), std::string::npos) << e;
   e = lowerError(kernel("\tsetp.lt.and.s32 %p1, %r1, 2, %p2;\n\tselp.u32 %r2, 1, 0, %p1;\n\tst.global.u32 [%rd4], %r2;\n"));
   EXPECT_NE(e.find("boolean combination"), std::string::npos) << e;
+  // The instructions of issue #11 the machine has no unit for (PTX ISA 7.6 for szext).
+  auto kernel76 = [](const std::string& body) {
+    std::string k = kernel(body);
+    return k.replace(k.find(".version 7.0"), 12, ".version 7.6");
+  };
+  e = lowerError(kernel("\tsetp.lt.u32 %p1, %r1, 2;\n\tbar.red.popc.u32 %r2, 0, %p1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("bar.red (a block-wide reduction) is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel76("\tszext.clamp.s32 %r2, %r1, 3;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'szext.clamp.s32' is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel76("\tmatch.any.sync.b32 %r2, %r1, -1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'match.any.sync.b32' is not lowered"), std::string::npos) << e;
 }
 
 TEST(MachineLower, ConstantsAndCopiesCostNoSteps) {

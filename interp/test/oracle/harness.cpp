@@ -1,5 +1,6 @@
 // Numeric-oracle harness: one-instruction kernels decoded and run on a 32-lane context.
 #include "harness.h"
+#include "reference.h"
 
 #include <bit>
 #include <cmath>
@@ -49,6 +50,7 @@ struct Format {
   int width, mant, expBits;
 };
 Format formatOf(int width) {
+  if (width == kBF16) return {16, 7, 8};
   if (width == 16) return {16, 10, 5};
   if (width == 32) return {32, 23, 8};
   return {64, 52, 11};
@@ -59,8 +61,8 @@ uint64_t pack(const Format& f, uint64_t sign, uint64_t exp, uint64_t mant) {
 }  // namespace
 
 const std::vector<uint64_t>& Gen::specials(int width) {
-  static std::vector<uint64_t> s16, s32, s64;
-  std::vector<uint64_t>& s = width == 16 ? s16 : width == 32 ? s32 : s64;
+  static std::vector<uint64_t> s16, sbf16, s32, s64;
+  std::vector<uint64_t>& s = width == kBF16 ? sbf16 : width == 16 ? s16 : width == 32 ? s32 : s64;
   if (!s.empty()) return s;
   Format f = formatOf(width);
   uint64_t maxExp = (uint64_t{1} << f.expBits) - 1, bias = maxExp / 2;
@@ -96,6 +98,7 @@ const std::vector<uint64_t>& Gen::specials(int width) {
 }
 
 uint64_t Gen::bits(int width) {
+  width = storageBits(width);
   uint64_t v = rng_();
   return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
 }

@@ -25,6 +25,7 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 const llvm::fltSemantics& sem(int width) {
+  if (width == kBF16) return APFloat::BFloat();
   return width == 16 ? APFloat::IEEEhalf() : width == 32 ? APFloat::IEEEsingle() : APFloat::IEEEdouble();
 }
 llvm::RoundingMode mode(Rm r) {
@@ -35,18 +36,18 @@ llvm::RoundingMode mode(Rm r) {
     default: return llvm::RoundingMode::NearestTiesToEven;
   }
 }
-APFloat mk(int width, uint64_t bits) { return APFloat(sem(width), APInt(static_cast<unsigned>(width), bits)); }
+APFloat mk(int width, uint64_t bits) { return APFloat(sem(width), APInt(static_cast<unsigned>(storageBits(width)), bits)); }
 uint64_t bitsOf(const APFloat& f) { return f.bitcastToAPInt().getZExtValue(); }
 
-int mantBits(int w) { return w == 16 ? 10 : w == 32 ? 23 : 52; }
-uint64_t signBit(int w) { return uint64_t{1} << (w - 1); }
-uint64_t expMask(int w) { return ((uint64_t{1} << (w - 1)) - 1) & ~((uint64_t{1} << mantBits(w)) - 1); }
+int mantBits(int w) { return w == kBF16 ? 7 : w == 16 ? 10 : w == 32 ? 23 : 52; }
+uint64_t signBit(int w) { return uint64_t{1} << (storageBits(w) - 1); }
+uint64_t expMask(int w) { return (signBit(w) - 1) & ~((uint64_t{1} << mantBits(w)) - 1); }
 bool isNaNBits(int w, uint64_t x) { return (x & expMask(w)) == expMask(w) && (x & ((uint64_t{1} << mantBits(w)) - 1)); }
 bool isSubBits(int w, uint64_t x) { return (x & expMask(w)) == 0 && (x & ((uint64_t{1} << mantBits(w)) - 1)); }
 uint64_t flush(int w, uint64_t x) { return isSubBits(w, x) ? (x & signBit(w)) : x; }
-uint64_t canonicalNaN(int w) { return w == 16 ? 0x7fff : w == 32 ? 0x7fffffff : 0x7fffffffffffffff; }
+uint64_t canonicalNaN(int w) { return storageBits(w) == 16 ? 0x7fff : w == 32 ? 0x7fffffff : 0x7fffffffffffffff; }
 uint64_t quiet(int w, uint64_t x) { return x | (uint64_t{1} << (mantBits(w) - 1)); }
-uint64_t one(int w) { return w == 16 ? 0x3c00 : w == 32 ? 0x3f800000 : 0x3ff0000000000000; }
+uint64_t one(int w) { return w == kBF16 ? 0x3f80 : w == 16 ? 0x3c00 : w == 32 ? 0x3f800000 : 0x3ff0000000000000; }
 
 Rm parseRm(const std::string& m) {
   if (m == "rz" || m == "rzi") return Rm::RZ;
@@ -66,9 +67,11 @@ uint64_t saturateBits(int w, uint64_t x) {
 
 // The PTX result rules on top of the IEEE value.
 uint64_t finish(const FloatCase& c, APFloat v) {
-  uint64_t r = v.isNaN() ? canonicalNaN(c.width) : bitsOf(v);
-  if (c.ftz) r = flush(c.width, r);
-  if (c.sat) r = saturateBits(c.width, r);
+  const int w = c.bf ? kBF16 : c.width;
+  uint64_t r = v.isNaN() ? canonicalNaN(w) : bitsOf(v);
+  if (c.ftz) r = flush(w, r);
+  if (c.sat) r = saturateBits(w, r);
+  if (c.relu && !isNaNBits(w, r) && (r & signBit(w))) r = 0;  // negative and -0 -> +0
   return r;
 }
 
@@ -81,10 +84,15 @@ FloatCase parseFloatCase(const std::string& spelling) {
   c.op = parts[0];
   std::string t = parts.back();
   c.width = t == "f64" ? 64 : t == "f32" ? 32 : 16;
-  c.pair = t == "f16x2";
+  c.pair = t == "f16x2" || t == "bf16x2";
+  c.bf = t == "bf16" || t == "bf16x2";
   for (size_t i = 1; i + 1 < parts.size(); ++i) {
     const std::string& m = parts[i];
     if (m == "ftz") c.ftz = true;
+    else if (m == "relu") c.relu = true;
+    else if (m == "NaN") c.nanMode = true;
+    else if (m == "xorsign") c.xorsign = true;
+    else if (m == "abs") continue;  // .xorsign.abs
     else if (m == "sat") c.sat = true;
     else if (m == "rn" || m == "rz" || m == "rm" || m == "rp") c.rm = parseRm(m);
     else c.cls = m;
@@ -105,7 +113,7 @@ FloatCase parseFloatCase(const std::string& spelling) {
 }
 
 uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3) {
-  const int w = c.width;
+  const int w = c.bf ? kBF16 : c.width;
   const auto rm = mode(c.rm);
   if (c.id == FOp::Copysign) return (b & ~signBit(w)) | (a & signBit(w));
   if (c.id == FOp::Testp) {
@@ -151,11 +159,19 @@ uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3) {
     return c.id == FOp::Abs ? a & ~signBit(w) : a ^ signBit(w);  // a was flushed if .ftz
   }
   if (c.id == FOp::Min || c.id == FOp::Max) {
+    // The ISA's min/max: .xorsign.abs works on magnitudes and signs the (non-NaN) result
+    // with the XOR of the operands' signs; .NaN makes any NaN operand give NaN.
+    const uint64_t xs = (a ^ b) & signBit(w);
+    if (c.xorsign) {
+      x.clearSign();
+      y.clearSign();
+    }
     bool na = x.isNaN(), nb = y.isNaN();
-    if (na && nb) return canonicalNaN(w);
-    if (na) return b;
-    if (nb) return a;
-    return bitsOf(c.id == FOp::Min ? llvm::minimum(x, y) : llvm::maximum(x, y));
+    if ((na && nb) || (c.nanMode && (na || nb))) return canonicalNaN(w);
+    APFloat r = na ? y : nb ? x : c.id == FOp::Min ? llvm::minimum(x, y) : llvm::maximum(x, y);
+    uint64_t bits = bitsOf(r);
+    if (c.xorsign) bits = (bits & ~signBit(w)) | xs;
+    return bits;
   }
   // Arithmetic. NaN inputs: f32/f16 give the canonical NaN; f64 propagates
   // the first NaN operand (a, then b, then c), quieted.
@@ -171,7 +187,27 @@ uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3) {
   if (c.id == FOp::Add) r.add(y, rm);
   else if (c.id == FOp::Sub) r.subtract(y, rm);
   else if (c.id == FOp::Mul) r.multiply(y, rm);
-  else if (c.id == FOp::Fma && w == 16) {
+  else if (c.id == FOp::Fma && w == kBF16) {
+    // bf16: a*b is exact in quad (16-bit significands) but a*b + c may need ~520 bits, so
+    // the sum is taken toward zero in quad with a sticky last bit (round to odd at 113
+    // bits, 113 >= 8 + 2) and rounded once to bf16. APFloat's own bf16 fusedMultiplyAdd is
+    // not trusted after the half-precision bug below.
+    bool lost;
+    APFloat xq = x, yq = y, zq = z;
+    const auto& q = APFloat::IEEEquad();
+    xq.convert(q, rm, &lost);
+    yq.convert(q, rm, &lost);
+    zq.convert(q, rm, &lost);
+    xq.multiply(yq, rm);  // exact
+    const auto status = xq.add(zq, llvm::RoundingMode::TowardZero);
+    if ((status & APFloat::opInexact) && xq.isFiniteNonZero()) {
+      APInt bits = xq.bitcastToAPInt();
+      bits.setBit(0);  // the sticky bit
+      xq = APFloat(q, bits);
+    }
+    xq.convert(sem(w), rm, &lost);
+    r = xq;
+  } else if (c.id == FOp::Fma && w == 16) {
     // LLVM 14's fusedMultiplyAdd misrounds some half results near the
     // subnormal range (0x07e3 * 0x31cb + 0x8002 is 363.50012 units of 2^-24,
     // so RN gives 0x016c; APFloat says 0x016b). For halves the exact a*b + c

@@ -13,6 +13,12 @@ namespace qgpu::oracle {
 
 enum class Rm { RN, RZ, RM, RP };
 
+/// The format code of bf16 where a width (16, 32, 64) names the other formats
+/// (reference.cpp, Gen in harness.cpp).
+constexpr int kBF16 = 1016;
+/// Storage bits of a format code.
+inline int storageBits(int w) { return w == kBF16 ? 16 : w; }
+
 enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp };
 
 struct FloatCase {
@@ -21,7 +27,9 @@ struct FloatCase {
   std::string op;             // add sub mul fma mad div rcp sqrt min max abs neg copysign testp setp
   std::string cls;            // testp class / setp comparison
   int width = 32;             // element width: 16, 32, 64
-  bool pair = false;          // .f16x2
+  bool pair = false;          // .f16x2 / .bf16x2
+  bool bf = false;            // .bf16 / .bf16x2
+  bool relu = false, nanMode = false, xorsign = false;  // .relu, .NaN, .xorsign.abs
   bool ftz = false, sat = false;
   Rm rm = Rm::RN;
   int nsrc = 2;

@@ -34,11 +34,37 @@ inline std::vector<std::string> floatCases() {
     for (const char* t : {".f16", ".f16x2"}) {
       for (const char* ftz : {"", ".ftz"})
         for (const char* sat : {"", ".sat"}) out.push_back(std::string(op) + ".rn" + ftz + sat + t);
-      out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+      if (std::string(op) != "fma") out.push_back(std::string(op) + t);  // no rounding modifier: .rn
+    }
+  for (const char* t : {".f16", ".f16x2"})
+    for (const char* ftz : {"", ".ftz"}) out.push_back(std::string("fma.rn") + ftz + ".relu" + t);
+  for (const char* t : {".bf16", ".bf16x2"}) {
+    for (const char* op : {"add", "sub", "mul"}) {
+      out.push_back(std::string(op) + ".rn" + t);
+      out.push_back(std::string(op) + t);
+    }
+    out.push_back(std::string("fma.rn") + t);
+    out.push_back(std::string("fma.rn.relu") + t);
+  }
+  // Half-precision min/max (every .ftz/.NaN/.xorsign.abs combination ptxas accepts) and
+  // neg/abs (exhaustive over the 2^16 patterns of each element).
+  for (const char* op : {"min", "max"})
+    for (const char* t : {".f16", ".f16x2", ".bf16", ".bf16x2"})
+      for (const char* ftz : {"", ".ftz"})
+        for (const char* nan : {"", ".NaN"})
+          for (const char* xs : {"", ".xorsign.abs"}) {
+            if (*ftz && t[1] == 'b') continue;  // bf16 has no .ftz
+            out.push_back(std::string(op) + ftz + nan + xs + t);
+          }
+  for (const char* op : {"neg", "abs"})
+    for (const char* t : {".f16", ".f16x2", ".bf16", ".bf16x2"}) {
+      out.push_back(std::string(op) + t);
+      if (t[1] == 'f') out.push_back(std::string(op) + ".ftz" + t);
     }
   for (const char* op : {"min", "max"}) {
-    out.push_back(std::string(op) + ".f32");
-    out.push_back(std::string(op) + ".ftz.f32");
+    for (const char* ftz : {"", ".ftz"})
+      for (const char* nan : {"", ".NaN"})
+        for (const char* xs : {"", ".xorsign.abs"}) out.push_back(std::string(op) + ftz + nan + xs + ".f32");
     out.push_back(std::string(op) + ".f64");
   }
   for (const char* op : {"abs", "neg"}) {
@@ -50,6 +76,9 @@ inline std::vector<std::string> floatCases() {
   out.push_back("copysign.f64");
   for (const char* c : {"finite", "infinite", "number", "notanumber", "normal", "subnormal"})
     for (const char* t : {".f32", ".f64"}) out.push_back(std::string("testp.") + c + t);
+  for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
+    for (const char* t : {".f16", ".ftz.f16", ".f16x2", ".ftz.f16x2", ".bf16", ".bf16x2"})
+      out.push_back(std::string("setp.") + c + t);
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
     out.push_back(std::string("setp.") + c + ".f32");
     out.push_back(std::string("setp.") + c + ".ftz.f32");
@@ -153,6 +182,11 @@ inline std::vector<std::string> integerCases() {
   for (const char* d : {"l", "r"})
     for (const char* m : {"clamp", "wrap"}) out.push_back(std::string("shf.") + d + "." + m + ".b32");
   out.push_back("lop3.b32");
+  for (const char* m : {"clamp", "wrap"}) {
+    out.push_back(std::string("bmsk.") + m + ".b32");
+    out.push_back(std::string("szext.") + m + ".u32");
+    out.push_back(std::string("szext.") + m + ".s32");
+  }
   for (const char* t : {"u32", "s32", "u64", "s64"}) {
     std::string ts = t;
     out.push_back("add.cc." + ts + "+addc.cc." + ts + "+addc." + ts);
@@ -171,6 +205,18 @@ inline std::vector<std::string> integerCases() {
     out.push_back("clz." + ts);
     out.push_back("brev." + ts);
   }
+  return out;
+}
+
+/// Warp reductions and matches (interp/test/warp_oracle_test.cpp): every lane of 32 against
+/// a reference over random membermask partitions of the warp.
+inline std::vector<std::string> warpCases() {
+  std::vector<std::string> out;
+  for (const char* op : {"add", "min", "max"})
+    for (const char* t : {"u32", "s32"}) out.push_back(std::string("redux.sync.") + op + "." + t);
+  for (const char* op : {"and", "or", "xor"}) out.push_back(std::string("redux.sync.") + op + ".b32");
+  for (const char* m : {"any", "all"})
+    for (const char* t : {"b32", "b64"}) out.push_back(std::string("match.") + m + ".sync." + t);
   return out;
 }
 

@@ -49,6 +49,11 @@ enum class AtomOp : uint8_t { And, Or, Xor, Cas, Exch, Add, Inc, Dec, Min, Max }
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 /// Instr::mode of shfl.sync.
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
+/// Instr::mode of redux.sync (the type's signedness folded into min/max).
+enum class ReduxOp : uint8_t { Add, MinU, MaxU, MinS, MaxS, And, Or, Xor };
+/// Instr::mode of bar/barrier: a plain barrier, or bar.red with its reduction (d[0] the
+/// result, s[2] the predicate, Instr::imm bit 0 its negation).
+enum class BarRed : uint8_t { None, Popc, And, Or };
 
 struct Instr {
   Handler fn = nullptr;
