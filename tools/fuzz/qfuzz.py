@@ -1,0 +1,515 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of qgpu with generated CUDA kernels (docs/fuzzing.md, issue 16).
+
+Every kernel of tools/fuzz/gen.py is built three ways from one source: nvcc PTX, clang PTX and
+a host program under the SIMT shim of qf_rt.h (the reference). The PTX runs on the interpreter
+at W=4 and W=32 and on the machine backend (W=4) where it lowers; every output must equal the
+host reference of the base kernel (EMI variants included).
+
+  qfuzz.py run --seeds 1..20 [--variants 2] [--batch 8] [--json out.jsonl]   one campaign
+  qfuzz.py ctest                                                            the ctest `fuzz` seeds
+  qfuzz.py reduce SEED [--variant V] [--config C] --out DIR                  creduce a mismatch
+  qfuzz.py interesting DIR                        (creduce's test: the mismatch is still there)
+
+Exit codes: 0 all agree, 1 a mismatch (or a generator error), 2 usage or missing tools.
+"""
+import argparse
+import json
+import os
+import re
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+import gen  # noqa: E402
+
+NVCC = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+CLANG = os.environ.get("CLANG", "clang-14")
+CXX = os.environ.get("QF_CXX", "g++")
+NVCC_FLAGS = ["-arch=sm_75", "-ptx", "-O3"]                       # tools/gen_ptx.sh
+CLANG_FLAGS = ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_75", "-nocudainc", "-nocudalib",
+               "-O3", "-S", "-include", str(ROOT / "kernels/include/qgpu_cuda.h")]
+HOST_FLAGS = ["-DQF_HOST", "-x", "c++", "-std=c++20", "-O0", "-ffp-contract=off", "-fno-fast-math",
+              "-fsanitize=undefined", "-fno-sanitize-recover=undefined", "-w"]
+# Configurations compared with the host reference.
+CONFIGS = [("interp", "nvcc", 4), ("interp", "nvcc", 32), ("interp", "clang", 4), ("interp", "clang", 32),
+           ("machine", "nvcc", 4), ("machine", "clang", 4)]
+
+
+def cfg_name(c):
+    b, f, w = c
+    return f"{b}-{f}-w{w}"
+
+
+def tool_versions():
+    def first(cmd):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+            return out[-1] if "nvcc" in cmd[0] else out[0]
+        except (OSError, subprocess.SubprocessError):
+            return None
+    return {"nvcc": first([NVCC, "--version"]), "clang": first([CLANG, "--version"]),
+            "host_cxx": first([CXX, "--version"]), "python": sys.version.split()[0]}
+
+
+def sh(cmd, timeout=300, cwd=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def batch_source(kernels):
+    src = ['#include "qf_rt.h"\n']
+    for k in kernels:
+        src.append(k["source"])
+    src.append("#ifdef QF_HOST\nstatic const qf::Entry qf_entries[] = {\n")
+    for k in kernels:
+        g, b = k["grid"], k["block"]
+        src.append(f'  {{"{k["name"]}", {k["name"]}, {{{g[0]}, {g[1]}, {g[2]}}}, {{{b[0]}, {b[1]}, {b[2]}}}, '
+                   f'{k["dynamic_shared_bytes"]}}},\n')
+    src.append("};\nint main(int argc, char** argv) {\n"
+               "  return qf::main(argc, argv, qf_entries, sizeof qf_entries / sizeof qf_entries[0]);\n}\n#endif\n")
+    return "".join(src)
+
+
+def build(cu, outdir, host_flags=None):
+    """Compiles one batch file three ways; returns {what: error text or None}."""
+    errs = {}
+    rc, _, e = sh([NVCC, *NVCC_FLAGS, "-I", str(HERE), str(cu), "-o", str(outdir / "batch.sm_75.ptx")])
+    errs["nvcc"] = e if rc else None
+    rc, _, e = sh([CLANG, *CLANG_FLAGS, "-I", str(HERE), str(cu), "-o", str(outdir / "batch.clang.ptx")])
+    errs["clang"] = e if rc else None
+    rc, _, e = sh([CXX, *(host_flags or HOST_FLAGS), "-I", str(HERE), str(cu), "-o", str(outdir / "batch.host")])
+    errs["host"] = e if rc else None
+    return errs
+
+
+SEED_REF = re.compile(r"\bqf(\d+)(?=_|\b)")
+HEADER = re.compile(r"^\.(version|target|address_size)\b")
+
+
+def split_ptx(text):
+    """Splits the PTX module of a batch into one module per seed: the header, every top-level
+    item (variable, function declaration or definition) that names that seed's symbols
+    (qf<seed>...), and the items that name none (e.g. the `.extern .shared` array). The lines
+    are the compiler's, unchanged; only other seeds' independent items are left out, so that a
+    run decodes one seed's code instead of the whole batch."""
+    lines = text.splitlines(keepends=True)
+    header, items, cur, depth, pending = [], [], [], 0, []
+    for ln in lines:
+        s = ln.strip()
+        if not cur:
+            if HEADER.match(s):
+                header.append(ln)
+                continue
+            if not s or s.startswith("//"):
+                pending.append(ln)
+                continue
+            cur = pending + [ln]
+            pending = []
+        else:
+            cur.append(ln)
+        depth += ln.count("{") - ln.count("}")
+        if depth == 0 and (s.endswith("}") or s.endswith(";")):
+            items.append("".join(cur))
+            cur = []
+    if cur:
+        items.append("".join(cur))
+    parts = {}
+    shared = []
+    for it in items:
+        code = "".join(l for l in it.splitlines(keepends=True) if not l.lstrip().startswith("//"))
+        seeds = {int(m) for m in SEED_REF.findall(code)}
+        if not seeds:
+            shared.append(it)
+        for sd in seeds:
+            parts.setdefault(sd, []).append(it)
+    head = "".join(header)
+    return {sd: head + "\n" + "".join(shared) + "\n" + "".join(its) for sd, its in parts.items()}
+
+
+def write_launch(k, kdir):
+    kdir.mkdir(parents=True, exist_ok=True)
+    hexes = lambda xs: [f"0x{x:08x}" for x in xs]
+    spec = {
+        "name": k["name"], "description": f"generated by tools/fuzz/gen.py, seed {k['seed']} variant {k['variant']}",
+        "ptx": {"nvcc": f"../s{k['seed']}.sm_75.ptx", "clang": f"../s{k['seed']}.clang.ptx"}, "entry": k["name"],
+        "grid": k["grid"], "block": k["block"], "dynamic_shared_bytes": k["dynamic_shared_bytes"],
+        "params": [
+            {"name": "in", "buffer": {"type": "u32", "count": len(k["in"]), "init": {"values": hexes(k["in"])}}},
+            {"name": "emi", "buffer": {"type": "u32", "count": len(k["emi"])}},
+            {"name": "out", "buffer": {"type": "u32", "count": k["out_count"]}},
+            {"name": "gat", "buffer": {"type": "u32", "count": len(k["gat"]), "init": {"values": hexes(k["gat"])}}},
+        ],
+        "outputs": ["out", "gat"],
+    }
+    (kdir / "launch.json").write_text(json.dumps(spec, indent=1) + "\n")
+    with open(kdir / "buffers.txt", "w") as f:
+        f.write(f"in {len(k['in'])} " + " ".join(f"{x:x}" for x in k["in"]) + "\n")
+        f.write(f"emi {len(k['emi'])} " + " ".join("0" for _ in k["emi"]) + "\n")
+        f.write(f"out {k['out_count']} " + " ".join("0" for _ in range(k["out_count"])) + "\n")
+        f.write(f"gat {len(k['gat'])} " + " ".join(f"{x:x}" for x in k["gat"]) + "\n")
+
+
+def run_host(exe, name, kdir, timeout=60):
+    try:
+        rc, out, err = sh([str(exe), name, str(kdir / "buffers.txt")], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "error", "host: timeout"
+    if rc:
+        return "error", f"host exit {rc}: {err.strip()[-400:]}"
+    res = {}
+    for line in out.splitlines():
+        parts = line.split()
+        res[parts[0]] = [int(x, 16) for x in parts[1:]]
+    return "ok", res
+
+
+def run_qgpu(qgpu, kdir, cfg, timeout=120):
+    backend, flavour, warp = cfg
+    cmd = [str(qgpu), "run", str(kdir), "--backend", backend, "--flavour", flavour, "--warp", str(warp), "--json",
+           "--max-steps", "20000000"]
+    try:
+        rc, out, err = sh(cmd, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "error", f"{backend}: timeout"
+    if rc:
+        msg = err.strip().splitlines()[0] if err.strip() else f"exit {rc}"
+        # The machine refuses some PTX cleanly at lowering (a decode error naming the instruction):
+        # not a mismatch.
+        if backend == "machine" and ("not lowerable to the machine" in err or "not lowered" in err):
+            return "not_lowered", msg
+        return "error", msg
+    d = json.loads(out)
+    return "ok", {o["name"]: [int(x, 16) for x in o["bits"]] for o in d["outputs"]}
+
+
+def first_diff(ref, got):
+    for buf in ("out", "gat"):
+        a, b = ref.get(buf, []), got.get(buf, [])
+        if len(a) != len(b):
+            return {"buffer": buf, "index": None, "expected": len(a), "got": len(b)}
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return {"buffer": buf, "index": i, "expected": f"0x{x:08x}", "got": f"0x{y:08x}"}
+    return None
+
+
+def check_kernel_group(group, bdir, qgpu, configs, host_exe, perturb=False):
+    """Runs every variant of one seed on every configuration; returns one record per variant."""
+    records = []
+    ref = None
+    for k in group:
+        kdir = bdir / k["name"]
+        write_launch(k, kdir)
+        rec = {"seed": k["seed"], "variant": k["variant"], "name": k["name"], "features": k["features"],
+               "runs": {}, "mismatches": []}
+        st, host = run_host(host_exe, k["name"], kdir)
+        rec["runs"]["host"] = st
+        if st != "ok":
+            rec["status"] = "host_error"
+            rec["error"] = host
+            records.append(rec)
+            continue
+        if perturb:  # self-test of the comparison: a wrong reference must be reported
+            host = dict(host)
+            host["out"] = [host["out"][0] ^ 1] + host["out"][1:]
+        if k["variant"] == 0:
+            ref = host
+        if ref is None:
+            ref = host
+        elif k["variant"] != 0:
+            d = first_diff(ref, host)
+            if d:
+                rec["mismatches"].append({"config": "host", **d})
+        for cfg in configs:
+            st, res = run_qgpu(qgpu, kdir, cfg)
+            rec["runs"][cfg_name(cfg)] = st
+            if st == "ok":
+                d = first_diff(ref, res)
+                if d:
+                    rec["mismatches"].append({"config": cfg_name(cfg), **d})
+            elif st == "error":
+                rec.setdefault("errors", {})[cfg_name(cfg)] = res
+            else:
+                rec.setdefault("not_lowered", {})[cfg_name(cfg)] = res
+        rec["status"] = "mismatch" if rec["mismatches"] else "error" if rec.get("errors") else "agree"
+        records.append(rec)
+    return records
+
+
+def parse_seeds(text):
+    if ".." in text:
+        a, b = text.split("..")
+        return list(range(int(a), int(b) + 1))
+    return [int(x) for x in text.split(",")]
+
+
+def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=None, perturb=False,
+             keep=False, log=sys.stderr):
+    t0 = time.time()
+    summary = {"format": "qgpu-fuzz-1", "tools": tool_versions(), "configs": [cfg_name(c) for c in configs],
+               "variants_per_seed": variants, "kernels": 0, "seeds": 0, "status": {}, "mismatches": [],
+               "features": {}, "not_lowered": {}, "errors": [], "build_errors": []}
+    out = open(out_jsonl, "a") if out_jsonl else None
+    i = 0
+    while i < len(seeds):
+        if time_limit and time.time() - t0 > time_limit:
+            break
+        chunk = seeds[i:i + batch]
+        i += batch
+        kernels = [gen.generate(s, v) for s in chunk for v in range(variants + 1)]
+        bdir = pathlib.Path(tempfile.mkdtemp(prefix="qfuzz-", dir=work))
+        cu = bdir / "batch.cu"
+        cu.write_text(batch_source(kernels))
+        errs = build(cu, bdir)
+        if any(errs.values()):
+            # A build failure is a generator bug (or a compiler crash): recorded, never silent.
+            e = {"seeds": chunk, **{k: v[-2000:] for k, v in errs.items() if v}}
+            summary["build_errors"].append(e)
+            print(f"qfuzz: build failed for seeds {chunk[0]}..{chunk[-1]}: "
+                  f"{[k for k, v in errs.items() if v]}", file=log)
+            if out:
+                out.write(json.dumps({"build_error": e}) + "\n")
+            if not keep:
+                shutil.rmtree(bdir, ignore_errors=True)
+            continue
+        for fl in ("sm_75", "clang"):
+            for sd, text in split_ptx((bdir / f"batch.{fl}.ptx").read_text()).items():
+                (bdir / f"s{sd}.{fl}.ptx").write_text(text)
+        for s in chunk:
+            group = [k for k in kernels if k["seed"] == s]
+            recs = check_kernel_group(group, bdir, qgpu, configs, bdir / "batch.host", perturb)
+            summary["seeds"] += 1
+            for r in recs:
+                summary["kernels"] += 1
+                summary["status"][r["status"]] = summary["status"].get(r["status"], 0) + 1
+                for f in r["features"]:
+                    summary["features"][f] = summary["features"].get(f, 0) + 1
+                for c, st in r["runs"].items():
+                    if st == "not_lowered":
+                        summary["not_lowered"][c] = summary["not_lowered"].get(c, 0) + 1
+                if r["mismatches"]:
+                    summary["mismatches"].append({"seed": r["seed"], "variant": r["variant"],
+                                                  "first": r["mismatches"][0],
+                                                  "configs": [m["config"] for m in r["mismatches"]]})
+                    print(f"qfuzz: MISMATCH seed {r['seed']} variant {r['variant']}: {r['mismatches'][0]}", file=log)
+                if r["status"] in ("error", "host_error"):
+                    summary["errors"].append({"seed": r["seed"], "variant": r["variant"],
+                                              "error": r.get("error") or r.get("errors")})
+                    print(f"qfuzz: ERROR seed {r['seed']} variant {r['variant']}: "
+                          f"{r.get('error') or r.get('errors')}", file=log)
+                if out:
+                    out.write(json.dumps(r) + "\n")
+        if out:
+            out.flush()
+        if not keep:
+            shutil.rmtree(bdir, ignore_errors=True)
+    summary["wall_seconds"] = round(time.time() - t0, 1)
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    summary["child_cpu_seconds"] = round(ru.ru_utime + ru.ru_stime, 1)
+    if out:
+        out.close()
+    return summary
+
+
+def find_qgpu(arg):
+    for p in [arg, ROOT / "build/bin/qgpu"]:
+        if p and pathlib.Path(p).is_file():
+            return pathlib.Path(p).resolve()
+    sys.exit("qfuzz: no qgpu binary (build it, or pass --qgpu)")
+
+
+def have_compilers():
+    return shutil.which(NVCC) is not None and shutil.which(CLANG) is not None and shutil.which(CXX) is not None
+
+
+# ---------------------------------------------------------------------------------- reduction
+REDUCE_HOST_FLAGS = ["-DQF_HOST", "-x", "c++", "-std=c++20", "-O0", "-ffp-contract=off", "-fno-fast-math",
+                     "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Werror=uninitialized",
+                     "-Werror=maybe-uninitialized", "-Werror=array-bounds", "-Werror=return-type",
+                     "-Werror=div-by-zero", "-Werror=shift-count-overflow", "-Werror=shift-count-negative",
+                     "-Werror=overflow", "-Werror=sequence-point", "-Werror=aggressive-loop-optimizations"]
+CLANG_WERROR = ["-Werror=uninitialized", "-Werror=sometimes-uninitialized", "-Werror=array-bounds",
+                "-Werror=return-type", "-Werror=shift-count-overflow", "-Werror=division-by-zero",
+                "-Werror=unsequenced", "-Werror=implicit-int", "-Werror=implicit-function-declaration",
+                "-Werror=conditional-uninitialized"]
+
+
+def interesting(d):
+    """creduce's test, run in a folder holding kernel.cu and reduce.json: true (exit 0) when the
+    kernel is still well defined (warning-clean under -Werror for the UB warnings of g++ and clang,
+    ASan+UBSan-clean on the host, accepted by ptxas) and still shows the recorded mismatch."""
+    d = pathlib.Path(d)
+    meta = json.loads((d / "reduce.json").read_text())
+    k = meta["kernel"]
+    src = (d / "kernel.cu").read_text()
+    if f"void {k['name']}(" not in src:
+        return False
+    k = dict(k, source=src.replace('#include "qf_rt.h"\n', ""))
+    cu = d / "batch.cu"
+    cu.write_text(batch_source([k]))
+    try:
+        rc, _, _ = sh([CLANG, *CLANG_FLAGS, *CLANG_WERROR, "-I", str(HERE), str(cu), "-o", str(d / "batch.clang.ptx")],
+                      timeout=60)
+        if rc:
+            return False
+        rc, _, _ = sh([NVCC, *NVCC_FLAGS, "-I", str(HERE), str(cu), "-o", str(d / "batch.sm_75.ptx")], timeout=60)
+        if rc:
+            return False
+        rc, _, _ = sh([CXX, *REDUCE_HOST_FLAGS, "-I", str(HERE), str(cu), "-o", str(d / "batch.host")], timeout=120)
+        if rc:
+            return False
+        ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+        for f in ("batch.sm_75.ptx", "batch.clang.ptx"):
+            if pathlib.Path(ptxas).exists() and sh([ptxas, "-arch=sm_75", str(d / f), "-o", "/dev/null"], timeout=60)[0]:
+                return False
+        for fl in ("sm_75", "clang"):
+            for sd, text in split_ptx((d / f"batch.{fl}.ptx").read_text()).items():
+                (d / f"s{sd}.{fl}.ptx").write_text(text)
+        kdir = d / k["name"]
+        write_launch(k, kdir)
+        st, ref = run_host(d / "batch.host", k["name"], kdir, timeout=20)
+        if st != "ok":
+            return False
+        bad = tuple(meta["config"])
+        st, got = run_qgpu(meta["qgpu"], kdir, bad, timeout=30)
+        if st != "ok" or not first_diff(ref, got):
+            return False
+        # the other configurations named "good" must still agree with the host (the same bug,
+        # not a new kernel that every backend gets wrong)
+        for good in meta.get("good", []):
+            st, res = run_qgpu(meta["qgpu"], kdir, tuple(good), timeout=30)
+            if st != "ok" or first_diff(ref, res):
+                return False
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def reduce(seed, variant, config, good, outdir, qgpu, timeout):
+    outdir = pathlib.Path(outdir).resolve()
+    outdir.mkdir(parents=True, exist_ok=True)
+    k = gen.generate(seed, variant)
+    meta = {"kernel": {x: v for x, v in k.items() if x != "source"}, "config": list(config),
+            "good": [list(g) for g in good], "qgpu": str(qgpu), "seed": seed, "variant": variant}
+    (outdir / "reduce.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (outdir / "original.cu").write_text('#include "qf_rt.h"\n' + k["source"])
+    (outdir / "kernel.cu").write_text('#include "qf_rt.h"\n' + k["source"])
+    if not interesting(outdir):
+        print("qfuzz: the mismatch does not reproduce under the reduction's checks", file=sys.stderr)
+        return 1
+    test = outdir / "test.sh"
+    test.write_text("#!/bin/sh\n# creduce's interestingness test (tools/fuzz/qfuzz.py interesting)\n"
+                    f"cp kernel.cu {outdir}/work/kernel.cu 2>/dev/null; "
+                    f"exec python3 {HERE / 'qfuzz.py'} interesting --meta {outdir / 'reduce.json'} .\n")
+    test.chmod(0o755)
+    (outdir / "work").mkdir(exist_ok=True)
+    creduce = shutil.which("creduce")
+    if not creduce:
+        print("qfuzz: creduce is not installed (ci/setup installs it)", file=sys.stderr)
+        return 2
+    work = outdir / "creduce"
+    work.mkdir(exist_ok=True)
+    shutil.copy(outdir / "kernel.cu", work / "kernel.cu")
+    shutil.copy(outdir / "reduce.json", work / "reduce.json")
+    p = subprocess.run([creduce, "--n", "1", "--timeout", "120", str(test), "kernel.cu"], cwd=work,
+                       capture_output=True, text=True, timeout=timeout)
+    shutil.copy(work / "kernel.cu", outdir / "reduced.cu")
+    (outdir / "creduce.log").write_text(p.stdout[-20000:] + p.stderr[-5000:])
+    print(f"qfuzz: reduced {len((outdir / 'original.cu').read_text())} -> "
+          f"{len((outdir / 'reduced.cu').read_text())} bytes: {outdir / 'reduced.cu'}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="a campaign over a seed range")
+    r.add_argument("--seeds", required=True, help="A..B or a,b,c")
+    r.add_argument("--variants", type=int, default=2, help="EMI variants per seed (besides the base kernel)")
+    r.add_argument("--batch", type=int, default=8, help="seeds compiled together in one translation unit")
+    r.add_argument("--backends", default="interp,machine", help="comma list of interp, machine")
+    r.add_argument("--json", help="append one JSON record per kernel to this file (JSON lines)")
+    r.add_argument("--summary", help="write the campaign summary JSON here")
+    r.add_argument("--time-limit", type=float, help="stop starting new batches after this many seconds")
+    r.add_argument("--qgpu")
+    r.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
+    r.add_argument("--keep", action="store_true", help="keep the batch folders")
+    r.add_argument("--perturb", action="store_true", help="self-test: corrupt the host reference (must mismatch)")
+    c = sub.add_parser("ctest", help="the fixed seeds of ctest `fuzz`")
+    c.add_argument("--qgpu")
+    c.add_argument("--perturb", action="store_true")
+    c.add_argument("--seeds", default="1..12")
+    c.add_argument("--variants", type=int, default=1)
+    rd = sub.add_parser("reduce", help="creduce one mismatching kernel")
+    rd.add_argument("seed", type=int)
+    rd.add_argument("--variant", type=int, default=0)
+    rd.add_argument("--config", required=True, help="the mismatching configuration, e.g. interp-nvcc-w32")
+    rd.add_argument("--good", default="", help="comma list of configurations that must keep agreeing")
+    rd.add_argument("--out", required=True)
+    rd.add_argument("--qgpu")
+    rd.add_argument("--timeout", type=int, default=3600)
+    it = sub.add_parser("interesting", help="creduce's interestingness test")
+    it.add_argument("dir")
+    it.add_argument("--meta")
+    a = ap.parse_args()
+
+    def parse_cfg(s):
+        b, f, w = s.split("-")
+        return (b, f, int(w[1:]))
+
+    if a.cmd == "interesting":
+        if a.meta and not (pathlib.Path(a.dir) / "reduce.json").exists():
+            shutil.copy(a.meta, pathlib.Path(a.dir) / "reduce.json")
+        sys.exit(0 if interesting(a.dir) else 1)
+    qgpu = find_qgpu(a.qgpu)
+    if a.cmd == "reduce":
+        good = [parse_cfg(g) for g in a.good.split(",") if g]
+        sys.exit(reduce(a.seed, a.variant, parse_cfg(a.config), good, a.out, qgpu, a.timeout))
+    if not have_compilers():
+        print("qfuzz: nvcc, clang-14 or g++ missing: skipped", file=sys.stderr)
+        sys.exit(77)
+    if a.cmd == "ctest":
+        seeds, variants, batch, backends, jsonl = parse_seeds(a.seeds), a.variants, 6, ["interp", "machine"], None
+        time_limit, work, keep, summ = None, None, False, None
+    else:
+        seeds, variants, batch, jsonl = parse_seeds(a.seeds), a.variants, a.batch, a.json
+        backends = a.backends.split(",")
+        time_limit, work, keep, summ = a.time_limit, a.work, a.keep, a.summary
+    configs = [c for c in CONFIGS if c[0] in backends]
+    tmp = None
+    if work is None:
+        tmp = tempfile.mkdtemp(prefix="qfuzz-")
+        work = tmp
+    try:
+        s = campaign(seeds, variants, batch, qgpu, configs, work, jsonl, time_limit, a.perturb, keep)
+    finally:
+        if tmp and not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    text = json.dumps(s, indent=1)
+    if summ:
+        pathlib.Path(summ).write_text(text + "\n")
+    print(json.dumps({k: s[k] for k in ("kernels", "seeds", "status", "not_lowered", "wall_seconds",
+                                        "child_cpu_seconds")}))
+    if s["mismatches"] or s["errors"] or s["build_errors"]:
+        for m in s["mismatches"][:20]:
+            print("mismatch:", json.dumps(m))
+        for e in s["errors"][:20]:
+            print("error:", json.dumps(e))
+        for e in s["build_errors"][:5]:
+            print("build error:", json.dumps(e)[:3000])
+        sys.exit(1)
+    if s["kernels"] == 0:
+        print("qfuzz: no kernel ran")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
