@@ -816,8 +816,7 @@ class Gen:
             decls.append(ind + "QF_DYN_SHARED(dyn);")
         if f"{self.name}_sa[" in text:
             decls.append(ind + f"__shared__ unsigned {self.name}_sa[4];")
-        if "lane4" not in text.split("const unsigned lane4", 1)[1]:
-            decls.append(ind + "(void)lane4;")
+        decls.append(ind + "(void)lane4;")
         body[decl_at:decl_at] = decls
         if f"{self.name}_ms[" not in text:
             pre = [p for p in pre if "_ms[" not in p]

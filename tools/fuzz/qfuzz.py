@@ -258,6 +258,11 @@ def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=
                "variants_per_seed": variants, "kernels": 0, "seeds": 0, "status": {}, "mismatches": [],
                "features": {}, "not_lowered": {}, "errors": [], "build_errors": []}
     out = open(out_jsonl, "a") if out_jsonl else None
+    if out:
+        out.write(json.dumps({"campaign": {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                           "seeds": [seeds[0], seeds[-1]], "variants": variants,
+                                           "tools": summary["tools"], "configs": summary["configs"]}}) + "\n")
+        out.flush()
     i = 0
     while i < len(seeds):
         if time_limit and time.time() - t0 > time_limit:
@@ -346,12 +351,18 @@ def interesting(d):
     """creduce's test, run in a folder holding kernel.cu and reduce.json: true (exit 0) when the
     kernel is still well defined (warning-clean under -Werror for the UB warnings of g++ and clang,
     ASan+UBSan-clean on the host, accepted by ptxas) and still shows the recorded mismatch."""
-    d = pathlib.Path(d)
+    d = pathlib.Path(d).resolve()
+
+    def no(why):
+        if os.environ.get("QF_DEBUG"):
+            print("not interesting:", why, file=sys.stderr)
+        return False
+
     meta = json.loads((d / "reduce.json").read_text())
     k = meta["kernel"]
     src = (d / "kernel.cu").read_text()
     if f"void {k['name']}(" not in src:
-        return False
+        return no("the kernel is gone")
     k = dict(k, source=src.replace('#include "qf_rt.h"\n', ""))
     cu = d / "batch.cu"
     cu.write_text(batch_source([k]))
@@ -359,17 +370,17 @@ def interesting(d):
         rc, _, _ = sh([CLANG, *CLANG_FLAGS, *CLANG_WERROR, "-I", str(HERE), str(cu), "-o", str(d / "batch.clang.ptx")],
                       timeout=60)
         if rc:
-            return False
+            return no("clang -Werror")
         rc, _, _ = sh([NVCC, *NVCC_FLAGS, "-I", str(HERE), str(cu), "-o", str(d / "batch.sm_75.ptx")], timeout=60)
         if rc:
-            return False
+            return no("nvcc")
         rc, _, _ = sh([CXX, *REDUCE_HOST_FLAGS, "-I", str(HERE), str(cu), "-o", str(d / "batch.host")], timeout=120)
         if rc:
-            return False
+            return no("g++ -Werror")
         ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
         for f in ("batch.sm_75.ptx", "batch.clang.ptx"):
             if pathlib.Path(ptxas).exists() and sh([ptxas, "-arch=sm_75", str(d / f), "-o", "/dev/null"], timeout=60)[0]:
-                return False
+                return no("ptxas")
         for fl in ("sm_75", "clang"):
             for sd, text in split_ptx((d / f"batch.{fl}.ptx").read_text()).items():
                 (d / f"s{sd}.{fl}.ptx").write_text(text)
@@ -377,20 +388,20 @@ def interesting(d):
         write_launch(k, kdir)
         st, ref = run_host(d / "batch.host", k["name"], kdir, timeout=20)
         if st != "ok":
-            return False
+            return no(f"host run: {ref}")
         bad = tuple(meta["config"])
         st, got = run_qgpu(meta["qgpu"], kdir, bad, timeout=30)
         if st != "ok" or not first_diff(ref, got):
-            return False
+            return no(f"{cfg_name(bad)} agrees or fails: {st}")
         # the other configurations named "good" must still agree with the host (the same bug,
         # not a new kernel that every backend gets wrong)
         for good in meta.get("good", []):
             st, res = run_qgpu(meta["qgpu"], kdir, tuple(good), timeout=30)
             if st != "ok" or first_diff(ref, res):
-                return False
+                return no(f"{cfg_name(tuple(good))} no longer agrees: {st}")
         return True
     except subprocess.TimeoutExpired:
-        return False
+        return no("timeout")
 
 
 def reduce(seed, variant, config, good, outdir, qgpu, timeout):
@@ -428,6 +439,152 @@ def reduce(seed, variant, config, good, outdir, qgpu, timeout):
     return 0
 
 
+def strip_emi(src):
+    """The base kernel's text from an EMI variant's: the guarded dead blocks removed."""
+    out, skip = [], None
+    for ln in src.splitlines():
+        if skip is not None:
+            if ln == skip + "}":
+                skip = None
+            continue
+        st = ln.lstrip()
+        if st.startswith("if (") and "emi[" in st.split(")")[0] and st.endswith("{"):
+            skip = ln[:len(ln) - len(st)]
+            continue
+        out.append(ln)
+    return "\n".join(out)
+
+
+def selftest(qgpu):
+    """Checks that can fail: determinism, EMI variants' live code, the shim's rule checks, and a
+    corrupted reference being reported."""
+    fails = []
+    for sd in range(1, 31):
+        a, b = gen.generate(sd), gen.generate(sd)
+        if a != b:
+            fails.append(f"seed {sd}: two generations differ")
+        for v in (1, 2):
+            e = gen.generate(sd, v)
+            if e["in"] != a["in"] or e["gat"] != a["gat"] or e["grid"] != a["grid"] or e["block"] != a["block"]:
+                fails.append(f"seed {sd} variant {v}: launch differs from the base kernel's")
+            if strip_emi(e["source"]).replace(f"qf{sd}_e{v}", f"qf{sd}") != a["source"].rstrip("\n"):
+                fails.append(f"seed {sd} variant {v}: live code differs from the base kernel's")
+    out = subprocess.run([sys.executable, str(HERE / "gen.py"), "5"], capture_output=True, text=True).stdout
+    if out != '#include "qf_rt.h"\n' + gen.generate(5)["source"]:
+        fails.append("gen.py 5 (a new process) differs from generate(5)")
+    feats = set()
+    for sd in range(1, 200):
+        feats |= set(gen.generate(sd, 1)["features"])
+    want = {"int32", "int64", "f32", "f32_round_modes", "f64", "fma", "struct", "local_array", "loop_per_lane",
+            "divergence", "lane_divergence", "barrier", "shared_module", "shared_function", "shared_extern",
+            "shfl", "vote", "atomic_global", "atomic_shared", "call", "recursion", "emi", "reduction_tree"}
+    if want - feats:
+        fails.append(f"features never generated in seeds 1..199: {sorted(want - feats)}")
+    with tempfile.TemporaryDirectory(prefix="qfuzz-self-") as t:
+        t = pathlib.Path(t)
+        # the shim must refuse a collective whose mask names lanes that do not execute it
+        bad = dict(gen.generate(3))
+        bad["name"] = "qf3"
+        bad["source"] = ('extern "C" __global__ void qf3(const unsigned* __restrict__ in, const unsigned* emi, '
+                         "unsigned* out, unsigned* gat) {\n  (void)emi; (void)gat;\n  unsigned u = in[threadIdx.x];\n"
+                         "  if ((threadIdx.x & 3u) < 2u) u = __shfl_sync(0xfu << qf_gbase(), u, 0, 4);\n"
+                         "  out[blockIdx.x * blockDim.x + threadIdx.x] = u;\n}\n")
+        (t / "bad.cu").write_text(batch_source([bad]))
+        rc, _, e = sh([CXX, *HOST_FLAGS, "-I", str(HERE), str(t / "bad.cu"), "-o", str(t / "bad")])
+        if rc:
+            fails.append(f"shim test does not compile: {e[-500:]}")
+        else:
+            write_launch(bad, t / "qf3")
+            st, res = run_host(t / "bad", "qf3", t / "qf3")
+            if st != "error" or "exit 3" not in str(res):
+                fails.append(f"the shim accepted a collective with a lane missing: {st} {res}")
+        # split_ptx keeps each seed's entry and the items every seed needs
+        ks = [gen.generate(sd) for sd in (3, 30)]
+        (t / "two.cu").write_text(batch_source(ks))
+        errs = build(t / "two.cu", t)
+        if any(errs.values()):
+            fails.append(f"two-seed batch does not build: {errs}")
+        else:
+            for fl in ("sm_75", "clang"):
+                parts = split_ptx((t / f"batch.{fl}.ptx").read_text())
+                if sorted(parts) != [3, 30] or ".entry qf3(" not in parts[3] or ".entry qf30(" in parts[3]:
+                    fails.append(f"split_ptx ({fl}) gives {sorted(parts)}")
+        # a corrupted reference must be reported, for every configuration
+        s = campaign([3], 0, 1, qgpu, CONFIGS, str(t), None, perturb=True, log=open(os.devnull, "w"))
+        if not s["mismatches"] or s["status"].get("mismatch") != 1:
+            fails.append(f"a corrupted host reference was not reported: {s['status']}")
+        else:
+            ran = [c for c in s["mismatches"][0]["configs"]]
+            if "interp-nvcc-w4" not in ran or "interp-clang-w32" not in ran:
+                fails.append(f"corrupted reference reported only for {ran}")
+    for f in fails:
+        print("selftest:", f)
+    print("selftest:", "FAILED" if fails else "ok")
+    return 1 if fails else 0
+
+
+def summarize(jsonl):
+    """The figures of a campaign from its JSON lines (also for a campaign that was stopped)."""
+    s = {"kernels": 0, "base_kernels": 0, "emi_variants": 0, "seeds": set(), "status": {}, "features": {},
+         "runs": {}, "mismatches": [], "errors": [], "build_errors": 0}
+    for line in open(jsonl):
+        r = json.loads(line)
+        if "build_error" in r:
+            s["build_errors"] += 1
+            continue
+        if "campaign" in r:
+            s.setdefault("campaigns", []).append(r["campaign"])
+            continue
+        s["kernels"] += 1
+        s["base_kernels" if r["variant"] == 0 else "emi_variants"] += 1
+        s["seeds"].add(r["seed"])
+        s["status"][r["status"]] = s["status"].get(r["status"], 0) + 1
+        for f in r["features"]:
+            s["features"][f] = s["features"].get(f, 0) + 1
+        for c, st in r["runs"].items():
+            s["runs"].setdefault(c, {}).setdefault(st, 0)
+            s["runs"][c][st] += 1
+        if r["mismatches"]:
+            s["mismatches"].append({"seed": r["seed"], "variant": r["variant"], "first": r["mismatches"][0],
+                                    "configs": [m["config"] for m in r["mismatches"]]})
+        if r["status"] in ("error", "host_error"):
+            s["errors"].append({"seed": r["seed"], "variant": r["variant"], "error": r.get("error") or r.get("errors")})
+    s["seeds"] = len(s["seeds"])
+    return s
+
+
+def coverage(seeds, qgpu, outdir):
+    """PTX forms the generated kernels reach (qgpu coverage over their PTX) beside the corpus's."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    for i in range(0, len(seeds), 8):
+        chunk = seeds[i:i + 8]
+        ks = [gen.generate(sd) for sd in chunk]
+        with tempfile.TemporaryDirectory(prefix="qfuzz-cov-") as t:
+            t = pathlib.Path(t)
+            (t / "b.cu").write_text(batch_source(ks))
+            errs = build(t / "b.cu", t)
+            if errs["nvcc"] or errs["clang"]:
+                continue
+            for fl in ("sm_75", "clang"):
+                for sd, text in split_ptx((t / f"batch.{fl}.ptx").read_text()).items():
+                    (outdir / f"qf{sd}").mkdir(exist_ok=True)
+                    (outdir / f"qf{sd}" / f"kernel.{fl}.ptx").write_text(text)
+
+    def forms(folder):
+        d = json.loads(sh([str(qgpu), "coverage", "--kernels", str(folder), "--json"])[1])
+        f = {x["form"]: x["corpus_uses"] for x in d["forms"] if x["corpus_uses"]}
+        f.update(d["other_corpus_forms"])
+        return f, d
+    g, gd = forms(outdir)
+    c, cd = forms(ROOT / "kernels")
+    return {"generated_files": gd["corpus_files"], "corpus_files": cd["corpus_files"],
+            "generated_forms": len(g), "corpus_forms": len(c), "both": len(set(g) & set(c)),
+            "generated_only": sorted(set(g) - set(c)), "corpus_only": sorted(set(c) - set(g)),
+            "generated_numeric_forms": gd["in_corpus"], "corpus_numeric_forms": cd["in_corpus"],
+            "generated_counts": g}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -456,6 +613,15 @@ def main():
     rd.add_argument("--out", required=True)
     rd.add_argument("--qgpu")
     rd.add_argument("--timeout", type=int, default=3600)
+    sm = sub.add_parser("summarize", help="figures of a campaign from its JSON lines")
+    sm.add_argument("jsonl")
+    cv = sub.add_parser("coverage", help="PTX forms of generated kernels vs the corpus (qgpu coverage)")
+    cv.add_argument("--seeds", default="1..200")
+    cv.add_argument("--out", required=True, help="folder for the generated PTX (kernels-like layout)")
+    cv.add_argument("--json", help="write the comparison here")
+    cv.add_argument("--qgpu")
+    stt = sub.add_parser("selftest", help="the harness's own checks (ctest fuzz.selftest)")
+    stt.add_argument("--qgpu")
     it = sub.add_parser("interesting", help="creduce's interestingness test")
     it.add_argument("dir")
     it.add_argument("--meta")
@@ -465,6 +631,9 @@ def main():
         b, f, w = s.split("-")
         return (b, f, int(w[1:]))
 
+    if a.cmd == "summarize":
+        print(json.dumps(summarize(a.jsonl), indent=1))
+        sys.exit(0)
     if a.cmd == "interesting":
         if a.meta and not (pathlib.Path(a.dir) / "reduce.json").exists():
             shutil.copy(a.meta, pathlib.Path(a.dir) / "reduce.json")
@@ -476,6 +645,15 @@ def main():
     if not have_compilers():
         print("qfuzz: nvcc, clang-14 or g++ missing: skipped", file=sys.stderr)
         sys.exit(77)
+    if a.cmd == "selftest":
+        sys.exit(selftest(qgpu))
+    if a.cmd == "coverage":
+        cov = coverage(parse_seeds(a.seeds), qgpu, a.out)
+        text = json.dumps(cov, indent=1)
+        if a.json:
+            pathlib.Path(a.json).write_text(text + "\n")
+        print(json.dumps({k: v for k, v in cov.items() if k != "generated_counts"}, indent=1))
+        sys.exit(0)
     if a.cmd == "ctest":
         seeds, variants, batch, backends, jsonl = parse_seeds(a.seeds), a.variants, 6, ["interp", "machine"], None
         time_limit, work, keep, summ = None, None, False, None
