@@ -201,9 +201,9 @@ class Gen:
             return f"qf_fbits({self.ef(d, c, r)})"
         if k == 25:
             self.features.add("convert")
-            return r.pick([f"(unsigned)__float2int_{r.pick(ROUND)}({self.ef(d, c, r)})",
-                           f"__float2uint_rz({self.ef(d, c, r)})",
-                           f"(unsigned)__double2int_rz({self.ed(d, c, r)})" if self.f64 else "0u"])
+            return r.pick([f"(unsigned)qf_float2int_{r.pick(ROUND)}({self.ef(d, c, r)})",
+                           f"qf_float2uint_rz({self.ef(d, c, r)})",
+                           f"(unsigned)qf_double2int_rz({self.ed(d, c, r)})" if self.f64 else "0u"])
         if k == 26:
             return f"(unsigned)({self.eb(d, c, r)})"
         if k == 27:
@@ -245,10 +245,10 @@ class Gen:
             return f"({b()} >> (({self.eu(d, c, r)}) & 31u))"
         if k == 3:
             self.features.add("convert")
-            return f"__float2int_{r.pick(ROUND)}({self.ef(d, c, r)})"
+            return f"qf_float2int_{r.pick(ROUND)}({self.ef(d, c, r)})"
         if k == 4 and self.f64:
             self.features.add("convert")
-            return f"__double2int_rz({self.ed(d, c, r)})"
+            return f"qf_double2int_rz({self.ed(d, c, r)})"
         if k == 5:
             return f"(int)({self.eu(d, c, r)})"
         if k == 6:
@@ -298,7 +298,7 @@ class Gen:
             return f"((unsigned long long)({u()}) * ({u()}))"
         if k == 10:
             self.features.add("convert")
-            return f"(unsigned long long)__float2ll_rz({self.ef(d, c, r)})"
+            return f"(unsigned long long)qf_float2ll_rz({self.ef(d, c, r)})"
         if k == 11:
             self.features.add("f64")
             return f"qf_dbits({self.ed(d, c, r)})"

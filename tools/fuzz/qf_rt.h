@@ -18,6 +18,35 @@ QF_FN unsigned qf_laneid() {
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
   return r;
 }
+// Float -> integer conversions. clang 14 turns __nvvm_f2i_* / __nvvm_d2i_* into fptosi/fptoui,
+// whose out-of-range results are poison in LLVM (it folds __double2int_rz(1e300) to no store at
+// all), while cvt.rzi saturates: a compiler bug the fuzzer found (docs/fuzzing.md). The clang
+// build therefore gets one cvt instruction of inline PTX, as qgpu_cuda.h does for other
+// intrinsics; nvcc gets CUDA's intrinsics.
+#ifdef __clang__
+#define QF_CVT(NAME, T, C, PTX, IC, SRC, SC)                      \
+  QF_FN T NAME(SRC a) {                                           \
+    C r;                                                          \
+    asm("cvt." PTX " %0, %1;" : "=" IC(r) : SC(a));               \
+    return (T)r;                                                  \
+  }
+QF_CVT(qf_float2int_rn, int, int, "rni.s32.f32", "r", float, "f")
+QF_CVT(qf_float2int_rz, int, int, "rzi.s32.f32", "r", float, "f")
+QF_CVT(qf_float2int_rd, int, int, "rmi.s32.f32", "r", float, "f")
+QF_CVT(qf_float2int_ru, int, int, "rpi.s32.f32", "r", float, "f")
+QF_CVT(qf_float2uint_rz, unsigned, unsigned, "rzi.u32.f32", "r", float, "f")
+QF_CVT(qf_float2ll_rz, long long, long long, "rzi.s64.f32", "l", float, "f")
+QF_CVT(qf_double2int_rz, int, int, "rzi.s32.f64", "r", double, "d")
+#undef QF_CVT
+#else
+QF_FN int qf_float2int_rn(float a) { return __float2int_rn(a); }
+QF_FN int qf_float2int_rz(float a) { return __float2int_rz(a); }
+QF_FN int qf_float2int_rd(float a) { return __float2int_rd(a); }
+QF_FN int qf_float2int_ru(float a) { return __float2int_ru(a); }
+QF_FN unsigned qf_float2uint_rz(float a) { return __float2uint_rz(a); }
+QF_FN long long qf_float2ll_rz(float a) { return __float2ll_rz(a); }
+QF_FN int qf_double2int_rz(double a) { return __double2int_rz(a); }
+#endif
 #else
 // ---------------------------------------------------------------- host SIMT shim
 // Threads of a block are coroutines (ucontext) run by a round-robin scheduler; a thread
@@ -352,6 +381,13 @@ inline unsigned __float2uint_rz(float a) { return qgpu_host::cvtFloatToInt<uint3
 inline long long __float2ll_rz(float a) { return qgpu_host::cvtFloatToInt<int64_t>(a, Rnd::rz); }
 inline int __double2int_rz(double a) { return qgpu_host::cvtFloatToInt<int32_t>(a, Rnd::rz, true); }
 inline float __double2float_rn(double a) { volatile float r = static_cast<float>(a); return r; }
+inline int qf_float2int_rn(float a) { return __float2int_rn(a); }
+inline int qf_float2int_rz(float a) { return __float2int_rz(a); }
+inline int qf_float2int_rd(float a) { return __float2int_rd(a); }
+inline int qf_float2int_ru(float a) { return __float2int_ru(a); }
+inline unsigned qf_float2uint_rz(float a) { return __float2uint_rz(a); }
+inline long long qf_float2ll_rz(float a) { return __float2ll_rz(a); }
+inline int qf_double2int_rz(double a) { return __double2int_rz(a); }
 inline float __int2float_rz(int a) { return qgpu_host::i2fR(a, Rnd::rz); }
 inline float __int2float_rd(int a) { return qgpu_host::i2fR(a, Rnd::rm); }
 inline float __uint2float_rz(unsigned a) { return qgpu_host::u2fR(a, Rnd::rz); }

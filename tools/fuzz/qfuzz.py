@@ -337,7 +337,7 @@ def have_compilers():
 
 
 # ---------------------------------------------------------------------------------- reduction
-REDUCE_HOST_FLAGS = ["-DQF_HOST", "-x", "c++", "-std=c++20", "-O0", "-ffp-contract=off", "-fno-fast-math",
+REDUCE_HOST_FLAGS = ["-DQF_HOST", "-x", "c++", "-std=c++20", "-O1", "-ffp-contract=off", "-fno-fast-math",
                      "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Werror=uninitialized",
                      "-Werror=maybe-uninitialized", "-Werror=array-bounds", "-Werror=return-type",
                      "-Werror=div-by-zero", "-Werror=shift-count-overflow", "-Werror=shift-count-negative",
@@ -597,6 +597,47 @@ def coverage(seeds, qgpu, outdir):
             "generated_counts": g}
 
 
+def repro(path, seed, known_bad, reason, qgpu):
+    """Runs a committed reproducer (tools/fuzz/repro/*.cu: one kernel qf<seed>, launched like
+    generated seed <seed>) on every configuration. Exit 0: all agree with the host; 77 (ctest
+    skip): only the configurations in known_bad differ (the known bug, `reason`, is still
+    there); 1: anything else differs or fails."""
+    k = dict(gen.generate(seed))
+    src = pathlib.Path(path).read_text()
+    k["source"] = src.replace('#include "qf_rt.h"\n', "")
+    with tempfile.TemporaryDirectory(prefix="qfuzz-repro-") as t:
+        t = pathlib.Path(t)
+        (t / "batch.cu").write_text(batch_source([k]))
+        errs = build(t / "batch.cu", t)
+        if any(errs.values()):
+            print(f"repro: does not build: {errs}")
+            return 1
+        for fl in ("sm_75", "clang"):
+            for sd, text in split_ptx((t / f"batch.{fl}.ptx").read_text()).items():
+                (t / f"s{sd}.{fl}.ptx").write_text(text)
+        kdir = t / k["name"]
+        write_launch(k, kdir)
+        st, ref = run_host(t / "batch.host", k["name"], kdir)
+        if st != "ok":
+            print(f"repro: host run failed: {ref}")
+            return 1
+        bad, other = [], []
+        for cfg in CONFIGS:
+            st, res = run_qgpu(qgpu, kdir, cfg)
+            d = first_diff(ref, res) if st == "ok" else None
+            print(f"repro: {cfg_name(cfg)}: {st}{' ' + json.dumps(d) if d else ''}")
+            if st == "error" or d:
+                (bad if cfg_name(cfg) in known_bad else other).append(cfg_name(cfg))
+        if other:
+            print(f"repro: FAILED: unexpected differences in {other}")
+            return 1
+        if bad:
+            print(f"repro: skipped: {', '.join(bad)} still differ: {reason}")
+            return 77
+        print("repro: every configuration agrees (the recorded bug is gone)")
+        return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -632,6 +673,12 @@ def main():
     cv.add_argument("--out", required=True, help="folder for the generated PTX (kernels-like layout)")
     cv.add_argument("--json", help="write the comparison here")
     cv.add_argument("--qgpu")
+    rp = sub.add_parser("repro", help="run a committed reproducer (tools/fuzz/repro)")
+    rp.add_argument("file")
+    rp.add_argument("--seed", type=int, required=True, help="its launch is generated seed SEED's")
+    rp.add_argument("--known-bad", default="", help="comma list of configurations with the known bug")
+    rp.add_argument("--reason", default="")
+    rp.add_argument("--qgpu")
     stt = sub.add_parser("selftest", help="the harness's own checks (ctest fuzz.selftest)")
     stt.add_argument("--qgpu")
     it = sub.add_parser("interesting", help="creduce's interestingness test")
@@ -659,6 +706,8 @@ def main():
         sys.exit(77)
     if a.cmd == "selftest":
         sys.exit(selftest(qgpu))
+    if a.cmd == "repro":
+        sys.exit(repro(a.file, a.seed, [c for c in a.known_bad.split(",") if c], a.reason, qgpu))
     if a.cmd == "coverage":
         cov = coverage(parse_seeds(a.seeds), qgpu, a.out)
         text = json.dumps(cov, indent=1)
