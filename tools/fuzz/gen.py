@@ -117,7 +117,7 @@ class Gen:
         self.has_const = r.chance(35)
         self.helpers = []   # (name, kind, arg types)
         self.sa_ops = [r.pick(ATOM_OPS) for _ in range(4)]
-        self.gat_ops = [ATOM_OPS[k] for k in range(8)]
+        self.gat_ops = ATOM_OPS + ["inc", "cas_add"]
         self.uses_dyn = False
         # a third of the kernels use no f64 arithmetic (the machine lowers little of it)
         self.f64 = r.chance(67)
@@ -289,7 +289,8 @@ class Gen:
             return f"qf_udiv64({a()}, {a()})"
         if k == 7:
             self.features.add("mul_hi")
-            return f"__umul64hi({a()}, {a()})"
+            return r.pick([f"__umul64hi({a()}, {a()})",
+                           f"(unsigned long long)__mul64hi((long long)({a()}), (long long)({a()}))"])
         if k == 8:
             self.features.add("bit_ops")
             return r.pick([f"__brevll({a()})", f"(unsigned long long)__popcll({a()})",
@@ -515,10 +516,20 @@ class Gen:
             target = f"&{self.name}_sa[{j}]"
             self.features.add("atomic_shared")
         else:
-            j = r.below(8)
+            j = r.below(len(self.gat_ops))
             op = self.gat_ops[j]
             target = f"&gat[{j}]"
             self.features.add("atomic_global")
+        if op == "inc":
+            # one limit per word: every thread applies the same function, so the order is free
+            self.features.add("atomic_inc_cas")
+            return f"atomicInc({target}, 0x{0x100 + 37 * j:x}u);"
+        if op == "cas_add":
+            # a compare-and-swap loop that adds: the final sum does not depend on the order
+            self.features.add("atomic_inc_cas")
+            return (f"{{ const unsigned cv = {self.eu(2, c, r)}; unsigned old = 0u, assumed; "
+                    f"do {{ assumed = old; old = (unsigned)atomicCAS((int*){target}, (int)assumed, (int)(assumed + cv)); }} "
+                    f"while (old != assumed); }}")
         fn = {"add": "atomicAdd", "umin": "atomicMin", "umax": "atomicMax", "smin": "atomicMin",
               "smax": "atomicMax", "and": "atomicAnd", "or": "atomicOr", "xor": "atomicXor"}[op]
         if op in ("smin", "smax"):
@@ -561,6 +572,18 @@ class Gen:
             out.append(ind + self.assign(c, r))
         elif k < 47:
             out.append(ind + self.hash_stmt(c, r))
+        elif k < 55 and not deep and r.chance(25):
+            # a switch with a fall-through case: data-dependent divergence in several ways
+            self.features.add("divergence")
+            self.features.add("switch")
+            cc = c.sub(top=False, lanes=None, depth=c.depth + 1)
+            labels = sorted(set(r.below(8) for _ in range(3)))
+            out.append(ind + f"switch (({self.eu(2, c, r)}) & 7u) {{")
+            for lab in labels + ["default"]:
+                out.append(ind + (f"  case {lab}u: {{" if lab != "default" else "  default: {"))
+                self.block(cc, 1 + r.below(2), r, out, ind + "    ")
+                out.append(ind + ("  } break;" if lab == "default" or r.chance(70) else "  }  // falls through"))
+            out.append(ind + "}")
         elif k < 55 and not deep:
             # data-dependent divergence
             self.features.add("divergence")
@@ -647,10 +670,25 @@ class Gen:
             out.append(ind + "__syncthreads();")
             return
         arr, kind = r.pick([(f"{self.name}_ms", "shared_module"), ("fs", "shared_function"),
-                            ("dyn", "shared_extern")])
+                            ("dyn", "shared_extern"), ("sf", "shared_float"), ("sb", "shared_byte")])
         if kind == "shared_extern":
             self.uses_dyn = True
         self.features.add(kind)
+        if kind == "shared_float":
+            out.append(ind + f"sf[tid] = {self.ef(3, c, r)};")
+            out.append(ind + "__syncthreads();")
+            out.append(ind + f"{self.var('f', r)} = sf[(tid + {1 + r.below(nt)}u) % {nt}u];")
+            out.append(ind + f"{self.var('f', r)} = fmaxf({self.var('f', r)}, sf[({self.eu(2, c, r)}) % {nt}u]);")
+            out.append(ind + "__syncthreads();")
+            return
+        if kind == "shared_byte":
+            out.append(ind + f"sb[tid] = (unsigned char)({self.eu(3, c, r)});")
+            out.append(ind + "__syncthreads();")
+            v = self.var("u", r)
+            out.append(ind + f"{v} += sb[(tid + {1 + r.below(nt)}u) % {nt}u];")
+            out.append(ind + f"{v} ^= (unsigned)sb[({self.eu(2, c, r)}) % {nt}u] << 8;")
+            out.append(ind + "__syncthreads();")
+            return
         out.append(ind + f"{arr}[tid] = {self.eu(3, c, r)};")
         out.append(ind + "__syncthreads();")
         if k == 2 and nt & (nt - 1) == 0 and nt > 1:
@@ -772,8 +810,14 @@ class Gen:
         body.append(ind + "unsigned h = 0x811c9dc5u ^ gid;")
         body.append(ind + "(void)emi;")
         decl_at = len(body)
+        vec = r.chance(50)
+        if vec:
+            # one 16-byte load (ld.global.nc.v4) of the thread's words
+            self.features.add("vector_load")
+            body.append(ind + "const int4 v4 = *reinterpret_cast<const int4*>(my);")
         for j, v in enumerate(self.vars["u"]):
-            body.append(ind + f"unsigned {v} = my[{j % 4}]{' ^ 0x%08xu' % r.u32() if j >= 4 else ''};")
+            src = f"(unsigned)v4.{'xyzw'[j % 4]}" if vec else f"my[{j % 4}]"
+            body.append(ind + f"unsigned {v} = {src};")
         for j, v in enumerate(self.vars["i"]):
             body.append(ind + f"int {v} = (int)my[{(j + 1) % 4}];")
         body.append(ind + "unsigned long long q0 = ((unsigned long long)my[2] << 32) | my[3];")
@@ -791,6 +835,12 @@ class Gen:
             body.append(ind + "st.a = u0 ^ 0x5a5a5a5au; st.f = f0; st.b[0] = tid; st.b[1] = u1;")
         c = Ctx()
         self.block(c, self.size, r, body, ind)
+        early = r.chance(30)
+        if early:
+            # threads leave early (after the last barrier): the others go on with unknown lanes
+            self.features.add("early_exit")
+            body.append(ind + f"if ({self.eb(2, c, r)}) {{ out[gid] = qf_mix(h, 0xe4u); return; }}")
+            self.block(c.sub(top=False, lanes=None), 1 + r.below(3), r, body, ind)
         # fold every variable into the hash
         fold = ["h"]
         for v in self.vars["u"]:
@@ -812,6 +862,10 @@ class Gen:
         decls = []
         if "fs[" in text:
             decls.append(ind + f"__shared__ unsigned fs[{nt}];")
+        if "sf[" in text:
+            decls.append(ind + f"__shared__ float sf[{nt}];")
+        if "sb[" in text:
+            decls.append(ind + f"__shared__ unsigned char sb[{nt}];")
         if "dyn[" in text:
             decls.append(ind + "QF_DYN_SHARED(dyn);")
         if f"{self.name}_sa[" in text:
@@ -835,8 +889,8 @@ class Gen:
             inp.append(dr.pick(specials) if k < 3 else dr.below(64) if k < 5 else
                        (0x3F800000 + dr.below(1 << 24)) if k < 7 else dr.u32())
         gat_init = {"add": 0, "umin": 0xFFFFFFFF, "umax": 0, "smin": 0x7FFFFFFF, "smax": 0x80000000,
-                    "and": 0xFFFFFFFF, "or": 0, "xor": 0}
-        gat = [gat_init[o] ^ (dr.u32() & 0xFF if o in ("add", "xor") else 0) for o in self.gat_ops]
+                    "and": 0xFFFFFFFF, "or": 0, "xor": 0, "inc": 0, "cas_add": 0}
+        gat = [gat_init[o] ^ (dr.u32() & 0xFF if o in ("add", "xor", "inc", "cas_add") else 0) for o in self.gat_ops]
         return {
             "name": self.name, "seed": self.seed, "variant": self.variant, "source": source,
             "grid": self.grid, "block": self.bdim, "dynamic_shared_bytes": dyn_words * 4,

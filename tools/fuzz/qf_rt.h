@@ -75,6 +75,9 @@ struct uint3 {
 struct dim3 {
   unsigned x, y, z;
 };
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
 
 #define __global__
 #define __device__
@@ -269,6 +272,16 @@ inline int atomicMax(int* p, int v) { return qf_atom(p, v, 2); }
 inline unsigned atomicAnd(unsigned* p, unsigned v) { return qf_atom(p, v, 3); }
 inline unsigned atomicOr(unsigned* p, unsigned v) { return qf_atom(p, v, 4); }
 inline unsigned atomicXor(unsigned* p, unsigned v) { return qf_atom(p, v, 5); }
+inline unsigned atomicInc(unsigned* p, unsigned v) {
+  unsigned old = *p;
+  *p = old >= v ? 0u : old + 1u;
+  return old;
+}
+inline int atomicCAS(int* p, int cmp, int v) {
+  int old = *p;
+  if (old == cmp) *p = v;
+  return old;
+}
 
 // Integer intrinsics (CUDA's documented semantics).
 inline int __popc(unsigned x) { return __builtin_popcount(x); }

@@ -480,6 +480,7 @@ def selftest(qgpu):
     for sd in range(1, 200):
         feats |= set(gen.generate(sd, 1)["features"])
     want = {"int32", "int64", "f32", "f32_round_modes", "f64", "fma", "struct", "local_array", "loop_per_lane",
+            "switch", "early_exit", "vector_load", "shared_float", "shared_byte", "atomic_inc_cas",
             "divergence", "lane_divergence", "barrier", "shared_module", "shared_function", "shared_extern",
             "shfl", "vote", "atomic_global", "atomic_shared", "call", "recursion", "emi", "reduction_tree"}
     if want - feats:
