@@ -121,6 +121,10 @@ class Gen:
         self.uses_dyn = False
         # a third of the kernels use no f64 arithmetic (the machine lowers little of it)
         self.f64 = r.chance(67)
+        if not self.f64 and size is None:
+            # ... and are small: these are the kernels the machine can take (it lowers no f64
+            # compares or conversions and has 511 registers)
+            self.size = min(self.size, 14)
 
     # ------------------------------------------------------------------ expressions
     def var(self, t, r):
