@@ -190,10 +190,12 @@ class Gen:
         if k == 18:
             self.features.add("bit_ops")
             return r.pick([f"__byte_perm({a()}, {a()}, {a()})", f"__funnelshift_l({a()}, {a()}, {a()})",
-                           f"__funnelshift_r({a()}, {a()}, {a()})"])
+                           f"__funnelshift_r({a()}, {a()}, {a()})", f"__funnelshift_lc({a()}, {a()}, {a()})",
+                           f"__funnelshift_rc({a()}, {a()}, {a()})"])
         if k == 19:
             self.features.add("mul_hi")
-            return r.pick([f"__umulhi({a()}, {a()})", f"(unsigned)__mulhi((int)({a()}), (int)({a()}))"])
+            return r.pick([f"__umulhi({a()}, {a()})", f"(unsigned)__mulhi((int)({a()}), (int)({a()}))",
+                           f"__umul24({a()}, {a()})", f"(unsigned)__mul24((int)({a()}), (int)({a()}))"])
         if k == 20:
             return r.pick([f"umin({a()}, {a()})", f"umax({a()}, {a()})"])
         if k == 21:
@@ -212,8 +214,9 @@ class Gen:
             return f"(unsigned)({self.eb(d, c, r)})"
         if k == 27:
             self.features.add("sad_dp4a")
-            return r.pick([f"__sad((int)({a()}), (int)({a()}), {a()})",
-                           f"(unsigned)__dp4a((int)({a()}), (int)({a()}), (int)({a()}))"])
+            return r.pick([f"__sad((int)({a()}), (int)({a()}), {a()})", f"__usad({a()}, {a()}, {a()})",
+                           f"(unsigned)__dp4a((int)({a()}), (int)({a()}), (int)({a()}))",
+                           f"__dp4a({a()}, {a()}, {a()})"])
         if k == 28 and self.usable_helpers():
             h = r.pick(self.usable_helpers())
             return self.call(h, d, c, r)

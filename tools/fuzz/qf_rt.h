@@ -311,6 +311,27 @@ inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
   unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
   return static_cast<unsigned>(v >> (s & 31u));
 }
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>((v << (s < 32u ? s : 32u)) >> 32);
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>(v >> (s < 32u ? s : 32u));
+}
+// __mul24: the low 32 bits of the product of the sign-extended low 24 bits.
+inline int __mul24(int a, int b) {
+  long long x = static_cast<long long>(static_cast<unsigned>(a) & 0xffffffu), y = static_cast<long long>(static_cast<unsigned>(b) & 0xffffffu);
+  if (x & 0x800000) x -= 0x1000000;
+  if (y & 0x800000) y -= 0x1000000;
+  return static_cast<int>(static_cast<unsigned>(static_cast<unsigned long long>(x * y)));
+}
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 4; ++i) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+  return c;
+}
 inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32); }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
