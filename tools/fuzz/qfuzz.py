@@ -560,6 +560,11 @@ def summarize(jsonl):
         for c, st in r["runs"].items():
             s["runs"].setdefault(c, {}).setdefault(st, 0)
             s["runs"][c][st] += 1
+        for c, msg in r.get("not_lowered", {}).items():
+            why = re.sub(r"'[^']*'", "'...'", msg.split("): ")[-1])
+            why = re.sub(r"\b\d+\b", "N", why)[:100]
+            s.setdefault("not_lowered_why", {}).setdefault(why, 0)
+            s["not_lowered_why"][why] += 1
         if r["mismatches"]:
             s["mismatches"].append({"seed": r["seed"], "variant": r["variant"], "first": r["mismatches"][0],
                                     "configs": [m["config"] for m in r["mismatches"]]})
@@ -567,6 +572,44 @@ def summarize(jsonl):
             s["errors"].append({"seed": r["seed"], "variant": r["variant"], "error": r.get("error") or r.get("errors")})
     s["seeds"] = len(s["seeds"])
     return s
+
+
+def report(files):
+    """Markdown tables of one or more campaigns' JSON lines (docs/fuzzing.md §5)."""
+    per = [summarize(f) for f in files]
+    tot = {"kernels": sum(p["kernels"] for p in per), "base": sum(p["base_kernels"] for p in per),
+           "emi": sum(p["emi_variants"] for p in per), "seeds": sum(p["seeds"] for p in per)}
+    lines = [f"{tot['kernels']} kernels ({tot['base']} base kernels of {tot['seeds']} seeds, {tot['emi']} EMI variants); "
+             f"mismatches: {sum(len(p['mismatches']) for p in per)}; backend errors: "
+             f"{sum(len(p['errors']) for p in per)}; build failures: {sum(p['build_errors'] for p in per)}.", ""]
+    runs, feats = {}, {}
+    for p in per:
+        for c, d in p["runs"].items():
+            for st, n in d.items():
+                runs.setdefault(c, {}).setdefault(st, 0)
+                runs[c][st] += n
+        for f, n in p["features"].items():
+            feats[f] = feats.get(f, 0) + n
+    lines += ["| configuration | ran and agreed | not lowered | error | mismatch |", "|---|---|---|---|---|"]
+    mism = {}
+    for p in per:
+        for m in p["mismatches"]:
+            for c in m["configs"]:
+                mism[c] = mism.get(c, 0) + 1
+    for c, d in runs.items():
+        ok = d.get("ok", 0) - mism.get(c, 0)
+        lines.append(f"| `{c}` | {ok} | {d.get('not_lowered', 0)} | {d.get('error', 0)} | {mism.get(c, 0)} |")
+    why = {}
+    for p in per:
+        for w, n in p.get("not_lowered_why", {}).items():
+            why[w] = why.get(w, 0) + n
+    lines += ["", "| why the machine did not lower a kernel (both flavours) | runs |", "|---|---|"]
+    for w, n in sorted(why.items(), key=lambda x: -x[1]):
+        lines.append(f"| {w} | {n} |")
+    lines += ["", "| feature | kernels |", "|---|---|"]
+    for f, n in sorted(feats.items(), key=lambda x: -x[1]):
+        lines.append(f"| `{f}` | {n} |")
+    return "\n".join(lines)
 
 
 def coverage(seeds, qgpu, outdir):
@@ -672,6 +715,8 @@ def main():
     rd.add_argument("--timeout", type=int, default=3600)
     sm = sub.add_parser("summarize", help="figures of a campaign from its JSON lines")
     sm.add_argument("jsonl")
+    rpt = sub.add_parser("report", help="markdown tables of campaigns' JSON lines")
+    rpt.add_argument("jsonl", nargs="+")
     cv = sub.add_parser("coverage", help="PTX forms of generated kernels vs the corpus (qgpu coverage)")
     cv.add_argument("--seeds", default="1..200")
     cv.add_argument("--out", required=True, help="folder for the generated PTX (kernels-like layout)")
@@ -694,6 +739,9 @@ def main():
         b, f, w = s.split("-")
         return (b, f, int(w[1:]))
 
+    if a.cmd == "report":
+        print(report(a.jsonl))
+        sys.exit(0)
     if a.cmd == "summarize":
         print(json.dumps(summarize(a.jsonl), indent=1))
         sys.exit(0)
