@@ -135,7 +135,10 @@ def split_ptx(text):
         for sd in seeds:
             parts.setdefault(sd, []).append(it)
     head = "".join(header)
-    return {sd: head + "\n" + "".join(shared) + "\n" + "".join(its) for sd, its in parts.items()}
+    # nvcc's internal namespace of static functions can contain an entry's name (…_cu_qf17 +
+    # 7qf19_h0 reads as qf177): only seeds with an entry of their own make a module
+    entries = {int(m) for m in re.findall(r"\.entry\s+qf(\d+)(?:_e\d+)?\s*\(", text)}
+    return {sd: head + "\n" + "".join(shared) + "\n" + "".join(its) for sd, its in parts.items() if sd in entries}
 
 
 def write_launch(k, kdir):
