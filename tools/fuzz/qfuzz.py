@@ -259,7 +259,7 @@ def parse_seeds(text):
 
 
 def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=None, perturb=False,
-             keep=False, log=sys.stderr):
+             keep=False, log=sys.stderr, reduce_dir=None, reduce_max=3, reduce_timeout=3600):
     t0 = time.time()
     summary = {"format": "qgpu-fuzz-1", "tools": tool_versions(), "configs": [cfg_name(c) for c in configs],
                "variants_per_seed": variants, "kernels": 0, "seeds": 0, "status": {}, "mismatches": [],
@@ -312,6 +312,18 @@ def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=
                                                   "first": r["mismatches"][0],
                                                   "configs": [m["config"] for m in r["mismatches"]]})
                     print(f"qfuzz: MISMATCH seed {r['seed']} variant {r['variant']}: {r['mismatches'][0]}", file=log)
+                    bad = [m["config"] for m in r["mismatches"] if m["config"] != "host"]
+                    if reduce_dir and bad and len(summary.setdefault("reduced", [])) < reduce_max:
+                        # reduce it now, in this process (one campaign, one process at a time)
+                        good = [c for c in configs if r["runs"].get(cfg_name(c)) == "ok" and cfg_name(c) not in bad]
+                        rdir = pathlib.Path(reduce_dir) / f"seed{r['seed']}-v{r['variant']}"
+                        bcfg = next(c for c in configs if cfg_name(c) == bad[0])
+                        try:
+                            rc = reduce(r["seed"], r["variant"], bcfg, good[:2], rdir, qgpu, reduce_timeout)
+                        except subprocess.TimeoutExpired:
+                            rc = "timeout"
+                        summary["reduced"].append({"seed": r["seed"], "variant": r["variant"], "config": bad[0],
+                                                   "dir": str(rdir), "status": rc})
                 if r["status"] in ("error", "host_error"):
                     summary["errors"].append({"seed": r["seed"], "variant": r["variant"],
                                               "error": r.get("error") or r.get("errors")})
@@ -703,6 +715,9 @@ def main():
     r.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
     r.add_argument("--keep", action="store_true", help="keep the batch folders")
     r.add_argument("--perturb", action="store_true", help="self-test: corrupt the host reference (must mismatch)")
+    r.add_argument("--reduce", metavar="DIR", help="creduce the first mismatches into DIR/seed<S>-v<V>/")
+    r.add_argument("--reduce-max", type=int, default=3, help="at most this many reductions per campaign")
+    r.add_argument("--reduce-timeout", type=int, default=3600, help="seconds per reduction")
     c = sub.add_parser("ctest", help="the fixed seeds of ctest `fuzz`")
     c.add_argument("--qgpu")
     c.add_argument("--perturb", action="store_true")
@@ -783,7 +798,9 @@ def main():
         tmp = tempfile.mkdtemp(prefix="qfuzz-")
         work = tmp
     try:
-        s = campaign(seeds, variants, batch, qgpu, configs, work, jsonl, time_limit, a.perturb, keep)
+        s = campaign(seeds, variants, batch, qgpu, configs, work, jsonl, time_limit, a.perturb, keep,
+                     reduce_dir=getattr(a, "reduce", None), reduce_max=getattr(a, "reduce_max", 3),
+                     reduce_timeout=getattr(a, "reduce_timeout", 3600))
     finally:
         if tmp and not keep:
             shutil.rmtree(tmp, ignore_errors=True)
