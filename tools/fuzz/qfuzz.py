@@ -258,8 +258,32 @@ def parse_seeds(text):
     return [int(x) for x in text.split(",")]
 
 
+def run_batch(chunk, variants, qgpu, configs, work, perturb=False, keep=False):
+    """Generates, builds and runs one batch of seeds: ("build_error", info) or ("ok", records)."""
+    kernels = [gen.generate(s, v) for s in chunk for v in range(variants + 1)]
+    bdir = pathlib.Path(tempfile.mkdtemp(prefix="qfuzz-", dir=work))
+    try:
+        cu = bdir / "batch.cu"
+        cu.write_text(batch_source(kernels))
+        errs = build(cu, bdir)
+        if any(errs.values()):
+            # A build failure is a generator bug (or a compiler crash): recorded, never silent.
+            return "build_error", {"seeds": chunk, **{k: v[-2000:] for k, v in errs.items() if v}}
+        for fl in ("sm_75", "clang"):
+            for sd, text in split_ptx((bdir / f"batch.{fl}.ptx").read_text()).items():
+                (bdir / f"s{sd}.{fl}.ptx").write_text(text)
+        recs = []
+        for s in chunk:
+            group = [k for k in kernels if k["seed"] == s]
+            recs += check_kernel_group(group, bdir, qgpu, configs, bdir / "batch.host", perturb)
+        return "ok", recs
+    finally:
+        if not keep:
+            shutil.rmtree(bdir, ignore_errors=True)
+
+
 def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=None, perturb=False,
-             keep=False, log=sys.stderr, reduce_dir=None, reduce_max=3, reduce_timeout=3600):
+             keep=False, log=sys.stderr, reduce_dir=None, reduce_max=3, reduce_timeout=3600, jobs=1):
     t0 = time.time()
     summary = {"format": "qgpu-fuzz-1", "tools": tool_versions(), "configs": [cfg_name(c) for c in configs],
                "variants_per_seed": variants, "kernels": 0, "seeds": 0, "status": {}, "mismatches": [],
@@ -270,71 +294,73 @@ def campaign(seeds, variants, batch, qgpu, configs, work, out_jsonl, time_limit=
                                            "seeds": [seeds[0], seeds[-1]], "variants": variants,
                                            "tools": summary["tools"], "configs": summary["configs"]}}) + "\n")
         out.flush()
-    i = 0
-    while i < len(seeds):
-        if time_limit and time.time() - t0 > time_limit:
-            break
-        chunk = seeds[i:i + batch]
-        i += batch
-        kernels = [gen.generate(s, v) for s in chunk for v in range(variants + 1)]
-        bdir = pathlib.Path(tempfile.mkdtemp(prefix="qfuzz-", dir=work))
-        cu = bdir / "batch.cu"
-        cu.write_text(batch_source(kernels))
-        errs = build(cu, bdir)
-        if any(errs.values()):
-            # A build failure is a generator bug (or a compiler crash): recorded, never silent.
-            e = {"seeds": chunk, **{k: v[-2000:] for k, v in errs.items() if v}}
-            summary["build_errors"].append(e)
+    chunks = [seeds[i:i + batch] for i in range(0, len(seeds), batch)]
+
+    def results():
+        """Each batch's result in seed order; no batch starts after the time limit."""
+        if jobs <= 1:
+            for ch in chunks:
+                if time_limit and time.time() - t0 > time_limit:
+                    return
+                yield ch, run_batch(ch, variants, qgpu, configs, work, perturb, keep)
+            return
+        import concurrent.futures
+        with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
+            pending, it = [], iter(chunks)
+            while True:
+                while len(pending) < 2 * jobs and not (time_limit and time.time() - t0 > time_limit):
+                    ch = next(it, None)
+                    if ch is None:
+                        break
+                    pending.append((ch, ex.submit(run_batch, ch, variants, qgpu, configs, work, perturb, keep)))
+                if not pending:
+                    return
+                ch, fut = pending.pop(0)
+                yield ch, fut.result()
+
+    for chunk, (kind, res) in results():
+        if kind == "build_error":
+            summary["build_errors"].append(res)
             print(f"qfuzz: build failed for seeds {chunk[0]}..{chunk[-1]}: "
-                  f"{[k for k, v in errs.items() if v]}", file=log)
+                  f"{[k for k in res if k != 'seeds']}", file=log)
             if out:
-                out.write(json.dumps({"build_error": e}) + "\n")
-            if not keep:
-                shutil.rmtree(bdir, ignore_errors=True)
+                out.write(json.dumps({"build_error": res}) + "\n")
             continue
-        for fl in ("sm_75", "clang"):
-            for sd, text in split_ptx((bdir / f"batch.{fl}.ptx").read_text()).items():
-                (bdir / f"s{sd}.{fl}.ptx").write_text(text)
-        for s in chunk:
-            group = [k for k in kernels if k["seed"] == s]
-            recs = check_kernel_group(group, bdir, qgpu, configs, bdir / "batch.host", perturb)
-            summary["seeds"] += 1
-            for r in recs:
-                summary["kernels"] += 1
-                summary["status"][r["status"]] = summary["status"].get(r["status"], 0) + 1
-                for f in r["features"]:
-                    summary["features"][f] = summary["features"].get(f, 0) + 1
-                for c, st in r["runs"].items():
-                    if st == "not_lowered":
-                        summary["not_lowered"][c] = summary["not_lowered"].get(c, 0) + 1
-                if r["mismatches"]:
-                    summary["mismatches"].append({"seed": r["seed"], "variant": r["variant"],
-                                                  "first": r["mismatches"][0],
-                                                  "configs": [m["config"] for m in r["mismatches"]]})
-                    print(f"qfuzz: MISMATCH seed {r['seed']} variant {r['variant']}: {r['mismatches'][0]}", file=log)
-                    bad = [m["config"] for m in r["mismatches"] if m["config"] != "host"]
-                    if reduce_dir and bad and len(summary.setdefault("reduced", [])) < reduce_max:
-                        # reduce it now, in this process (one campaign, one process at a time)
-                        good = [c for c in configs if r["runs"].get(cfg_name(c)) == "ok" and cfg_name(c) not in bad]
-                        rdir = pathlib.Path(reduce_dir) / f"seed{r['seed']}-v{r['variant']}"
-                        bcfg = next(c for c in configs if cfg_name(c) == bad[0])
-                        try:
-                            rc = reduce(r["seed"], r["variant"], bcfg, good[:2], rdir, qgpu, reduce_timeout)
-                        except subprocess.TimeoutExpired:
-                            rc = "timeout"
-                        summary["reduced"].append({"seed": r["seed"], "variant": r["variant"], "config": bad[0],
-                                                   "dir": str(rdir), "status": rc})
-                if r["status"] in ("error", "host_error"):
-                    summary["errors"].append({"seed": r["seed"], "variant": r["variant"],
-                                              "error": r.get("error") or r.get("errors")})
-                    print(f"qfuzz: ERROR seed {r['seed']} variant {r['variant']}: "
-                          f"{r.get('error') or r.get('errors')}", file=log)
-                if out:
-                    out.write(json.dumps(r) + "\n")
+        summary["seeds"] += len(chunk)
+        for r in res:
+            summary["kernels"] += 1
+            summary["status"][r["status"]] = summary["status"].get(r["status"], 0) + 1
+            for f in r["features"]:
+                summary["features"][f] = summary["features"].get(f, 0) + 1
+            for c, st in r["runs"].items():
+                if st == "not_lowered":
+                    summary["not_lowered"][c] = summary["not_lowered"].get(c, 0) + 1
+            if r["mismatches"]:
+                summary["mismatches"].append({"seed": r["seed"], "variant": r["variant"],
+                                              "first": r["mismatches"][0],
+                                              "configs": [m["config"] for m in r["mismatches"]]})
+                print(f"qfuzz: MISMATCH seed {r['seed']} variant {r['variant']}: {r['mismatches'][0]}", file=log)
+                bad = [m["config"] for m in r["mismatches"] if m["config"] != "host"]
+                if reduce_dir and bad and len(summary.setdefault("reduced", [])) < reduce_max:
+                    # reduce it now, in this process
+                    good = [c for c in configs if r["runs"].get(cfg_name(c)) == "ok" and cfg_name(c) not in bad]
+                    rdir = pathlib.Path(reduce_dir) / f"seed{r['seed']}-v{r['variant']}"
+                    bcfg = next(c for c in configs if cfg_name(c) == bad[0])
+                    try:
+                        rc = reduce(r["seed"], r["variant"], bcfg, good[:2], rdir, qgpu, reduce_timeout)
+                    except subprocess.TimeoutExpired:
+                        rc = "timeout"
+                    summary["reduced"].append({"seed": r["seed"], "variant": r["variant"], "config": bad[0],
+                                               "dir": str(rdir), "status": rc})
+            if r["status"] in ("error", "host_error"):
+                summary["errors"].append({"seed": r["seed"], "variant": r["variant"],
+                                          "error": r.get("error") or r.get("errors")})
+                print(f"qfuzz: ERROR seed {r['seed']} variant {r['variant']}: "
+                      f"{r.get('error') or r.get('errors')}", file=log)
+            if out:
+                out.write(json.dumps(r) + "\n")
         if out:
             out.flush()
-        if not keep:
-            shutil.rmtree(bdir, ignore_errors=True)
     summary["wall_seconds"] = round(time.time() - t0, 1)
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary["child_cpu_seconds"] = round(ru.ru_utime + ru.ru_stime, 1)
@@ -715,6 +741,7 @@ def main():
     r.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
     r.add_argument("--keep", action="store_true", help="keep the batch folders")
     r.add_argument("--perturb", action="store_true", help="self-test: corrupt the host reference (must mismatch)")
+    r.add_argument("--jobs", type=int, default=1, help="batches run in parallel (default 1: one process)")
     r.add_argument("--reduce", metavar="DIR", help="creduce the first mismatches into DIR/seed<S>-v<V>/")
     r.add_argument("--reduce-max", type=int, default=3, help="at most this many reductions per campaign")
     r.add_argument("--reduce-timeout", type=int, default=3600, help="seconds per reduction")
@@ -800,7 +827,7 @@ def main():
     try:
         s = campaign(seeds, variants, batch, qgpu, configs, work, jsonl, time_limit, a.perturb, keep,
                      reduce_dir=getattr(a, "reduce", None), reduce_max=getattr(a, "reduce_max", 3),
-                     reduce_timeout=getattr(a, "reduce_timeout", 3600))
+                     reduce_timeout=getattr(a, "reduce_timeout", 3600), jobs=getattr(a, "jobs", 1))
     finally:
         if tmp and not keep:
             shutil.rmtree(tmp, ignore_errors=True)
