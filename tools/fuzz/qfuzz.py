@@ -93,17 +93,21 @@ def build(cu, outdir, host_flags=None, host=True):
     return errs
 
 
-# qf<seed> in plain and mangled names (_ZL6qf8_h1jj, _ZN..._9qf1008_h0Ejj, _ZZ4qf18E7qf18_sa)
-SEED_REF = re.compile(r"(?<![A-Za-z])qf(\d+)(?!\d)")
 HEADER = re.compile(r"^\.(version|target|address_size)\b")
+IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+FUNC_NAME = re.compile(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
+VAR_NAME = re.compile(r"\.(?:global|const|shared|local)\b[^;={]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=|;)")
+ENTRY = re.compile(r"\.entry\s+qf(\d+)(?:_e\d+)?\s*\(")
 
 
 def split_ptx(text):
-    """Splits the PTX module of a batch into one module per seed: the header, every top-level
-    item (variable, function declaration or definition) that names that seed's symbols
-    (qf<seed>...), and the items that name none (e.g. the `.extern .shared` array). The lines
-    are the compiler's, unchanged; only other seeds' independent items are left out, so that a
-    run decodes one seed's code instead of the whole batch."""
+    """Splits the PTX module of a batch into one module per seed: the header, the seed's entries
+    and every top-level item (variable, function declaration or definition) they reach through
+    the symbols they name, transitively; items that define no symbol go everywhere. The lines
+    are the compiler's, unchanged, in their order; only what the seed's entries cannot reach is
+    left out, so that a run decodes one seed's code instead of the whole batch. (Symbols, not
+    name prefixes: clang merges equal constants of different kernels into one global named
+    after one of them.)"""
     lines = text.splitlines(keepends=True)
     header, items, cur, depth, pending = [], [], [], 0, []
     for ln in lines:
@@ -125,20 +129,33 @@ def split_ptx(text):
             cur = []
     if cur:
         items.append("".join(cur))
+    code = ["".join(l for l in it.splitlines(keepends=True) if not l.lstrip().startswith("//")) for it in items]
+    defines, by_name = [], {}
+    for i, c in enumerate(code):
+        head = c.split("{", 1)[0]
+        m = FUNC_NAME.search(head) or VAR_NAME.search(head)
+        defines.append(m.group(1) if m else None)
+        if m:
+            by_name.setdefault(m.group(1), []).append(i)
+    refs = [{t for t in IDENT.findall(c) if t in by_name} for c in code]
     parts = {}
-    shared = []
-    for it in items:
-        code = "".join(l for l in it.splitlines(keepends=True) if not l.lstrip().startswith("//"))
-        seeds = {int(m) for m in SEED_REF.findall(code)}
-        if not seeds:
-            shared.append(it)
-        for sd in seeds:
-            parts.setdefault(sd, []).append(it)
+    for i, c in enumerate(code):
+        m = ENTRY.search(c.split("{", 1)[0])
+        if m:
+            parts.setdefault(int(m.group(1)), set()).add(i)
+    out = {}
     head = "".join(header)
-    # nvcc's internal namespace of static functions can contain an entry's name (…_cu_qf17 +
-    # 7qf19_h0 reads as qf177): only seeds with an entry of their own make a module
-    entries = {int(m) for m in re.findall(r"\.entry\s+qf(\d+)(?:_e\d+)?\s*\(", text)}
-    return {sd: head + "\n" + "".join(shared) + "\n" + "".join(its) for sd, its in parts.items() if sd in entries}
+    for sd, keep in parts.items():
+        todo = list(keep)
+        while todo:
+            i = todo.pop()
+            for name in refs[i]:
+                for j in by_name[name]:
+                    if j not in keep:
+                        keep.add(j)
+                        todo.append(j)
+        out[sd] = head + "\n" + "".join(it for i, it in enumerate(items) if i in keep or defines[i] is None)
+    return out
 
 
 def write_launch(k, kdir):
@@ -545,8 +562,10 @@ def selftest(qgpu):
             if st != "error" or "exit 3" not in str(res):
                 fails.append(f"the shim accepted a collective with a lane missing: {st} {res}")
         # split_ptx keeps each seed's entry and the items every seed needs
-        # (1008 and 1010 have device functions with mangled names; 1008's were once split wrongly)
-        ks = [gen.generate(sd) for sd in (1008, 1010)]
+        # (1008 and 1010 have device functions with mangled names, once split wrongly; clang merges
+        # equal constant arrays of 200187 and 200190 into one global named after qf200190)
+        seeds4 = (1008, 1010, 200187, 200190)
+        ks = [gen.generate(sd) for sd in seeds4]
         (t / "two.cu").write_text(batch_source(ks))
         errs = build(t / "two.cu", t)
         if any(errs.values()):
@@ -554,7 +573,7 @@ def selftest(qgpu):
         else:
             for fl in ("sm_75", "clang"):
                 parts = split_ptx((t / f"batch.{fl}.ptx").read_text())
-                if (sorted(parts) != [1008, 1010] or ".entry qf1008(" not in parts[1008]
+                if (sorted(parts) != list(seeds4) or ".entry qf1008(" not in parts[1008]
                         or ".entry qf1010(" in parts[1008]):
                     fails.append(f"split_ptx ({fl}) gives {sorted(parts)}")
                     continue
