@@ -30,6 +30,7 @@ Every thread folds what it computes into a hash, written to out[gid] (CLsmith's 
 """
 import argparse
 import json
+import re
 import sys
 
 M64 = (1 << 64) - 1
@@ -773,9 +774,12 @@ class Gen:
             params = ", ".join(f"{ctype[t]} {p}" for p, t in zip(pnames, args))
             inline = r.pick(["__noinline__", "__forceinline__"])
             if "p" in args:
-                body_src = "\n".join(body).replace("la[", "a" + str(args.index("p")) + "[")
-                ret = ret.replace("la[", "a" + str(args.index("p")) + "[")
-                first = first.replace("la[", "a" + str(args.index("p")) + "[")
+                # Every use of the kernel's `la` becomes the pointer parameter: element reads,
+                # and `la` passed on to an earlier helper that takes one too (seed 601318).
+                ptr = "a" + str(args.index("p"))
+                body_src = re.sub(r"\bla\b", ptr, "\n".join(body))
+                ret = re.sub(r"\bla\b", ptr, ret)
+                first = re.sub(r"\bla\b", ptr, first)
             else:
                 body_src = "\n".join(body)
             src.append(f"static __device__ {inline} unsigned {name}({params}) {{\n"
