@@ -218,6 +218,20 @@ bool Circuit::mutuallyExclusive(const std::vector<WireId>& bits) const {
   return true;
 }
 
+Bus Circuit::readBits(NodeKind kind, const std::string& name, uint32_t port, uint32_t width) {
+  Bus out;
+  for (uint32_t i = 0; i < width; ++i) {
+    Node n;
+    n.kind = kind;
+    n.name = fmt::format("{}[{}]", name, i);
+    n.range = {0, 1};
+    n.port = port;
+    n.bit = i;
+    out.push_back(add(std::move(n)));
+  }
+  return out;
+}
+
 Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) {
   if (banks.empty()) throw CompileError(fmt::format("{}: memory port '{}' has no bank", name_, name));
   const size_t width = banks[0].data.size();
@@ -257,18 +271,8 @@ Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) 
     throw CompileError(fmt::format("{}: memory port '{}': its banks' read selects are not provably exclusive", name_, name));
   const uint32_t port = static_cast<uint32_t>(memories_.size());
   memories_.push_back({name, std::move(banks), {}});
-  Bus out;
-  for (uint32_t i = 0; i < width; ++i) {
-    Node n;
-    n.kind = NodeKind::MemoryRead;
-    n.name = fmt::format("{}[{}]", name, i);
-    n.range = {0, 1};
-    n.port = port;
-    n.bit = i;
-    out.push_back(add(std::move(n)));
-  }
-  memories_[port].read = out;
-  return out;
+  memories_[port].read = readBits(NodeKind::MemoryRead, name, port, static_cast<uint32_t>(width));
+  return memories_[port].read;
 }
 
 Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value) {
@@ -283,18 +287,8 @@ Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, c
         throw CompileError(fmt::format("{}: lookup '{}': wire {} is not a structural bit", name_, name, x));
   const uint32_t index = static_cast<uint32_t>(lookups_.size());
   lookups_.push_back({name, key, query, value, {}});
-  Bus out;
-  for (uint32_t i = 0; i < value.size(); ++i) {
-    Node n;
-    n.kind = NodeKind::LookupRead;
-    n.name = fmt::format("{}[{}]", name, i);
-    n.range = {0, 1};
-    n.port = index;
-    n.bit = i;
-    out.push_back(add(std::move(n)));
-  }
-  lookups_[index].read = out;
-  return out;
+  lookups_[index].read = readBits(NodeKind::LookupRead, name, index, static_cast<uint32_t>(value.size()));
+  return lookups_[index].read;
 }
 
 void Circuit::output(const std::string& name, WireId wire) {

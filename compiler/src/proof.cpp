@@ -577,21 +577,15 @@ class Prover {
   std::optional<double> railPair(int L, const model::TensorView& m, size_t ra, size_t rb, const std::vector<Fact>& x,
                                  const std::string& what) const {
     auto bit = bitRow(L, m, ra, x, what);
-    const FormFact comp = form(m, rb, x);
     if (!bit) {
+      const FormFact comp = form(m, rb, x);
       if (comp.absSum == 0 && comp.constant == 0) return std::nullopt;
       if (comp.f.grain != 0 || comp.inexactTerms || comp.constantTerms != 1 || comp.constant <= 0)
         refuse(L, fmt::format("{}: neither a dual-rail bit nor a constant pad", what));
       return comp.constant;
     }
-    const double V = bit->second;
-    bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
-    for (int c = 0; c < H_ && ok; ++c) {
-      if (x[c].isConstant()) continue;
-      ok = at(m, rb * H_ + static_cast<size_t>(c)) == (static_cast<uint32_t>(c) == bit->first ? -V : 0.0);
-    }
-    if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
-    return V;
+    checkComplement(L, m, rb, x, *bit, what);
+    return bit->second;
   }
 
   // An attention layer whose head is a lookup (docs/compiler.md §3, "lookups"). Proves:
@@ -616,11 +610,6 @@ class Prover {
       for (size_t i = 0; i < t->numel(); ++i)
         if (!std::isfinite(at(*t, i))) refuse(L, "a lookup tensor is not finite");
     const int hd = cfg.headDim, rd = cfg.rotaryDim();
-    auto rowZero = [&](const model::TensorView& m, size_t row) {
-      for (int c = 0; c < H_; ++c)
-        if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
-      return true;
-    };
     // Query and key: dual-rail pairs in dims rd.., nothing in the rotated dims.
     double scaleOf[2] = {0, 0};
     std::vector<bool> used[2];
@@ -695,6 +684,26 @@ class Prover {
     ++lp.lookups;
   }
 
+  bool rowZero(const model::TensorView& m, size_t row) const {
+    for (int c = 0; c < H_; ++c)
+      if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
+    return true;
+  }
+
+  // Row rb is the complement rail of `bit` (channel, weight V): V from the ONE channel minus
+  // V times the bit, nothing else.
+  void checkComplement(int L, const model::TensorView& m, size_t rb, const std::vector<Fact>& x,
+                       const std::pair<uint32_t, double>& bit, const std::string& what) const {
+    const double V = bit.second;
+    const FormFact comp = form(m, rb, x);
+    bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
+    for (int c = 0; c < H_ && ok; ++c) {
+      if (x[c].isConstant()) continue;
+      ok = at(m, rb * H_ + static_cast<size_t>(c)) == (static_cast<uint32_t>(c) == bit.first ? -V : 0.0);
+    }
+    if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
+  }
+
   // The single channel a row reads, with its weight, when the row is w * (a bit channel)
   // and nothing else (no constant); nullopt for an all-zero row; refuses anything else.
   std::optional<std::pair<uint32_t, double>> bitRow(int L, const model::TensorView& m, size_t row,
@@ -736,11 +745,6 @@ class Prover {
     for (const model::TensorView* t : {&qkv, &z, &b, &a, &conv, &dt, &alog, &wn, &out})
       for (size_t i = 0; i < t->numel(); ++i)
         if (!std::isfinite(at(*t, i))) refuse(L, "a memory mixer tensor is not finite");
-    auto rowZero = [&](const model::TensorView& m, size_t row) {
-      for (int c = 0; c < H_; ++c)
-        if (at(m, row * H_ + static_cast<size_t>(c)) != 0) return false;
-      return true;
-    };
     // Conv: one tap of 1 on every channel a projection writes: the current token for the
     // query and key, one token (the same for all of a head's value channels: a conv-window
     // read when it is not the current one) for the value. Facts hold at every position,
@@ -801,14 +805,7 @@ class Prover {
         }
         const double V = bit->second;
         if (V < 32 || !isPowerOfTwo(V)) refuse(L, fmt::format("{}: weight {} is not a power of two >= 32", what, V));
-        const FormFact comp = form(qkv, rb, x);
-        bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
-        for (int c = 0; c < H_ && ok; ++c) {
-          if (x[c].isConstant()) continue;
-          const double wb = at(qkv, rb * H_ + static_cast<size_t>(c));
-          ok = wb == (static_cast<uint32_t>(c) == bit->first ? -V : 0.0);
-        }
-        if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
+        checkComplement(L, qkv, rb, x, *bit, what);
         if (f.used && f.value != V) refuse(L, fmt::format("{}: its bits are stored with different magnitudes", head));
         f.used = true;
         f.value = V;

@@ -157,6 +157,8 @@ class Circuit {
 
  private:
   WireId add(Node n);
+  // The read bits of memory port or lookup `port`: `width` wires of `kind`, each a bit.
+  Bus readBits(NodeKind kind, const std::string& name, uint32_t port, uint32_t width);
   void checkWires(const Expr& e, const std::string& where) const;
 
   std::string name_;
