@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
-"""The measured cost table of the compiled units (docs/machine.md §5.1, measured).
+"""The measured tables of the compiled units in docs/machine.md.
 
 Runs `qgpu compile units` (every unit compiled for 4 lanes and proven exact) and writes
-its table into docs/machine.md between `<!-- compiler-tables:units -->` and
-`<!-- /compiler-tables:units -->` (--write), or fails if the committed table differs
-from a fresh measurement (--check, the ctest compiler.tables_up_to_date).
+its cost table (§5.1.1) between `<!-- compiler-tables:units -->` and
+`<!-- /compiler-tables:units -->`, and from `qgpu compile units --json` the placement of
+the step's units into the layers of §5.2 (stage_fit.py) between
+`<!-- compiler-tables:stage -->` and `<!-- /compiler-tables:stage -->` (--write); or fails if
+the committed tables differ from a fresh measurement (--check, the ctest
+compiler.tables_up_to_date).
 """
 import argparse
+import json
 import pathlib
 import subprocess
 import sys
 
+import stage_fit
 from doc_tables import replace_marked
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "machine.md"
-NAME = "units"
 
 
 def main():
@@ -26,16 +30,19 @@ def main():
     ap.add_argument("--qgpu", default=str(ROOT / "build" / "bin" / "qgpu"))
     args = ap.parse_args()
     table = subprocess.run([args.qgpu, "compile", "units"], check=True, capture_output=True, text=True).stdout.rstrip("\n")
+    rows = json.loads(subprocess.run([args.qgpu, "compile", "units", "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
     doc = DOC.read_text()
-    new = replace_marked(doc, "compiler-tables", NAME, table, DOC)
+    new = replace_marked(doc, "compiler-tables", "units", table, DOC)
+    new = replace_marked(new, "compiler-tables", "stage", stage_fit.table(rows, stage_fit.STAGE_SETS), DOC)
     if args.write:
         DOC.write_text(new)
-        print(f"{DOC}: compiled-unit table written ({table.count(chr(10)) - 1} units)")
+        print(f"{DOC}: compiled-unit table written ({table.count(chr(10)) - 1} units) and the stage placement")
         return 0
     if new != doc:
-        print(f"{DOC}: the compiled-unit table is stale; run tools/compiler_tables.py --write", file=sys.stderr)
+        print(f"{DOC}: the compiled-unit tables are stale; run tools/compiler_tables.py --write", file=sys.stderr)
         return 1
-    print(f"{DOC}: compiled-unit table up to date")
+    print(f"{DOC}: compiled-unit tables up to date")
     return 0
 
 

@@ -70,8 +70,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // --- end f32 adder ---
       {"fmul32", "FMUL f32 (rn rz rm rp, ftz, sat)", [] { return fmulUnit(4); }},
       // Four lanes do not fit one layer stack (the plan-only row); one lane is emitted.
-      {"ffma32", "FFMA f32 (rn rz rm rp, ftz, sat)", [] { return ffmaUnit(4); }, true},
-      {"ffma32x1", "FFMA f32, one lane", [] { return ffmaUnit(1); }},
+      {"ffma32", "FFMA f32 for four lanes (rn rz rm rp, ftz, sat)", [] { return ffmaUnit(4); }, true},
+      {"ffma32x1", "FFMA f32, one lane: the machine's FFMA (lane-serial)", [] { return ffmaUnit(1); }},
       // --- multiplier ---
       {"mul32", "MULWIDE MULLO MULHI 32-bit (the 64-bit product, signed by a selector)", [] { return multiplierUnit(4); }},
       {"mul24lo", "MUL24 MAD24 lo", [] { return mul24Unit(4, false); }},

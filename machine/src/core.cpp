@@ -197,6 +197,7 @@ class Machine {
         }
         case MExec::Store: store(w, in, pc, eff); break;
         case MExec::Atomic: atomic(w, in, pc, eff); break;
+        case MExec::LaneSerial: laneSerialPositions(w, pc, eff); [[fallthrough]];
         case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote: compute(w, in, pc, eff); break;
       }
     }
@@ -346,6 +347,15 @@ class Machine {
     for (size_t i = 0; i < ids.size(); ++i)
       emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, lanes,
                                writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
+  }
+
+  /// A lane-serial op's unit computes one lane (docs/machine.md §5.2: FMUL and FFMA for four
+  /// lanes do not fit hidden 2048), so its step takes one position per active lane: each lane's
+  /// result is computed at its own position and parked, the last lane's position spells the
+  /// write. The positions before it say DONE.
+  void laneSerialPositions(const Warp& w, uint32_t pc, uint32_t eff) {
+    const int lanes = std::popcount(eff);
+    for (int k = 1; k < lanes; ++k) done(w, pc, fmt::format("float lane {}/{}: one lane per position", k, lanes));
   }
 
   void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {

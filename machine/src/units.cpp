@@ -124,7 +124,9 @@ uint32_t writeBytes(const MInstr& in) {
   return in.bytes();
 }
 
-bool isUnitOp(MOp op) { return op < MOp::Count && opInfo(op).exec == MExec::Unit; }
+bool isUnitOp(MOp op) {
+  return op < MOp::Count && (opInfo(op).exec == MExec::Unit || opInfo(op).exec == MExec::LaneSerial);
+}
 
 uint64_t computeLane(const MInstr& in, uint64_t a, uint64_t b, uint64_t c) {
   if (!isUnitOp(in.op)) units::notLaneLocal(in);

@@ -2,8 +2,14 @@
 #include "machine_test_util.h"
 
 #include <cstring>
+#include <filesystem>
 
+#include <gtest/gtest.h>
+
+#include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
 #include "qgpu/interp/ptx_parser.h"
+#include "qgpu/launch_spec.h"
 #include "qgpu/machine/lower.h"
 #include "qgpu/machine/prompt.h"
 
@@ -58,6 +64,22 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
       }
   r.trace = std::move(ex.trace);
   return r;
+}
+
+void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
+  const std::filesystem::path kSource = QGPU_SOURCE_DIR;
+  LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
+  MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry);
+  MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
+  MachineResult ex = execute(mp, ml);
+  size_t at = ex.trace.meanings.size();
+  for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
+    if (ex.trace.meanings[i].find(marker) != std::string::npos) at = i;
+  ASSERT_LT(at, ex.trace.meanings.size()) << kernel << " has no '" << marker << "' token";
+  ASSERT_EQ(replay(mp, ml, ex.trace.tokens), ex.buffers);
+  std::vector<uint32_t> missing = ex.trace.tokens;
+  missing.erase(missing.begin() + static_cast<long>(at));
+  EXPECT_THROW(replay(mp, ml, missing), Error) << kernel << ": dropped " << ex.trace.meanings[at];
 }
 
 }  // namespace qgpu::machine::test

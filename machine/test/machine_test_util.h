@@ -31,4 +31,8 @@ Launch oneBufferLaunch(uint32_t threads, uint32_t words);
 /// 32-bit word i of a buffer.
 uint32_t word(const std::vector<uint8_t>& buffer, size_t i);
 
+/// Runs corpus kernel `kernel` (nvcc flavour) on the executor, finds its first token whose
+/// meaning contains `marker`, and checks that the replay decoder refuses the stream without it.
+void expectReplayNeeds(const std::string& kernel, const std::string& marker);
+
 }  // namespace qgpu::machine::test

@@ -63,29 +63,11 @@ TEST(MachineBanks, LocalStoresNeverCollide) {
   for (const std::string& m : r.trace.meanings) EXPECT_EQ(m.find("write round"), std::string::npos) << m;
 }
 
-// Runs a corpus kernel, finds the first token whose meaning contains `marker`, and checks
-// that the replay needs it.
-void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
-  const std::filesystem::path kSource = QGPU_SOURCE_DIR;
-  LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
-  MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry);
-  MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
-  MachineResult ex = execute(mp, ml);
-  size_t at = ex.trace.meanings.size();
-  for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
-    if (ex.trace.meanings[i].find(marker) != std::string::npos) at = i;
-  ASSERT_LT(at, ex.trace.meanings.size()) << kernel << " has no '" << marker << "' token";
-  ASSERT_EQ(replay(mp, ml, ex.trace.tokens), ex.buffers);
-  std::vector<uint32_t> missing = ex.trace.tokens;
-  missing.erase(missing.begin() + static_cast<long>(at));
-  EXPECT_THROW(replay(mp, ml, missing), Error) << kernel << ": dropped " << ex.trace.meanings[at];
-}
-
 // shfl_patterns stores lane results 32 bytes apart: lanes 0 and 2 share banks.
-TEST(MachineBanks, ReplayNeedsOneTokenPerRound) { expectReplayNeeds("shfl_patterns", "write round 2/"); }
+TEST(MachineBanks, ReplayNeedsOneTokenPerRound) { test::expectReplayNeeds("shfl_patterns", "write round 2/"); }
 
 // histogram's shared-memory atomics hit one bin from several lanes: one pass per lane there.
-TEST(MachineBanks, AtomicsOnOneAddressTakeOnePassEach) { expectReplayNeeds("histogram", "(pass 2/"); }
+TEST(MachineBanks, AtomicsOnOneAddressTakeOnePassEach) { test::expectReplayNeeds("histogram", "(pass 2/"); }
 
 }  // namespace
 }  // namespace qgpu::machine

@@ -57,8 +57,9 @@ TEST(MachineOps, RowsAreWellFormed) {
     EXPECT_NE(std::string(row.cost), "") << row.name;
     // Units compute exactly the unit ops; the executor runs the others, which write through
     // their own paths (LD, SHFL, VOTE, ATOM) or not at all.
-    EXPECT_EQ(isUnitOp(op), row.exec == MExec::Unit) << row.name;
-    if (row.exec == MExec::Unit) {
+    const bool laneLocal = row.exec == MExec::Unit || row.exec == MExec::LaneSerial;
+    EXPECT_EQ(isUnitOp(op), laneLocal) << row.name;
+    if (laneLocal) {
       EXPECT_NE(row.family, MFamily::Warp) << row.name;
     }
   }

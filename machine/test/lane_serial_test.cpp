@@ -1,0 +1,114 @@
+// Lane-serial steps (docs/machine.md §5.2): FMUL and FFMA are computed by one one-lane FFMA
+// unit (four lanes' do not fit hidden 2048), so their steps take one token position per active
+// lane — a DONE for each lane but the last, then the write — and the replay decoder needs every
+// one of them. FMUL on that unit is FFMA with a zero addend: checked here on the machine's units.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "machine_test_util.h"
+#include "qgpu/machine/isa.h"
+#include "qgpu/machine/units.h"
+
+namespace qgpu::machine {
+namespace {
+
+size_t countContaining(const Trace& t, const std::string& text) {
+  size_t n = 0;
+  for (const std::string& m : t.meanings) n += m.find(text) != std::string::npos;
+  return n;
+}
+
+// Three lanes (tid != 1) run an fma and a mul, all four an add: 2 lane positions for each of
+// the fma and the mul, none for the f32 add (a four-lane unit) or the integer ops.
+const char* kPtx = R"(
+.version 7.5
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<4>;
+	.reg .f32 	%f<4>;
+	.reg .b64 	%rd<4>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	add.s32 	%r2, %r1, 7;
+	cvt.rn.f32.u32 	%f1, %r2;
+	mov.f32 	%f2, %f1;
+	setp.ne.s32 	%p1, %r1, 1;
+	@%p1 fma.rn.f32 	%f2, %f1, %f1, 0f3F800000;
+	@%p1 mul.rn.f32 	%f2, %f2, %f1;
+	add.rn.f32 	%f2, %f2, %f1;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd2, %rd2, %rd3;
+	st.global.f32 	[%rd2], %f2;
+	ret;
+}
+)";
+
+TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
+  test::BothResult r = test::runBoth(kPtx, "k", test::oneBufferLaunch(4, 4));
+  EXPECT_EQ(r.machine, r.oracle);
+  EXPECT_EQ(r.replayed, r.machine);
+  std::vector<std::string> ffma;  // the FFMA step's tokens in order: two lane positions, then the write
+  for (const std::string& m : r.trace.meanings)
+    if (m.find("FFMA") != std::string::npos) ffma.push_back(m);
+  ASSERT_GE(ffma.size(), 3u);
+  EXPECT_NE(ffma[0].find("DONE (float lane 1/3"), std::string::npos) << ffma[0];
+  EXPECT_NE(ffma[1].find("DONE (float lane 2/3"), std::string::npos) << ffma[1];
+  EXPECT_NE(ffma[2].find("write"), std::string::npos) << ffma[2];
+  EXPECT_EQ(countContaining(r.trace, "float lane 1/3"), 2u);  // the fma and the mul
+  EXPECT_EQ(countContaining(r.trace, "float lane 2/3"), 2u);
+  EXPECT_EQ(countContaining(r.trace, "float lane 3/"), 0u);   // the last lane's position spells the write
+  EXPECT_EQ(countContaining(r.trace, "float lane"), 4u);       // not the FADD, integer add, mul.wide or cvt
+}
+
+TEST(MachineLaneSerial, OnlyFmulAndFfmaAreLaneSerial) {
+  for (size_t i = 0; i < static_cast<size_t>(MOp::Count); ++i) {
+    const MOp op = static_cast<MOp>(i);
+    const bool serial = op == MOp::FMul || op == MOp::FFma;
+    EXPECT_EQ(opInfo(op).exec == MExec::LaneSerial, serial) << opName(op);
+  }
+}
+
+// The dot product's FMUL runs in three lanes, saxpy's FFMA in four: dropping a lane position
+// is refused.
+TEST(MachineLaneSerial, ReplayNeedsEveryLanePosition) {
+  test::expectReplayNeeds("dot", "float lane 2/3");
+  test::expectReplayNeeds("saxpy", "float lane 2/4");
+}
+
+// What lets one unit serve both: FMUL(a, b) = FFMA(a, b, z) with z = +0 when rounding down
+// (rm: +0 + -0 would be -0) and -0 otherwise (a product of +0 or -0 plus -0 keeps its sign),
+// in every rounding mode with ftz and sat, on edge operands and 2^20 random ones.
+TEST(MachineLaneSerial, FmulIsFfmaWithASignedZeroAddend) {
+  const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x3f800000, 0xbf800000,
+                            0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc12345,
+                            0x3f000000, 0x1f800000, 0x5f800000, 0x20000000, 0x00400000, 0x3fffffff};
+  std::mt19937 rng(20261201);
+  uint64_t checked = 0;
+  for (uint32_t fl = 0; fl < 16; ++fl) {  // ftz (bit 0), sat (bit 1), rounding (bits 2-3)
+    MInstr mul, fma;
+    mul.op = MOp::FMul;
+    fma.op = MOp::FFma;
+    mul.ty = fma.ty = 2;  // 4 bytes
+    mul.fl = fma.fl = static_cast<uint8_t>(fl);
+    const uint64_t zero = ((fl >> 2) & 3) == 2 ? 0x00000000u : 0x80000000u;  // rm: +0
+    auto check = [&](uint32_t a, uint32_t b) {
+      ASSERT_EQ(computeLane(mul, a, b, 0), computeLane(fma, a, b, zero))
+          << std::hex << "a " << a << " b " << b << " fl " << fl;
+      ++checked;
+    };
+    for (uint32_t a : edges)
+      for (uint32_t b : edges) check(a, b);
+    for (int i = 0; i < (1 << 16); ++i) check(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()));
+  }
+  EXPECT_EQ(checked, 16u * (20 * 20 + (1u << 16)));
+}
+
+}  // namespace
+}  // namespace qgpu::machine
