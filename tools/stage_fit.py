@@ -12,8 +12,9 @@ unit reads (per lane a, b, c):
 
 * single rail (as the register-file reads deliver them: one channel per bit): 4 lanes x 3 x
   64 = 768 channels beside the units, which read them in place;
-* packed (an assumption, not built): 16-bit chunks in integer channels, 4 x 3 x 4 = 48
-  channels, each unit unpacking its input bits in one more layer that holds them.
+* packed: 16-bit chunks in integer channels, 4 x 3 x 4 = 48 channels; each unit first
+  unpacks its input bits, at the measured cost of the compiled unit `unpack64` (16 chunks
+  into 256 bits, four layers) scaled to the unit's input bits.
 
 The placement is greedy (largest area first, each at the start that keeps the running peak
 lowest, ties to the earliest start): its peak is an upper bound of the best placement's. The
@@ -66,11 +67,13 @@ def lower_bound(units, without_inputs):
     return max(widest, -(-area // WINDOW))
 
 
-def packed(unit):
-    """`unit` as the packed encoding would run it: one unpack layer holding its input bits first."""
+def packed(unit, unpack):
+    """`unit` as the packed encoding runs it: `unpack` (the measured unpack64 row) scaled to
+    the unit's input bits, then the unit."""
     u = dict(unit)
-    u["layers"] = unit["layers"] + 1
-    u["channels_per_layer"] = [unit["inputs"]] + list(unit["channels_per_layer"])
+    scale = unit["inputs"] / (16 * unpack["inputs"])
+    u["layers"] = unit["layers"] + unpack["layers"]
+    u["channels_per_layer"] = [-(-int(c * scale * 1000) // 1000) for c in unpack["channels_per_layer"]] + list(unit["channels_per_layer"])
     return u
 
 
@@ -88,7 +91,7 @@ def table(rows, sets):
     for title, datapath, names in sets:
         units = [by_name[n] for n in names]
         rail, rail_lb, rail_refused, where = fit(units, SINGLE_RAIL_OPERANDS, True)
-        pack, pack_lb, pack_refused, _ = fit([packed(u) for u in units], PACKED_OPERANDS, False)
+        pack, pack_lb, pack_refused, _ = fit([packed(u, by_name["unpack64"]) for u in units], PACKED_OPERANDS, False)
         found = [name for name, peak, lb, refused in (("single rail", rail, rail_lb, rail_refused),
                                                       ("packed", pack, pack_lb, pack_refused))
                  if peak <= HIDDEN and not refused]

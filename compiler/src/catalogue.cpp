@@ -79,6 +79,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"mulp", "MULP (64-bit multiply micro-code, no shift)", [] { return mulpUnit(4, false); }},
       {"mulp_shl32", "MULP (shift left 32)", [] { return mulpUnit(4, true); }},
       // --- end multiplier ---
+      {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
+       [] { return unpackUnit(4, 4); }},
   };
   return units;
 }

@@ -507,6 +507,30 @@ UnitCase mulpCase(bool shiftLeft32) {
 }
 // --- end multiplier cases ---
 
+// The packed-operand read: every 16-bit chunk value appears (chunk j of lane l at sample i is
+// (16 i + 4 l + j) * 40503 mod 2^16, a permutation: 4,096 samples cover all 65,536), with
+// random chunks on odd samples beyond that; the expected bits are the chunks' own.
+UnitCase unpackCase() {
+  UnitCase uc{"unpack64", [] { return unpackUnit(4, 4); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+            UnitSample s;
+            Assign as;
+            for (size_t l = 0; l < u.lanes.size(); ++l) {
+              uint64_t value = 0;
+              for (uint32_t j = 0; j < 4; ++j) {
+                const uint64_t k = static_cast<uint64_t>(index) * 16 + 4 * l + j;
+                const uint64_t chunk = index >= 4096 && index % 2 ? rng() & 0xffff : (k * 40503) & 0xffff;
+                as.v[u.lanes[l].operands[0][j]] = static_cast<int64_t>(chunk);
+                value |= chunk << (16 * j);
+              }
+              pushBits(s.expected, value, 64);
+              s.describe += fmt::format("lane {}: {:#018x}; ", l, value);
+            }
+            s.inputs = as.inputs(u.circuit);
+            return s;
+          }};
+  return uc;
+}
+
 }  // namespace
 
 uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
@@ -541,6 +565,7 @@ std::vector<UnitCase> unitCases() {
       ffmaCase(),  // f32 fused multiply-add
       multiplierCase(),  // --- multiplier ---
       mul24Case(true),
+      unpackCase(),
   };
 }
 

@@ -148,6 +148,16 @@ Unit windowUnit(uint32_t bits);
 /// of the one position so far whose key equals `query` is returned (keyBits <= 16).
 Unit lookupUnit(uint32_t keyBits, uint32_t valueBits);
 
+// --- packed operands (unpack.cpp) ---
+/// The 16 structural bits (least significant first) of `chunk`, an integer wire in
+/// [0, 65535], in four MLP levels: bits 12..15 at the second, 6..11 at the third, 0..5 at
+/// the fourth.
+Bus unpackChunk(Circuit& c, const std::string& name, WireId chunk);
+/// `chunks` 16-bit chunks per lane (inputs l<l>.chunk<j>, range [0, 65535]) into their bits:
+/// the cost of reading an operand packed in integer channels (docs/machine.md §5.2).
+Unit unpackUnit(uint32_t lanes, uint32_t chunks);
+// --- end packed operands ---
+
 /// The compare codes of compareUnit's selectors, in order.
 const std::vector<std::string>& compareCodes();
 /// The ops of logicUnit's selectors, in order.
