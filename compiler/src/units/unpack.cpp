@@ -7,7 +7,7 @@
 // remainder R - 2^lo floor(R / 2^lo). Each floor is a sum of unit steps on one form (a chain:
 // one channel, docs/compiler.md §2). Digits of at most 6 bits keep a chain to 63 steps: the
 // proof bounds a channel's f32 sum by its writers' largest outputs, about 2^16 each here
-// (the remainders' intervals are as wide as the chunk's), so 127 steps would reach 2^24.
+// (the remainders' intervals are as wide as the chunk's), and 255 steps pass 2^24.
 #include <fmt/format.h>
 
 #include <array>
