@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <openssl/sha.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -129,6 +130,53 @@ void emitLookup(const CompiledUnit& u, const PlannedLookup& lk, Add add) {
   add("self_attn.k_norm.weight", std::move(kn));
 }
 
+// The physical channel of the token wire `name` among the circuit's inputs or outputs, or -1.
+int64_t tokenChannel(const Circuit& c, const CompiledUnit& u, const std::string& name, bool output) {
+  if (output) {
+    for (size_t i = 0; i < c.outputs().size(); ++i)
+      if (c.outputs()[i].first == name) return u.plan.physical(u.plan.outputChannels[i]);
+    return -1;
+  }
+  for (size_t i = 0; i < c.inputs().size(); ++i)
+    if (c.node(c.inputs()[i]).name == name) return u.plan.physical(u.plan.inputChannels[i]);
+  return -1;
+}
+
+// Every embedding row sets its token's class bit and value bits (token_io.h).
+void embedTokens(const Circuit& c, const CompiledUnit& u, const TokenVocabulary& v, Tensor& embed) {
+  for (WireId in : c.inputs()) {
+    const std::string& n = c.node(in).name;
+    if (n.rfind("token.class.", 0) != 0 && n.rfind("token.value[", 0) != 0)
+      throw CompileError(fmt::format("{}: input '{}' is not a token input: a token-driven circuit reads only its token", c.name(), n));
+  }
+  std::vector<int64_t> cls, bit;
+  for (const TokenClass& k : v.classes) cls.push_back(tokenChannel(c, u, "token.class." + k.name, false));
+  for (uint32_t i = 0; i < v.valueBits(); ++i) bit.push_back(tokenChannel(c, u, fmt::format("token.value[{}]", i), false));
+  for (size_t k = 0; k < v.classes.size(); ++k)
+    for (int64_t value = 0; value < v.classes[k].ids(); ++value) {
+      const int64_t row = v.id(k, value);
+      if (cls[k] >= 0) embed.at(row, cls[k]) = 1.0f;
+      for (uint32_t i = 0; i < v.classes[k].valueBits; ++i)
+        if (bit[i] >= 0 && ((value >> i) & 1)) embed.at(row, bit[i]) = 1.0f;
+    }
+}
+
+// Head rows: W on the class bit, ±1 on the class's value bits, −popcount(value) from ONE.
+void tokenHead(const Circuit& c, const CompiledUnit& u, const TokenVocabulary& v, Tensor& head) {
+  std::vector<int64_t> cls, bit;
+  for (const TokenClass& k : v.classes) cls.push_back(tokenChannel(c, u, "next.class." + k.name, true));
+  for (uint32_t i = 0; i < v.valueBits(); ++i) bit.push_back(tokenChannel(c, u, fmt::format("next.value[{}]", i), true));
+  for (int64_t ch : cls)
+    if (ch < 0) throw CompileError(fmt::format("{}: no token output (tokenOutput) for the token head", c.name()));
+  for (size_t k = 0; k < v.classes.size(); ++k)
+    for (int64_t value = 0; value < v.classes[k].ids(); ++value) {
+      const int64_t row = v.id(k, value);
+      head.at(row, cls[k]) = static_cast<float>(kHeadClassWeight);
+      for (uint32_t i = 0; i < v.classes[k].valueBits; ++i) head.at(row, bit[i]) = ((value >> i) & 1) ? 1.0f : -1.0f;
+      head.at(row, kOneChannel) = -static_cast<float>(std::popcount(static_cast<uint64_t>(value)));
+    }
+}
+
 }  // namespace
 
 CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
@@ -148,7 +196,8 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   size_t neurons = 1;
   for (const PlannedLayer& l : u.plan.mlp) neurons = std::max(neurons, l.neurons.size());
   const int inter = roundUp(static_cast<int>(neurons), 8);
-  const int vocab = std::max(8, roundUp(static_cast<int>(u.plan.outputChannels.size()), 8));
+  const int vocab = o.tokens ? static_cast<int>(o.tokens->size())
+                             : std::max(8, roundUp(static_cast<int>(u.plan.outputChannels.size()), 8));
 
   model::ModelConfig& cfg = u.config;
   cfg.modelType = "qwen3_5_text";
@@ -186,6 +235,7 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   Tensor embed({vocab, hidden});
   for (int r = 0; r < vocab; ++r)
     for (uint32_t a = 0; a < u.liveAnchors; ++a) embed.at(r, a) = static_cast<float>(anchor);
+  if (o.tokens) embedTokens(c, u, *o.tokens, embed);
   add("embed_tokens.weight", std::move(embed));
 
   // Every norm: data channels gain 2^e (value in = value out), ONE gain 2^(e-m) (reads 1),
@@ -243,7 +293,11 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   }
   add("norm.weight", norm);
   Tensor head({vocab, hidden});
-  for (size_t o2 = 0; o2 < u.plan.outputChannels.size(); ++o2) head.at(static_cast<int64_t>(o2), u.plan.physical(u.plan.outputChannels[o2])) = 1.0f;
+  if (o.tokens)
+    tokenHead(c, u, *o.tokens, head);
+  else
+    for (size_t o2 = 0; o2 < u.plan.outputChannels.size(); ++o2)
+      head.at(static_cast<int64_t>(o2), u.plan.physical(u.plan.outputChannels[o2])) = 1.0f;
   t.emplace("lm_head.weight", std::move(head));
 
   u.store = std::make_shared<model::TensorStore>();

@@ -133,19 +133,29 @@ class Prover {
   void initialFacts() {
     facts_.assign(static_cast<size_t>(H_), Fact{});
     // The residual at the embedding: anchors as embedded (every row must agree), inputs
-    // in their declared ranges, every other channel exactly zero.
+    // in their declared ranges (zero in every row when operands are placed by a test, the
+    // token's class and value bits under token I/O: integers in range), every other channel
+    // exactly zero.
     const model::TensorView& e = tensor("model.embed_tokens.weight");
+    std::vector<bool> isInput(static_cast<size_t>(H_), false);
+    for (uint32_t v : u_.plan.inputChannels) isInput[u_.plan.channels[v].physical] = true;
     for (int c = 0; c < H_; ++c) {
       const double v = at(e, static_cast<size_t>(c));
+      facts_[c] = {v, v, 0, false};
+      if (isInput[static_cast<size_t>(c)]) continue;
       for (int r = 1; r < u_.config.vocabSize; ++r)
         if (at(e, static_cast<size_t>(r) * H_ + c) != v)
-          refuse(0, fmt::format("token embeddings differ in channel {}", c));
-      facts_[c] = {v, v, 0, false};
+          refuse(0, fmt::format("token embeddings differ in channel {}, which is no input", c));
     }
     for (uint32_t v : u_.plan.inputChannels) {
       const ChannelInfo& info = u_.plan.channels[v];
       const uint32_t ch = info.physical;
-      if (facts_[ch].lo != 0) refuse(0, fmt::format("input channel {} is not zero in the embedding", ch));
+      for (int r = 0; r < u_.config.vocabSize; ++r) {
+        const double x = at(e, static_cast<size_t>(r) * H_ + ch);
+        if (x != 0 && (x != std::round(x) || x < static_cast<double>(info.range.lo) || x > static_cast<double>(info.range.hi)))
+          refuse(0, fmt::format("token {} embeds {} into input '{}' (channel {}), outside its range [{}, {}]", r, x,
+                                info.name, ch, info.range.lo, info.range.hi));
+      }
       facts_[ch] = {static_cast<double>(info.range.lo), static_cast<double>(info.range.hi), 1.0, info.range.isBit()};
       if (std::max(std::fabs(facts_[ch].lo), std::fabs(facts_[ch].hi)) > kExactInt)
         refuse(0, fmt::format("input '{}' has range [{}, {}]: not every value is an exact f32 integer", info.name,
@@ -944,13 +954,17 @@ class Prover {
     lp.tightestGate = "(final norm and head)";
     const std::vector<Fact> x = norm(lp.layer, "model.norm.weight", lp);
     const model::TensorView& head = tensor("lm_head.weight");
-    for (size_t o = 0; o < u_.plan.outputChannels.size(); ++o) {
+    // Every row: the test layout's one logit per output, or token I/O's head rows over the
+    // token outputs (token_io.h); each an exact integer.
+    for (size_t o = 0; o < static_cast<size_t>(u_.config.vocabSize); ++o) {
       FormFact f = form(head, o, x);
       if (f.inexactTerms) refuse(lp.layer, fmt::format("logit {} reads an inexact memory read", o));
       checkSum(lp.layer, fmt::format("logit {}", o), f, lp);
       if (f.f.grain != 0 && std::fmod(f.f.grain, 1.0) != 0)
-        refuse(lp.layer, fmt::format("output {} ('{}') is not an integer", o,
-                                     u_.plan.channels[u_.plan.outputChannels[o]].name));
+        refuse(lp.layer, o < u_.plan.outputChannels.size()
+                             ? fmt::format("output {} ('{}') is not an integer", o,
+                                           u_.plan.channels[u_.plan.outputChannels[o]].name)
+                             : fmt::format("logit {} is not an integer", o));
     }
     report_.layers.push_back(lp);
   }

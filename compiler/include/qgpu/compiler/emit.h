@@ -12,6 +12,7 @@
 
 #include "qgpu/compiler/circuit.h"
 #include "qgpu/compiler/layer_plan.h"
+#include "qgpu/compiler/token_io.h"
 #include "qgpu/model/config.h"
 #include "qgpu/model/tensor_store.h"
 
@@ -22,6 +23,10 @@ struct EmitOptions {
   Gains gains;
   int minHidden = 64;
   bool reuseChannels = true;  // clear and reuse residual channels after their last reader
+  /// Token I/O (token_io.h): the embedding sets the circuit's token inputs (it may have no
+  /// others) and the head's argmax is the token its outputs name. None: the test layout
+  /// (anchors-only embeddings, one logit per output).
+  const TokenVocabulary* tokens = nullptr;
 };
 
 struct CompiledUnit {

@@ -1,0 +1,163 @@
+// Token I/O (token_io.h): a compiled circuit driven by generation. A counter reads the
+// current token (a chunk value or HALT) through the embedding and names the next one (value
+// + 1, HALT after 255) through the token head; the engine's greedy generation, prefill and
+// token by token, dense and sparse, must produce exactly the counter's stream.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "qgpu/compiler/emit.h"
+#include "qgpu/compiler/error.h"
+#include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/token_io.h"
+#include "qgpu/compiler/units.h"
+#include "qgpu/model/generate.h"
+#include "qgpu/model/model.h"
+
+namespace qgpu::compiler {
+namespace {
+
+const TokenVocabulary kVocab{{{"chunk", 0, 8}, {"halt", 256, 0}}};
+constexpr int kHalt = 256;
+
+Circuit counter() {
+  Circuit c("counter8");
+  const TokenPort in = tokenInput(c, kVocab);
+  std::vector<Expr> a, zero;
+  for (WireId b : in.valueBits) {
+    a.push_back(w(b));
+    zero.push_back(Expr(0));
+  }
+  Bus sum = addBuses(c, "inc", a, zero, 1, true);
+  const WireId carry = sum.back();
+  sum.pop_back();
+  TokenPort next;
+  const WireId halt = in.classBits[1];
+  next.classBits = {c.step("next.is.chunk", -w(carry) - w(halt)), c.step("next.is.halt", w(carry) + w(halt) - 1)};
+  for (size_t i = 0; i < sum.size(); ++i)
+    next.valueBits.push_back(c.node(sum[i]).structuralBit ? sum[i] : c.step(fmt::format("next.bit{}", i), w(sum[i]) - 1));
+  tokenOutput(c, kVocab, next);
+  return c;
+}
+
+int successor(int id) { return id >= 255 ? kHalt : id + 1; }
+
+EmitOptions withTokens() {
+  EmitOptions o;
+  o.tokens = &kVocab;
+  return o;
+}
+
+model::Model load(const CompiledUnit& cu, double sparseDensity) {
+  model::ModelOptions o;
+  o.linear.sparseDensity = sparseDensity;
+  return model::Model::fromStore(cu.config, cu.store, o);
+}
+
+CompiledUnit withHeadEdit(const CompiledUnit& cu, const std::function<void(std::vector<float>&)>& edit) {
+  CompiledUnit m = cu;
+  auto store = std::make_shared<model::TensorStore>();
+  for (const auto& [n, v] : cu.store->tensors()) {
+    std::vector<float> data(v.numel());
+    for (size_t i = 0; i < v.numel(); ++i) data[i] = v.at(i);
+    if (n == "lm_head.weight") edit(data);
+    std::vector<std::byte> bytes(data.size() * 4);
+    std::memcpy(bytes.data(), data.data(), bytes.size());
+    store->addOwned(n, model::DType::F32, v.shape, std::move(bytes));
+  }
+  m.store = store;
+  return m;
+}
+
+// One prefill over every token: position i's argmax is the successor of token i.
+std::vector<int> successors(const model::Model& m) {
+  std::vector<int> prompt;
+  for (int id = 0; id <= kHalt; ++id) prompt.push_back(id);
+  const model::Generation g = model::generateGreedy(m, prompt, 0, model::PromptMode::Prefill);
+  std::vector<int> out;
+  for (Eigen::Index t = 0; t < g.promptLogits.cols(); ++t) out.push_back(model::argmaxToken(g.promptLogits.col(t)));
+  return out;
+}
+
+TEST(TokenIO, EveryTokenEmbedsAndItsSuccessorIsTheArgmax) {
+  const Circuit c = counter();
+  const CompiledUnit cu = compileCircuit(c, withTokens());
+  EXPECT_EQ(cu.config.vocabSize, 257);
+  const ProofReport proof = proveExact(cu);
+  EXPECT_GT(proof.minMargin, 0);
+  for (double density : {1.0, 0.0}) {
+    const std::vector<int> got = successors(load(cu, density));
+    ASSERT_EQ(got.size(), 257u);
+    for (int id = 0; id <= kHalt; ++id) EXPECT_EQ(got[static_cast<size_t>(id)], successor(id)) << "token " << id;
+  }
+}
+
+TEST(TokenIO, GenerationIsTheCountersStream) {
+  const CompiledUnit cu = compileCircuit(counter(), withTokens());
+  for (double density : {1.0, 0.0}) {
+    const model::Model m = load(cu, density);
+    for (int start : {0, 97, 250}) {
+      std::vector<int> expected;
+      for (int id = start, k = 0; k < 12; ++k) expected.push_back(id = successor(id));
+      for (model::PromptMode mode : {model::PromptMode::Prefill, model::PromptMode::TokenByToken}) {
+        const model::Generation g = model::generateGreedy(m, {start}, 12, mode);
+        EXPECT_EQ(g.tokens, expected) << "from " << start << " density " << density;
+        // The margin the head promises: the chosen logit beats every other by >= 1.
+        for (Eigen::Index t = 0; t < g.stepLogits.cols(); ++t) {
+          Eigen::VectorXf l = g.stepLogits.col(t);
+          const float top = l[g.tokens[static_cast<size_t>(t)]];
+          l[g.tokens[static_cast<size_t>(t)]] = -1e30f;
+          EXPECT_GE(top - l.maxCoeff(), 1.0f);
+        }
+      }
+    }
+  }
+}
+
+// A head mutant (token 7's row loses its class weight) changes one successor: caught.
+TEST(TokenIO, AHeadMutantIsCaught) {
+  const CompiledUnit cu = compileCircuit(counter(), withTokens());
+  const int64_t hidden = cu.config.hiddenSize;
+  const CompiledUnit bad = withHeadEdit(cu, [&](std::vector<float>& head) {
+    for (int64_t ch = 0; ch < hidden; ++ch)
+      if (head[static_cast<size_t>(7 * hidden + ch)] == static_cast<float>(kHeadClassWeight))
+        head[static_cast<size_t>(7 * hidden + ch)] = 0;
+  });
+  const std::vector<int> got = successors(load(bad, 1.0));
+  EXPECT_NE(got[6], 7);
+  for (int id = 0; id <= kHalt; ++id)
+    if (id != 6) {
+      EXPECT_EQ(got[static_cast<size_t>(id)], successor(id)) << id;
+    }
+}
+
+TEST(TokenIO, RefusesWhatTheHeadOrEmbeddingCannotCarry) {
+  {  // a class bit that is a linear form, not a structural bit
+    Circuit c("bad");
+    const TokenPort in = tokenInput(c, kVocab);
+    TokenPort next = in;
+    next.classBits[0] = c.sum("not.a.bit", w(in.classBits[0]) + w(in.classBits[1]) - w(in.classBits[1]));
+    EXPECT_THROW(tokenOutput(c, kVocab, next), CompileError);
+  }
+  {  // class bits that may both be 1
+    Circuit c("bad");
+    const TokenPort in = tokenInput(c, kVocab);
+    TokenPort next = in;
+    next.classBits = {c.step("a", w(in.valueBits[0]) - 1), c.step("b", w(in.valueBits[1]) - 1)};
+    next.valueBits.clear();
+    for (WireId b : in.valueBits) next.valueBits.push_back(c.step(c.node(b).name + ".copy", w(b) - 1));
+    EXPECT_THROW(tokenOutput(c, kVocab, next), CompileError);
+  }
+  {  // an input that no token sets
+    Circuit c = counter();
+    c.inputBit("operand");
+    EXPECT_THROW(compileCircuit(c, withTokens()), CompileError);
+  }
+  TokenVocabulary overlapping{{{"a", 0, 4}, {"b", 10, 0}}};
+  EXPECT_THROW(overlapping.size(), CompileError);
+}
+
+}  // namespace
+}  // namespace qgpu::compiler
