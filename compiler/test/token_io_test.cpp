@@ -1,18 +1,23 @@
 // Token I/O (token_io.h): a compiled circuit driven by generation. A counter reads the
 // current token (a chunk value or HALT) through the embedding and names the next one (value
 // + 1, HALT after 255) through the token head; the engine's greedy generation, prefill and
-// token by token, dense and sparse, must produce exactly the counter's stream.
+// token by token, dense and sparse, must produce exactly the counter's stream. And the
+// machine protocol's 196,640 ids as a vocabulary (machine_vocabulary.h) through an echo.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <functional>
+#include <random>
+#include <set>
 
 #include "qgpu/compiler/emit.h"
+#include "qgpu/compiler/machine_vocabulary.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/compiler/token_io.h"
 #include "qgpu/compiler/units.h"
+#include "qgpu/machine/tokens.h"
 #include "qgpu/model/generate.h"
 #include "qgpu/model/model.h"
 
@@ -157,6 +162,65 @@ TEST(TokenIO, RefusesWhatTheHeadOrEmbeddingCannotCarry) {
   }
   TokenVocabulary overlapping{{{"a", 0, 4}, {"b", 10, 0}}};
   EXPECT_THROW(overlapping.size(), CompileError);
+}
+
+// The machine protocol's classes number the ids as machine/tokens.h does.
+TEST(MachineVocabulary, ClassesAreTheProtocolsIds) {
+  const TokenVocabulary v = machineVocabulary(machine::kTextVocab);
+  EXPECT_EQ(v.size(), int64_t{machine::kTextVocab} + machine::kNumMachineIds);
+  EXPECT_EQ(machineVocabulary(0).size(), int64_t{machine::kNumMachineIds});
+  auto is = [&](uint32_t id, const std::string& cls, int64_t value) {
+    const auto [k, got] = v.decode(id);
+    ASSERT_GE(k, 0) << machine::tokenName(id);
+    EXPECT_EQ(v.classes[static_cast<size_t>(k)].name, cls) << machine::tokenName(id);
+    EXPECT_EQ(got, value) << machine::tokenName(id);
+  };
+  is(machine::kChunkMore + 7, "chunk_more", 7);
+  is(machine::kChunkEnd + 65535, "chunk_last", 65535);
+  is(machine::kPack4 + 0x1234, "pack4", 0x1234);
+  is(machine::ctl(machine::Ctl::Halt), "halt", 0);
+  is(machine::ctl(machine::Ctl::Done), "done", 0);
+  is(machine::ctl(machine::Ctl::LanesHigh), "lanes_high", 0);
+  is(machine::ctl(machine::Ctl::Go), "go", 0);
+  is(machine::ctl(machine::Ctl::Branch, 0xb), "branch", 0xb);
+  EXPECT_EQ(v.decode(machine::ctl(machine::Ctl::LanesHigh) + 1).first, -1);  // ids 12..15 of the control block are unused
+  EXPECT_EQ(v.decode(1000).first, -1);                                        // text
+}
+
+// Every class of the protocol through a compiled echo (the next token is the current one):
+// the embedding and the head carry each id of a sample (every control id, each class's
+// edge values, random values) exactly, in the engine's prefill.
+TEST(MachineVocabulary, EveryClassRoundTripsThroughEmbeddingAndHead) {
+  const TokenVocabulary v = machineVocabulary(0);
+  Circuit c("echo");
+  const TokenPort in = tokenInput(c, v);
+  TokenPort next;
+  for (size_t k = 0; k < in.classBits.size(); ++k) {  // exclusive: every other class bit weighs against it
+    Expr cond = w(in.classBits[k]) - 1;
+    for (size_t j = 0; j < in.classBits.size(); ++j)
+      if (j != k) cond -= w(in.classBits[j]);
+    next.classBits.push_back(c.step("next." + v.classes[k].name, cond));
+  }
+  for (size_t i = 0; i < in.valueBits.size(); ++i)
+    next.valueBits.push_back(c.step(fmt::format("next.bit{}", i), w(in.valueBits[i]) - 1));
+  tokenOutput(c, v, next);
+  EmitOptions o;
+  o.tokens = &v;
+  const CompiledUnit cu = compileCircuit(c, o);
+  proveExact(cu);
+  std::set<int> ids;
+  std::mt19937_64 rng(5);
+  for (size_t k = 0; k < v.classes.size(); ++k) {
+    const TokenClass& cls = v.classes[k];
+    for (int64_t value : {int64_t{0}, int64_t{1}, cls.ids() - 1, cls.ids() / 2})
+      if (value < cls.ids()) ids.insert(static_cast<int>(v.id(k, value)));
+    for (int r = 0; r < 40; ++r) ids.insert(static_cast<int>(v.id(k, static_cast<int64_t>(rng() % static_cast<uint64_t>(cls.ids())))));
+  }
+  const std::vector<int> prompt(ids.begin(), ids.end());
+  const model::Generation g = model::generateGreedy(load(cu, 0.0), prompt, 0, model::PromptMode::Prefill);
+  for (size_t t = 0; t < prompt.size(); ++t)
+    EXPECT_EQ(model::argmaxToken(g.promptLogits.col(static_cast<Eigen::Index>(t))), prompt[t]);
+  EXPECT_GT(prompt.size(), 100u);
 }
 
 }  // namespace
