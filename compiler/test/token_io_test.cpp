@@ -5,8 +5,12 @@
 // machine protocol's 196,640 ids as a vocabulary (machine_vocabulary.h) through an echo.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <set>
@@ -162,6 +166,30 @@ TEST(TokenIO, RefusesWhatTheHeadOrEmbeddingCannotCarry) {
   }
   TokenVocabulary overlapping{{{"a", 0, 4}, {"b", 10, 0}}};
   EXPECT_THROW(overlapping.size(), CompileError);
+}
+
+// The counter as a checkpoint on disk with the engine's streams (expected.json): from disk it
+// generates what it does in memory. With QGPU_TOKEN_CHECKPOINT=DIR the files stay in DIR for
+// tools/hf_token_check.py (ctest compiler.hf_token_check: stock transformers' generate).
+TEST(TokenIO, CheckpointOnDiskGeneratesTheSameStreams) {
+  const char* keep = std::getenv("QGPU_TOKEN_CHECKPOINT");
+  const std::filesystem::path dir = keep ? std::filesystem::path(keep) : std::filesystem::temp_directory_path() / "qgpu_token_ckpt";
+  std::filesystem::remove_all(dir);
+  const CompiledUnit cu = compileCircuit(counter(), withTokens());
+  writeHfCheckpoint(cu, dir);
+  const model::Model disk = model::Model::load(dir);
+  nlohmann::json streams = nlohmann::json::array();
+  for (int start : {0, 97, 250, kHalt}) {
+    const model::Generation g = model::generateGreedy(disk, {start}, 12, model::PromptMode::TokenByToken);
+    std::vector<int> expected;
+    for (int id = start, k = 0; k < 12; ++k) expected.push_back(id = successor(id));
+    EXPECT_EQ(g.tokens, expected) << "from " << start;
+    streams.push_back({{"prompt", {start}}, {"tokens", g.tokens}});
+  }
+  std::ofstream(dir / "expected.json") << nlohmann::json{{"unit", cu.name},
+                                                         {"model_safetensors_sha256", sha256OfFile(dir / "model.safetensors")},
+                                                         {"streams", streams}}.dump(2);
+  if (!keep) std::filesystem::remove_all(dir);
 }
 
 // The machine protocol's classes number the ids as machine/tokens.h does.
