@@ -62,13 +62,15 @@ TEST_P(FloatOracle, MatchesAPFloat) {
   const int rw = fc.width;                 // element storage width (registers)
   // setp.f16x2/.bf16x2 write p|q: element 0's comparison to %p1, element 1's to %p2.
   const bool predPair = fc.predicateResult && fc.pair;
-  std::string body = fc.spelling + " " + (predPair ? std::string("%p1|%p2") : fc.predicateResult ? std::string("%p1") : reg(rw, fc.pair, 4));
+  // set: the destination register has the destination type's width.
+  const std::string dreg = fc.id == FOp::Set ? (fc.setDstBits == 16 ? "%h4" : "%r4") : reg(rw, fc.pair, 4);
+  std::string body = fc.spelling + " " + (predPair ? std::string("%p1|%p2") : fc.predicateResult ? std::string("%p1") : dreg);
   for (int i = 1; i <= fc.nsrc; ++i) body += ", " + reg(rw, fc.pair, i);
   body += ";";
   OneInstr k(body);
   uint64_t* src[3] = {nullptr, nullptr, nullptr};
   for (int i = 0; i < fc.nsrc; ++i) src[i] = k.lanes(reg(rw, fc.pair, i + 1));
-  uint64_t* dst = k.lanes(fc.predicateResult ? "%p1" : reg(rw, fc.pair, 4));
+  uint64_t* dst = k.lanes(fc.predicateResult ? "%p1" : dreg);
   const uint64_t* dst2 = predPair ? k.lanes("%p2") : nullptr;
 
   FloatCase elem = fc;

@@ -86,7 +86,15 @@ FloatCase parseFloatCase(const std::string& spelling) {
   c.width = t == "f64" ? 64 : t == "f32" ? 32 : 16;
   c.pair = t == "f16x2" || t == "bf16x2";
   c.bf = t == "bf16" || t == "bf16x2";
-  for (size_t i = 1; i + 1 < parts.size(); ++i) {
+  size_t modEnd = parts.size() - 1;
+  if (c.op == "set") {  // set.CMP[.ftz].DTYPE.STYPE
+    c.setDst = parts[--modEnd];
+    const std::string& d = c.setDst;
+    c.setDstBits = d == "u16" || d == "s16" || d == "f16" || d == "bf16" ? 16 : 32;
+    c.setTrue = d == "f32" ? 0x3f800000 : d == "f16" || d == "f16x2" ? 0x3c00 : d == "bf16" || d == "bf16x2" ? 0x3f80
+              : c.setDstBits == 16 || c.pair ? 0xffff : 0xffffffff;
+  }
+  for (size_t i = 1; i < modEnd; ++i) {
     const std::string& m = parts[i];
     if (m == "ftz") c.ftz = true;
     else if (m == "relu") c.relu = true;
@@ -100,6 +108,10 @@ FloatCase parseFloatCase(const std::string& spelling) {
   if (c.op == "fma" || c.op == "mad") c.nsrc = 3;
   else if (c.op == "rcp" || c.op == "sqrt" || c.op == "abs" || c.op == "neg" || c.op == "testp") c.nsrc = 1;
   c.predicateResult = c.op == "testp" || c.op == "setp";
+  if (c.op == "set") {
+    c.id = FOp::Set;
+    return c;
+  }
   static const std::pair<const char*, FOp> ids[] = {
       {"add", FOp::Add}, {"sub", FOp::Sub}, {"mul", FOp::Mul}, {"fma", FOp::Fma}, {"mad", FOp::Fma},
       {"div", FOp::Div}, {"rcp", FOp::Rcp}, {"sqrt", FOp::Sqrt}, {"min", FOp::Min}, {"max", FOp::Max},
@@ -132,7 +144,13 @@ uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3) {
     c3 = flush(w, c3);
   }
   APFloat x = mk(w, a), y = mk(w, b), z = mk(w, c3);
-  if (c.id == FOp::Setp) {
+  if (c.id == FOp::Setp || c.id == FOp::Set) {
+    if (c.id == FOp::Set) {
+      FloatCase p = c;
+      p.id = FOp::Setp;
+      p.ftz = false;  // the inputs are flushed already
+      return expectFloat(p, a, b, c3) ? c.setTrue : 0;
+    }
     auto r = x.compare(y);
     bool un = r == APFloat::cmpUnordered;
     const std::string& k = c.cls;

@@ -19,7 +19,7 @@ constexpr int kBF16 = 1016;
 /// Storage bits of a format code.
 inline int storageBits(int w) { return w == kBF16 ? 16 : w; }
 
-enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp };
+enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp, Set };
 
 struct FloatCase {
   FOp id = FOp::Add;
@@ -34,6 +34,11 @@ struct FloatCase {
   Rm rm = Rm::RN;
   int nsrc = 2;
   bool predicateResult = false;
+  // set.CMP.DTYPE.STYPE: the destination type, its width, and one element's "true" bits
+  // (all ones of an integer type, 1.0 of a float type; per 16-bit element for x2 sources).
+  std::string setDst;
+  int setDstBits = 0;
+  uint64_t setTrue = 0;
 };
 FloatCase parseFloatCase(const std::string& spelling);
 

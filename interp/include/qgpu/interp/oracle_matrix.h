@@ -79,6 +79,25 @@ inline std::vector<std::string> floatCases() {
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
     for (const char* t : {".f16", ".ftz.f16", ".f16x2", ".ftz.f16x2", ".bf16", ".bf16x2"})
       out.push_back(std::string("setp.") + c + t);
+  // set with a half-precision source or destination: every destination type ptxas accepts
+  // for each source, with .ftz where it is allowed (f16, f16x2 and f32 sources, no bf16 result).
+  for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
+    const std::string s = std::string("set.") + c;
+    for (const char* d : {"u16", "s16", "u32", "s32", "f16", "bf16"})
+      for (const char* ftz : {"", ".ftz"}) {
+        if (*ftz && d[0] == 'b') continue;
+        out.push_back(s + ftz + "." + d + ".f16");
+      }
+    for (const char* d : {"u16", "s16", "u32", "s32", "bf16"}) out.push_back(s + "." + d + ".bf16");
+    for (const char* d : {"u32", "s32", "f16x2"})
+      for (const char* ftz : {"", ".ftz"}) out.push_back(s + ftz + "." + d + ".f16x2");
+    for (const char* d : {"u32", "s32", "bf16x2"}) out.push_back(s + "." + d + ".bf16x2");
+    for (const char* src : {".f32", ".f64"}) {
+      out.push_back(s + ".f16" + src);
+      out.push_back(s + ".bf16" + src);
+      if (src[2] == '3') out.push_back(s + ".ftz.f16" + src);
+    }
+  }
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
     out.push_back(std::string("setp.") + c + ".f32");
     out.push_back(std::string("setp.") + c + ".ftz.f32");
