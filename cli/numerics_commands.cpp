@@ -188,6 +188,7 @@ void addCoverage(CLI::App& app, Context& ctx) {
     std::set<std::string> oracle;
     for (const auto& s : oracle::floatCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::cvtCases()) oracle.insert(keyOfSpelling(s));
+    for (const auto& s : oracle::packedCvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::warpCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::integerCases()) {
       std::stringstream ss(s);

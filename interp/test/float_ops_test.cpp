@@ -231,5 +231,45 @@ TEST(FloatOps, SetHalfForms) {
     EXPECT_FALSE(decodesInKernel(bad)) << bad;
 }
 
+// cvt forms with bf16, the packed f16x2/bf16x2/fp8 forms and cvt.pack.sat (the bits of each
+// are oracle-checked, numerics_oracle_test.cpp; the grammar corpus runs them at W=4 and 32).
+TEST(FloatOps, CvtHalfAndPackedForms) {
+  // cvt.pack.sat runs on the tests' sm_75 target: {sat(a), sat(b)} with a in the upper half.
+  EXPECT_EQ(test::eval("cvt.pack.sat.s16.s32 %r4, %r1, %r2; cvt.u64.u32 %rd4, %r4;", 40000, 0xffff0000u), 0x7fff8000u);
+  EXPECT_EQ(test::eval("cvt.pack.sat.u8.s32.b32 %r4, %r1, %r2, %r3; cvt.u64.u32 %rd4, %r4;", 300, 0xffffffffu, 0xabcd),
+            0xabcdff00u);
+  for (const char* ok : {"cvt.rn.bf16.f32 %h1, %r2;", "cvt.rz.relu.satfinite.bf16.f32 %h1, %r2;",
+                         "cvt.rn.ftz.bf16.f32 %h1, %r2;", "cvt.bf16.f16 %h1, %h2;", "cvt.rm.bf16.s64 %h1, %rd2;",
+                         "cvt.rpi.u32.bf16 %r1, %h2;", "cvt.f32.bf16 %r1, %h2;", "cvt.rz.f32.bf16 %r1, %h2;",
+                         "cvt.rni.bf16.bf16 %h1, %h2;", "cvt.rn.relu.f16.f32 %h1, %r2;",
+                         "cvt.rz.satfinite.f16x2.f32 %r1, %r2, %r3;", "cvt.rn.relu.bf16x2.f32 %r1, %r2, %r3;",
+                         "cvt.rn.satfinite.e4m3x2.f32 %h1, %r2, %r3;", "cvt.rn.relu.satfinite.e5m2x2.f16x2 %h1, %r2;",
+                         "cvt.rn.relu.f16x2.e4m3x2 %r1, %h2;", "cvt.pack.sat.u16.s32 %r1, %r2, %r3;",
+                         "cvt.pack.sat.s2.s32.b32 %r1, %r2, %r3, %r4;"})
+    EXPECT_TRUE(decodesInKernel(ok)) << ok;
+  // As ptxas 13 rejects them (its reasons in brackets).
+  for (const char* bad : {"cvt.bf16.f32 %h1, %r2;",                      // rounding required
+                          "cvt.rn.sat.bf16.f32 %h1, %r2;",               // no .sat with bf16
+                          "cvt.rn.bf16.u8 %h1, %h2;",                    // arguments mismatch
+                          "cvt.rm.relu.bf16.f32 %h1, %r2;",              // .relu: .rn/.rz only
+                          "cvt.rn.ftz.satfinite.f16.f32 %h1, %r2;",      // .satfinite with .ftz
+                          "cvt.rn.relu.sat.f16.f32 %h1, %r2;",           // .relu with .sat
+                          "cvt.rn.relu.f16.f64 %h1, %rd2;",              // .relu from f64
+                          "cvt.rm.f16x2.f32 %r1, %r2, %r3;",             // .rn/.rz only
+                          "cvt.rn.ftz.f16x2.f32 %r1, %r2, %r3;",         // no .ftz
+                          "cvt.rn.f16x2.f32 %h1, %r2, %r3;",             // 32-bit destination
+                          "cvt.rn.e4m3x2.f32 %h1, %r2, %r3;",            // .satfinite required
+                          "cvt.rz.satfinite.e4m3x2.f32 %h1, %r2, %r3;",  // .rn only
+                          "cvt.rn.satfinite.e4m3x2.bf16x2 %h1, %r2;",    // no bf16x2 source
+                          "cvt.rn.f16x2.e4m3x2 %r1, %r2;",               // 16-bit source
+                          "cvt.f16x2.e5m2x2 %r1, %h2;",                  // rounding required
+                          "cvt.rn.f32.f16x2 %r1, %r2;",                  // no f16x2 source
+                          "cvt.pack.u16.s32 %r1, %r2, %r3;",             // .sat required
+                          "cvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;",  // no cType for 16 bits
+                          "cvt.pack.sat.u8.s32 %r1, %r2, %r3;",          // cType required
+                          "cvt.pack.sat.u16.s32 %h1, %r2, %r3;"})        // 32-bit destination
+    EXPECT_FALSE(decodesInKernel(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace qgpu

@@ -173,6 +173,7 @@ TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
     for (const std::string& form : expandForms(f)) catalogue.insert(key(form));
   std::vector<std::string> forms = oracle::floatCases();
   for (const auto& s : oracle::cvtCases()) forms.push_back(s);
+  for (const auto& s : oracle::packedCvtCases()) forms.push_back(s);
   for (const auto& s : oracle::warpCases()) forms.push_back(s);
   for (const auto& s : oracle::integerCases()) {
     std::stringstream ss(s);

@@ -298,8 +298,8 @@ bool sqrtCorrect(const FloatCase& c, uint64_t a, uint64_t r) {
 }
 
 // ------------------------------------------------------------------ cvt
-int typeBits(const std::string& t) { return std::stoi(t.substr(1)); }
-bool isFloatType(const std::string& t) { return t[0] == 'f'; }
+int typeBits(const std::string& t) { return t == "bf16" ? 16 : std::stoi(t.substr(1)); }
+bool isFloatType(const std::string& t) { return t[0] == 'f' || t == "bf16"; }
 bool isSignedType(const std::string& t) { return t[0] == 's'; }
 int regBits(const std::string& t) { return std::max(16, typeBits(t)); }
 
@@ -313,6 +313,8 @@ CvtCase parseCvtCase(const std::string& spelling) {
     const std::string& m = parts[i];
     if (m == "ftz") c.ftz = true;
     else if (m == "sat") c.sat = true;
+    else if (m == "relu") c.relu = true;
+    else if (m == "satfinite") c.satfinite = true;
     else {
       c.hasRound = true;
       c.intRound = m.size() == 3;
@@ -326,6 +328,8 @@ CvtCase parseCvtCase(const std::string& spelling) {
   c.fdst = isFloatType(c.dst);
   c.ssrc = isSignedType(c.src);
   c.sdst = isSignedType(c.dst);
+  c.sf = c.src == "bf16" ? kBF16 : c.sb;
+  c.df = c.dst == "bf16" ? kBF16 : c.db;
   return c;
 }
 
@@ -348,19 +352,19 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
     s128 v = static_cast<s128>(a);
     if (c.ssrc && (a >> (sb - 1) & 1)) v -= s128{1} << sb;
     if (!c.fdst) return intResult(c.sat ? clamp(v) : v);
-    APFloat f(sem(db));
+    APFloat f(sem(c.df));
     APInt ai(128, static_cast<uint64_t>(v), false);
     ai.insertBits(APInt(64, static_cast<uint64_t>(v >> 64)), 64);
     f.convertFromAPInt(ai, true, mode(c.rm));
     uint64_t r = bitsOf(f);
     if (c.ftz && db == 32) r = flush(32, r);
-    if (c.sat) r = saturateBits(db, r);
+    if (c.sat) r = saturateBits(c.df, r);
     return r & rmask;
   }
   // Float source.
   uint64_t x = a;
   if (c.ftz && sb == 32) x = flush(32, x);
-  APFloat f = mk(sb, x);
+  APFloat f = mk(c.sf, x);
   if (!c.fdst) {
     if (f.isNaN()) return intResult((sb == 64 || db == 64) ? (s128{1} << (db - 1)) : 0);
     if (f.isInfinity()) return intResult(f.isNegative() ? lo : hi);
@@ -376,7 +380,7 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
   // Float to float.
   uint64_t r;
   if (f.isNaN()) {
-    r = canonicalNaN(db);
+    r = canonicalNaN(c.df);
   } else {
     if (c.intRound) f.roundToIntegral(mode(c.rm));
     bool lost;
@@ -385,11 +389,14 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
     // is ~2^-136.5, so +0 is right). Widening to IEEE quad is exact and the
     // quad value is normal, so go through it.
     f.convert(APFloat::IEEEquad(), llvm::RoundingMode::NearestTiesToEven, &lost);
-    f.convert(sem(db), mode(c.rm), &lost);
+    f.convert(sem(c.df), mode(c.rm), &lost);
+    // .satfinite: an infinite result is the largest finite value of its sign.
+    if (c.satfinite && f.isInfinity()) f = APFloat::getLargest(sem(c.df), f.isNegative());
     r = bitsOf(f);
+    if (c.relu && (r & signBit(c.df))) r = 0;  // negative and -0 -> +0
   }
   if (c.ftz && db == 32) r = flush(32, r);
-  if (c.sat) r = saturateBits(db, r);
+  if (c.sat) r = saturateBits(c.df, r);
   return r & rmask;
 }
 
