@@ -163,9 +163,17 @@ TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
     std::stringstream ss(s);
     std::string t;
     while (std::getline(ss, t, '.')) parts.push_back(t);
+    // Modifiers in any order, types in the order written (cvt.u16.s32 is not cvt.s32.u16).
+    std::vector<std::string> types;
+    std::erase_if(parts, [&](const std::string& p) {
+      const bool isType = parseScalarType(p).has_value() || p == "e4m3x2" || p == "e5m2x2";
+      if (isType) types.push_back(p);
+      return isType;
+    });
     std::sort(parts.begin() + 1, parts.end());
     std::string k;
     for (const auto& p : parts) k += p + ".";
+    for (const auto& p : types) k += p + ".";
     return k;
   };
   std::set<std::string> catalogue;
