@@ -24,6 +24,7 @@
 #include "qgpu/interp/oracle_matrix.h"
 #include "qgpu/interp/program.h"
 #include "qgpu/interp/ptx_parser.h"
+#include "qgpu/interp/types.h"
 #include "qgpu/launch_spec.h"
 
 namespace qgpu::cli {
@@ -129,12 +130,20 @@ void addLint(CLI::App& app, Context& ctx) {
 
 // ------------------------------------------------------------------ coverage
 // A canonical key for an instruction form: opcode plus its modifiers sorted
-// (so "add.rn.ftz.f32" and a corpus "add.ftz.rn.f32" match). Memory hints
+// (so "add.rn.ftz.f32" and a corpus "add.ftz.rn.f32" match), then its types in the
+// order written (set.lt.f16.u16 and set.lt.u16.f16 are different forms). Memory hints
 // and cache operators are not part of a numeric form.
 std::string formKey(const std::string& opcode, std::vector<std::string> mods) {
+  std::vector<std::string> types;
+  std::erase_if(mods, [&](const std::string& m) {
+    const bool isType = parseScalarType(m).has_value() || m == "e4m3x2" || m == "e5m2x2";
+    if (isType) types.push_back(m);
+    return isType;
+  });
   std::sort(mods.begin(), mods.end());
   std::string k = opcode;
   for (const auto& m : mods) k += "." + m;
+  for (const auto& t : types) k += "." + t;
   return k;
 }
 std::string keyOfSpelling(const std::string& s) {
@@ -188,6 +197,7 @@ void addCoverage(CLI::App& app, Context& ctx) {
     std::set<std::string> oracle;
     for (const auto& s : oracle::floatCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::cvtCases()) oracle.insert(keyOfSpelling(s));
+    for (const auto& s : oracle::packedCvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::warpCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::integerCases()) {
       std::stringstream ss(s);

@@ -48,6 +48,8 @@ struct DecodeState {
   /// Fails unless the module's .target and .version have a form (feature) that needs more
   /// than its instruction's row: PTX ISA ptx/10 and sm_<sm>.
   void requireFeature(const std::string& feature, uint32_t ptx, uint32_t sm) const;
+  /// The module's .target as a number (sm_89 -> 89).
+  uint32_t smTarget() const;
   /// Fails unless every modifier was consumed.
   void finish() const;
   /// Exactly `n` operands, else a decode error.

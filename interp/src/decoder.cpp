@@ -685,7 +685,11 @@ class Decoder {
           // The typed form: every accepted modifier is a type or a row of ptx_isa.def.
           for (const std::string& m : in.modifiers) {
             if (auto t = parseScalarType(m)) {
-              if (slot.typeCount == 2) ds.fail("internal: more than two type modifiers");
+              if (slot.typeCount == 2) {
+                // cvt.pack.sat.u8.s32.b32: the third type, cType, is always .b32; not kept.
+                if (slot.opcode == Opcode::Cvt && *t == ScalarType::B32) continue;
+                ds.fail("internal: more than two type modifiers");
+              }
               slot.types[slot.typeCount++] = *t;
             } else if (auto md = findMod(m)) {
               slot.mods.set(*md);
@@ -760,6 +764,8 @@ void DecodeState::requireFeature(const std::string& feature, uint32_t ptx, uint3
     fail(fmt::format("'{}' requires PTX ISA .version {}.{} or later (module: {})", feature, ptx / 10, ptx % 10,
                      program.module.version));
 }
+
+uint32_t DecodeState::smTarget() const { return decoder.smTarget(); }
 
 void DecodeState::finish() const {
   auto rest = mods.unused();

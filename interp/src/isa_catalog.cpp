@@ -181,6 +181,7 @@ namespace {
 
 int typeBytes(const std::string& t) {
   if (t == "pred") return 0;
+  if (t == "e4m3x2" || t == "e5m2x2") return 2;  // cvt's fp8 pairs live in .b16 registers
   if (t == "f16x2" || t == "bf16x2") return 4;
   int bits = std::stoi(t.substr(t[0] == 'b' && t.size() > 1 && t[1] == 'f' ? 2 : 1));
   return std::max(2, bits / 8);
@@ -190,7 +191,8 @@ std::string regOf(int bytes, int i) {
 }
 bool isTypeName(const std::string& s) {
   static const std::set<std::string> t = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32",
-                                          "b64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"};
+                                          "b64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred",
+                                          "e4m3x2", "e5m2x2"};
   return t.count(s) > 0;
 }
 
@@ -234,6 +236,8 @@ bool formAccepted(const std::string& form) {
   shapes.push_back(regs(first * 2, {last, last}));        // mul.wide
   shapes.push_back(regs(first * 2, {last, last, first * 2}));  // mad.wide
   shapes.push_back(regs(first, {last, last, last}, ", 0x96"));  // lop3
+  shapes.push_back(regs(4, {last, last}));                // cvt.pack.sat.u16.s32
+  shapes.push_back(regs(4, {last, last, last}));          // cvt.pack.sat.u8.s32.b32
   for (const auto& s : shapes)
     if (decodesInKernel(s)) return true;
   return false;

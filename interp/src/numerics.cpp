@@ -4,6 +4,7 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 #include <mpfr.h>
 
@@ -328,5 +329,58 @@ uint16_t doubleToBf16(double x) {
 }
 
 double bf16ToDouble(uint16_t h) { return static_cast<double>(std::bit_cast<float>(uint32_t{h} << 16)); }
+
+uint32_t roundToSmall(double x, Rounding r, const SmallFormat& f, bool satfinite) {
+  const uint32_t sign = std::signbit(x) ? 1u << (f.ebits + f.mant) : 0u;
+  const bool neg = sign != 0;
+  const Rounding mode = effective(r);
+  const uint32_t top = (1u << f.ebits) - 1, mantMask = (1u << f.mant) - 1;
+  // The largest finite pattern: below the top exponent, or (e4m3) the top one less the NaN.
+  const uint32_t maxBits = sign | (f.hasInf ? ((top - 1) << f.mant) | mantMask : (top << f.mant) | (mantMask - 1));
+  const uint32_t infBits = sign | (top << f.mant);
+  auto overflow = [&]() -> uint32_t {
+    if (satfinite || !f.hasInf) return maxBits;
+    const bool toInf = mode == Rounding::Nearest || (mode == Rounding::Up && !neg) || (mode == Rounding::Down && neg);
+    return toInf ? infBits : maxBits;
+  };
+  if (std::isinf(x)) return satfinite || !f.hasInf ? maxBits : infBits;
+  const double ax = std::fabs(x);
+  if (ax == 0) return sign;
+  if (ax > f.maxFinite && satfinite) return maxBits;
+  int exp;
+  std::frexp(ax, &exp);  // ax = m * 2^exp, m in [0.5, 1)
+  // The quantum: mant + 1 significant bits, not below the subnormal quantum.
+  const int ulpExp = std::max(exp - (f.mant + 1), 1 - f.bias - f.mant);
+  double integral;
+  const double frac = std::modf(std::ldexp(ax, -ulpExp), &integral);  // exact scaling
+  bool up = false;
+  switch (mode) {
+    case Rounding::Zero: break;
+    case Rounding::Down: up = neg && frac != 0; break;
+    case Rounding::Up: up = !neg && frac != 0; break;
+    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(integral, 2.0) != 0);
+  }
+  const double mag = std::ldexp(integral + (up ? 1 : 0), ulpExp);
+  if (mag > f.maxFinite) return overflow();
+  if (mag == 0) return sign;
+  int e2;
+  std::frexp(mag, &e2);
+  const int biased = e2 - 1 + f.bias;
+  if (biased <= 0) return sign | static_cast<uint32_t>(std::ldexp(mag, f.bias - 1 + f.mant));
+  const uint32_t m = static_cast<uint32_t>(std::ldexp(mag, f.mant - (e2 - 1))) - (1u << f.mant);
+  return sign | (static_cast<uint32_t>(biased) << f.mant) | m;
+}
+
+double smallToDouble(uint32_t b, const SmallFormat& f) {
+  const bool neg = (b >> (f.ebits + f.mant)) & 1;
+  const uint32_t e = (b >> f.mant) & ((1u << f.ebits) - 1), m = b & ((1u << f.mant) - 1);
+  const uint32_t top = (1u << f.ebits) - 1;
+  double v;
+  if (e == top && f.hasInf) v = m ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
+  else if (e == top && m == (1u << f.mant) - 1) v = std::numeric_limits<double>::quiet_NaN();  // e4m3: only S.1111.111
+  else if (e == 0) v = std::ldexp(m, 1 - f.bias - f.mant);
+  else v = std::ldexp(m + (1u << f.mant), static_cast<int>(e) - f.bias - f.mant);
+  return neg ? -v : v;
+}
 
 }  // namespace qgpu::fp

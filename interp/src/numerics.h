@@ -56,4 +56,23 @@ double halfToDouble(uint16_t h);
 uint16_t doubleToBf16(double x);
 double bf16ToDouble(uint16_t h);
 
+/// A binary format narrower than f32 (f16, bf16, the fp8 formats e4m3 and e5m2): `mant`
+/// fraction bits, `ebits` exponent bits of bias `bias`, largest finite value `maxFinite`
+/// (e4m3 has no infinity: its top exponent holds numbers up to 448 and the NaN 0x7f).
+struct SmallFormat {
+  int mant, ebits, bias;
+  double maxFinite;
+  bool hasInf;
+};
+constexpr SmallFormat kF16Format{10, 5, 15, 65504.0, true};
+constexpr SmallFormat kBF16Format{7, 8, 127, 0x1.fep127, true};
+constexpr SmallFormat kE4M3Format{3, 4, 7, 448.0, false};
+constexpr SmallFormat kE5M2Format{2, 5, 15, 57344.0, true};
+/// The bits of x (not NaN; exact, or rounded to odd at 53 bits) rounded to `f` in mode r:
+/// subnormals kept, an overflow is +-inf or +-maxFinite as IEEE says for r, and always
+/// +-maxFinite with `satfinite` (which is required for formats without infinity).
+uint32_t roundToSmall(double x, Rounding r, const SmallFormat& f, bool satfinite);
+/// The exact value of the bits `b` of format `f` (NaN for a NaN pattern).
+double smallToDouble(uint32_t b, const SmallFormat& f);
+
 }  // namespace qgpu::fp

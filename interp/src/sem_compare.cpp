@@ -116,20 +116,48 @@ void setpHalfHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   });
 }
 
-// set: dmode (imm bits 8..): 0 integer all-ones, 1 f32 1.0
+// set: d = the destination type's "true" pattern (Instr::imm bits 63..32: all ones of an
+// integer type, 1.0 of a float type) when the combined comparison holds, else 0.
 template <class T>
 void setHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
   uint64_t* d = ctx.reg(in.d[0]);
   const uint64_t* a = ctx.reg(in.s[0]);
   const uint64_t* b = ctx.reg(in.s[1]);
   const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
-  bool negC = in.imm & 1;
-  bool floatDst = (in.imm >> 8) & 1;
+  const bool negC = in.imm & 1;
+  const uint64_t yes = static_cast<uint64_t>(in.imm) >> 32;
   forLanes(ctx, m, [&](uint32_t l) {
     bool t = compare<T>(in.cmp(), flushIf(in, as<T>(a[l])), flushIf(in, as<T>(b[l])));
     bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
-    bool r = combine(in.count, t, cv);
-    d[l] = floatDst ? (r ? 0x3f800000u : 0u) : (r ? 0xffffffffu : 0u);
+    d[l] = combine(in.count, t, cv) ? yes : 0;
+  });
+}
+
+// set with an f16/bf16 source (and the x2 forms, one 16-bit result per element, element 0 =
+// bits 15..0): each element compares exactly in double, as setpHalfHandler does, and gives
+// the true pattern (imm bits 63..32; per element for the x2 forms) or 0.
+template <bool BF, bool Pair>
+void setHalfHandler(const Instr& in, ExecContext& ctx, uint32_t m) {
+  uint64_t* d = ctx.reg(in.d[0]);
+  const uint64_t* a = ctx.reg(in.s[0]);
+  const uint64_t* b = ctx.reg(in.s[1]);
+  const uint64_t* c = in.count ? ctx.reg(in.s[2]) : nullptr;
+  const bool negC = in.imm & 1;
+  const uint64_t yes = static_cast<uint64_t>(in.imm) >> 32;
+  auto value = [&](uint16_t h) {
+    if (BF) return fp::bf16ToDouble(h);
+    if (in.ftz && (h & 0x7c00) == 0) h &= 0x8000;
+    return fp::halfToDouble(h);
+  };
+  auto cmpAt = [&](uint64_t x, uint64_t y, int k) {
+    return compare<double>(in.cmp(), value(static_cast<uint16_t>(x >> (16 * k))),
+                           value(static_cast<uint16_t>(y >> (16 * k))));
+  };
+  forLanes(ctx, m, [&](uint32_t l) {
+    const bool cv = c ? (((c[l] & 1) != 0) != negC) : false;
+    uint64_t r = combine(in.count, cmpAt(a[l], b[l], 0), cv) ? yes : 0;
+    if (Pair && combine(in.count, cmpAt(a[l], b[l], 1), cv)) r |= yes << 16;
+    d[l] = r;
   });
 }
 
@@ -263,18 +291,53 @@ void decodeSetp(DecodeState& ds) {
         ds.fail(fmt::format("setp.{} needs {}-bit operands", scalarTypeName(t), pair ? 32 : 16));
 }
 
+// set.CmpOp{.BoolOp}{.ftz}.dtype.stype as ptxas 13 accepts it (its messages in quotes):
+// .u32/.s32/.f32 from the non-half types; .f16/.bf16 from those and .f16 (.bf16 also from
+// .bf16); .u16/.s16/.u32/.s32 from .f16/.bf16; .u32/.s32 or the same type from .f16x2/.bf16x2.
 void decodeSet(DecodeState& ds) {
+  using enum ScalarType;
   auto types = ds.mods.takeTypes();
   if (types.size() != 2) ds.fail("set needs a destination and a source type");
-  ScalarType dt = types[0], st = types[1];
-  if (dt != ScalarType::U32 && dt != ScalarType::S32 && dt != ScalarType::F32)
-    ds.fail("set destination type must be .u32, .s32 or .f32");
-  ds.out.fn = pickByType<SetH, true>(st);
+  const ScalarType dt = types[0], st = types[1];
+  auto isHalf = [](ScalarType t) { return t == F16 || t == BF16 || t == F16x2 || t == BF16x2; };
+  const bool halfSrc = isHalf(st), pair = st == F16x2 || st == BF16x2;
+  const bool intDst = dt == U16 || dt == S16 || dt == U32 || dt == S32;
+  bool ok;
+  if (pair) ok = dt == U32 || dt == S32 || dt == st;
+  else if (halfSrc) ok = intDst || dt == BF16 || (dt == F16 && st == F16);
+  else ok = dt == U32 || dt == S32 || dt == F32 || dt == F16 || dt == BF16;
+  if (!ok || st == Pred || st == B8 || st == U8 || st == S8)
+    ds.fail(fmt::format("unexpected instruction types .{}.{} for 'set'", scalarTypeName(dt), scalarTypeName(st)));
+  if (dt == BF16 || st == BF16) ds.requireFeature("set.bf16", 78, 90);
+  else if (dt == BF16x2) ds.requireFeature("set.bf16x2", 78, 90);
+  else if (halfSrc && intDst) ds.requireFeature("half precision floating point set instruction with integer result", 65, 53);
+  else if (halfSrc || dt == F16) ds.requireFeature("f16 arithemetic and compare instructions", 42, 53);
+  // The true pattern of one destination element.
+  const uint64_t yes = dt == F32 ? 0x3f800000u : dt == F16 || dt == F16x2 ? 0x3c00u
+                     : dt == BF16 || dt == BF16x2 ? 0x3f80u : dt == U16 || dt == S16 || pair ? 0xffffu : 0xffffffffu;
+  ds.out.imm |= static_cast<int64_t>(yes << 32);
+  if (halfSrc) {
+    const bool bf = st == BF16 || st == BF16x2;
+    ds.out.fn = bf ? (pair ? &setHalfHandler<true, true> : &setHalfHandler<true, false>)
+                   : (pair ? &setHalfHandler<false, true> : &setHalfHandler<false, false>);
+  } else {
+    ds.out.fn = pickByType<SetH, true>(st);
+  }
   if (!ds.out.fn) ds.fail(fmt::format("set does not support .{}", scalarTypeName(st)));
-  if (dt == ScalarType::F32) ds.out.imm |= 1 << 8;
   if (ds.in.operands.empty()) ds.fail("set needs operands");
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   decodeCompareCommon(ds, st, 1);
+  if (ds.out.ftz && (dt == BF16 || dt == BF16x2)) ds.fail("illegal modifier '.ftz' for 'set' with a .bf16 result");
+  // ptxas: "Arguments mismatch" for a 16-bit result in a 32-bit register (and back) and for
+  // half-precision sources that are not registers of their width.
+  if (halfSrc || dt == F16 || dt == BF16) {
+    const uint32_t dbytes = scalarTypeBytes(dt);
+    if (ds.slotBytes(ds.out.d[0]) != dbytes) ds.fail(fmt::format("set.{}.{} needs a {}-bit destination", scalarTypeName(dt), scalarTypeName(st), 8 * dbytes));
+    if (halfSrc)
+      for (int i = 0; i < 2; ++i)
+        if (!ds.namesRegister(ds.in.operands[1 + i]) || ds.slotBytes(ds.out.s[i]) != scalarTypeBytes(st))
+          ds.fail(fmt::format("set.{}.{} needs {}-bit register sources", scalarTypeName(dt), scalarTypeName(st), 8 * scalarTypeBytes(st)));
+  }
 }
 
 void decodeSelp(DecodeState& ds) {

@@ -10,6 +10,7 @@
 #include "lane_ops.h"
 #include "numerics.h"
 #include "qgpu/interp/address_space.h"
+#include "sem_convert_packed.h"
 
 namespace qgpu {
 namespace {
@@ -99,9 +100,13 @@ bool integerValue(uint64_t bits, ScalarType t, uint64_t& magnitude, bool& neg) {
   return true;
 }
 
+// Instr::imm bits of cvt: 0 integer rounding (.rni...), 1 .relu, 2 .satfinite.
+constexpr int64_t kCvtIntRound = 1, kCvtRelu = 2, kCvtSatfinite = 4;
+
 double floatValue(uint64_t bits, ScalarType t, bool ftz) {
   switch (t) {
     case ScalarType::F16: return fp::halfToDouble(static_cast<uint16_t>(bits));
+    case ScalarType::BF16: return fp::bf16ToDouble(static_cast<uint16_t>(bits));
     case ScalarType::F32: {
       float f = as<float>(bits);
       if (ftz) f = fp::flushSubnormal(f);
@@ -111,10 +116,21 @@ double floatValue(uint64_t bits, ScalarType t, bool ftz) {
   }
 }
 
+// f16/bf16 results: .satfinite clamps to +-max finite (NaN stays the canonical 0x7fff),
+// .relu makes negative results and -0 +0 (after rounding; NaN stays canonical).
+uint16_t halfBits(double v, ScalarType t, Rounding r, const Instr& in) {
+  if (std::isnan(v)) return 0x7fff;
+  const bool satfinite = in.imm & kCvtSatfinite;
+  uint16_t h = static_cast<uint16_t>(fp::roundToSmall(v, r, t == ScalarType::BF16 ? fp::kBF16Format : fp::kF16Format, satfinite));
+  if ((in.imm & kCvtRelu) && (h & 0x8000)) h = 0;
+  return h;
+}
+
 uint64_t floatBits(double v, ScalarType t, Rounding r, const Instr& in) {
   if (in.sat) v = fp::saturate(v);
   switch (t) {
-    case ScalarType::F16: return fp::floatToHalf(v, r);
+    case ScalarType::F16:
+    case ScalarType::BF16: return halfBits(v, t, r, in);
     case ScalarType::F32: {
       float f = std::isnan(v) ? std::bit_cast<float>(fp::kCanonicalNaN32) : fp::roundToFloat(v, r);
       if (in.ftz) f = fp::flushSubnormal(f);
@@ -133,7 +149,7 @@ void cvtHandler(const Instr& in, ExecContext& c, uint32_t m) {
   const ScalarType src = static_cast<ScalarType>(in.count);
   const uint32_t dbits = scalarTypeBytes(dst) * 8;
   const uint64_t regMask = widthMask(in.dstBytes);
-  const bool intRound = in.imm & 1;  // .rni/.rzi/.rmi/.rpi
+  const bool intRound = in.imm & kCvtIntRound;  // .rni/.rzi/.rmi/.rpi
   forLanes(c, m, [&](uint32_t l) {
     uint64_t result;
     if (isFloat(dst)) {
@@ -141,7 +157,7 @@ void cvtHandler(const Instr& in, ExecContext& c, uint32_t m) {
       if (isFloat(src)) {
         v = floatValue(a[l], src, in.ftz);
         if (intRound && !std::isnan(v)) v = fp::roundToIntegral(v, in.rounding);
-        if (src == ScalarType::F16 && std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
+        if ((src == ScalarType::F16 || src == ScalarType::BF16) && std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
         if (dst == ScalarType::F32 && src == ScalarType::F32) {
           float f = as<float>(a[l]);
           if (in.ftz) f = fp::flushSubnormal(f);
@@ -305,41 +321,74 @@ void decodeMov(DecodeState& ds) {
 }
 
 void decodeCvt(DecodeState& ds) {
+  using enum ScalarType;
+  if (ds.mods.take("pack")) return decodeCvtPackSat(ds);
+  const int f8 = ds.mods.takeOneOf({"e4m3x2", "e5m2x2"});
+  if (f8 >= 0) return decodeCvtFp8(ds, f8 == 1);
   int irnd = ds.mods.takeOneOf({"rni", "rzi", "rmi", "rpi"});
   int frnd = ds.mods.takeOneOf({"rn", "rz", "rm", "rp"});
   ds.out.ftz = ds.mods.take("ftz");
   ds.out.sat = ds.mods.take("sat");
+  const bool relu = ds.mods.take("relu"), satfinite = ds.mods.take("satfinite");
   auto types = ds.mods.takeTypes();
   if (types.size() != 2) ds.fail("cvt needs a destination and a source type");
   ScalarType dt = types[0], st = types[1];
-  if (dt == ScalarType::BF16 || st == ScalarType::BF16 || dt == ScalarType::BF16x2 || st == ScalarType::BF16x2 ||
-      dt == ScalarType::F16x2 ||
-      st == ScalarType::F16x2 || dt == ScalarType::Pred || st == ScalarType::Pred)
-    ds.fail(fmt::format("cvt.{}.{} is not available on sm_75", scalarTypeName(dt), scalarTypeName(st)));
   if (irnd >= 0 && frnd >= 0) ds.fail("cvt takes one rounding modifier");
+  if (dt == F16x2 || dt == BF16x2) return decodeCvtPairFromF32(ds, dt == BF16x2, st, frnd, relu, satfinite);
+  if (st == F16x2 || st == BF16x2 || dt == Pred || st == Pred)
+    ds.fail(fmt::format("unexpected instruction types .{}.{} for 'cvt'", scalarTypeName(dt), scalarTypeName(st)));
+  // The forms ptxas 13 accepts with .bf16 (its messages in quotes): none with .u8/.s8 ("Arguments
+  // mismatch"), no .sat; f32 <-> bf16 from sm_80 (PTX 7.0 / 7.1), the others sm_90 / PTX 7.8;
+  // f16 <-> bf16 and bf16 -> f32/f64 with or without .rn/.rz/.rm/.rp.
+  const bool bf = dt == BF16 || st == BF16;
+  if (bf) {
+    auto byteType = [](ScalarType t) { return t == U8 || t == S8 || t == B8; };
+    if (byteType(dt) || byteType(st)) ds.fail("cvt between .u8/.s8 and .bf16 is not a form ptxas accepts (arguments mismatch)");
+    if (ds.out.sat) ds.fail("illegal modifier '.sat' for 'cvt' with .bf16");
+    if (dt == BF16 && st == F32) ds.requireFeature("cvt.bf16.f32", 70, 80);
+    else if (dt == F32 && st == BF16 && !ds.out.ftz) ds.requireFeature("cvt.f32.bf16", 71, 80);
+    else ds.requireFeature(fmt::format("cvt.{}.{}{}", scalarTypeName(dt), scalarTypeName(st), ds.out.ftz ? ".ftz" : ""), 78, 90);
+  }
+  // .relu / .satfinite: f16 or bf16 from f32 only, rounded .rn or .rz, without .ftz or .sat.
+  if (relu || satfinite) {
+    const char* m = relu ? "relu" : "satfinite";
+    if ((dt != F16 && dt != BF16) || st != F32) ds.fail(fmt::format("illegal modifier '.{}' for 'cvt.{}.{}'", m, scalarTypeName(dt), scalarTypeName(st)));
+    if (frnd != 0 && frnd != 1) ds.fail(fmt::format("'.{}' needs rounding .rn or .rz", m));
+    if (ds.out.ftz) ds.fail(fmt::format("modifier '.{}' cannot be combined with modifier '.ftz'", m));
+    if (ds.out.sat) ds.fail(fmt::format("modifier '.{}' cannot be combined with modifier '.sat'", m));
+    if (relu) ds.requireFeature("cvt.relu", 70, 80);
+    if (satfinite) ds.requireFeature("cvt.satfinite", 81, 80);
+  }
   static const Rounding kR[] = {Rounding::Nearest, Rounding::Zero, Rounding::Down, Rounding::Up};
   ds.out.rounding = irnd >= 0 ? kR[irnd] : frnd >= 0 ? kR[frnd] : Rounding::None;
-  if (irnd >= 0) ds.out.imm = 1;
+  ds.out.imm = (irnd >= 0 ? kCvtIntRound : 0) | (relu ? kCvtRelu : 0) | (satfinite ? kCvtSatfinite : 0);
   bool fdst = isFloat(dt), fsrc = isFloat(st);
   uint32_t db = scalarTypeBytes(dt), sb = scalarTypeBytes(st);
   // Which rounding modifiers the ISA requires or forbids.
   if (fsrc && !fdst && irnd < 0) ds.fail("float-to-integer cvt needs .rni, .rzi, .rmi or .rpi");
   if (!fsrc && fdst && frnd < 0) ds.fail("integer-to-float cvt needs .rn, .rz, .rm or .rp");
   if (fsrc && fdst) {
-    if (db < sb && frnd < 0) ds.fail("narrowing float cvt needs .rn, .rz, .rm or .rp");
-    if (db > sb && (frnd >= 0 || irnd >= 0)) ds.fail("widening float cvt takes no rounding modifier");
-    if (db == sb && frnd >= 0) ds.fail("same-size float cvt takes only integer rounding (.rni etc.)");
+    // ptxas: f16 <-> bf16 and bf16 -> f32/f64 take a rounding modifier or none (none: .rn).
+    const bool optionalRounding = (dt == BF16 && st == F16) || (st == BF16 && dt != BF16);
+    if (optionalRounding) {
+      if (irnd >= 0) ds.fail(fmt::format("illegal rounding modifier for 'cvt.{}.{}'", scalarTypeName(dt), scalarTypeName(st)));
+    } else {
+      if (db < sb && frnd < 0) ds.fail("narrowing float cvt needs .rn, .rz, .rm or .rp");
+      if (db > sb && (frnd >= 0 || irnd >= 0)) ds.fail("widening float cvt takes no rounding modifier");
+      if (db == sb && frnd >= 0) ds.fail("same-size float cvt takes only integer rounding (.rni etc.)");
+    }
   }
   if (!fsrc && !fdst && (frnd >= 0 || irnd >= 0)) ds.fail("integer-to-integer cvt takes no rounding");
-  if (ds.out.ftz && dt != ScalarType::F32 && st != ScalarType::F32) ds.fail(".ftz needs an .f32 operand");
+  if (ds.out.ftz && dt != F32 && st != F32) ds.fail(".ftz needs an .f32 operand");
   ds.out.fn = &cvtHandler;
   ds.out.mode = static_cast<uint8_t>(dt);
   ds.out.count = static_cast<uint8_t>(st);
   ds.out.typeBytes = static_cast<uint8_t>(db);
   ds.expectOperands(2);
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
-  ds.out.dstBytes = static_cast<uint8_t>(std::max(ds.slotBytes(ds.out.d[0]), db));
   if (ds.slotBytes(ds.out.d[0]) < db) ds.fail("cvt destination register is narrower than its type");
+  if (bf && ds.slotBytes(ds.out.d[0]) != db)
+    ds.fail(fmt::format("cvt.{}.{} needs a {}-bit destination register (ptxas: arguments mismatch)", scalarTypeName(dt), scalarTypeName(st), 8 * db));
   ds.out.dstBytes = static_cast<uint8_t>(ds.slotBytes(ds.out.d[0]));
   ds.out.s[0] = ds.source(ds.in.operands[1], st);
 }

@@ -191,5 +191,85 @@ TEST(FloatOps, HalfFormsDecodeWhereCuda13PtxasAcceptsThem) {
     EXPECT_FALSE(decodesInKernel(bad)) << bad;
 }
 
+// set with half-precision sources or results (the bits of every form are oracle-checked,
+// interp/test/numerics_oracle_test.cpp; these rows pin the spellings and run at W=4 and 32).
+TEST(FloatOps, SetHalfForms) {
+  auto ev = [](const std::string& body, uint64_t a, uint64_t b, uint64_t c = 0) {
+    return test::eval(body + " cvt.u64.u32 %rd4, %r4;", a, b, c);
+  };
+  // f16 1.0 and 2.0; 16-bit results widened through %r4.
+  EXPECT_EQ(ev("set.lt.f16.f16 %rs4, %rs1, %rs2; cvt.u32.u16 %r4, %rs4;", 0x3c00, 0x4000), 0x3c00u);
+  EXPECT_EQ(ev("set.lt.s16.f16 %rs4, %rs1, %rs2; cvt.u32.u16 %r4, %rs4;", 0x4000, 0x3c00), 0u);
+  EXPECT_EQ(ev("set.lt.u32.f16 %r4, %rs1, %rs2;", 0x3c00, 0x4000), 0xffffffffu);
+  // x2: per element, element 0 = bits 15..0 (1 < 2 true, 2 < 1 false).
+  EXPECT_EQ(ev("set.lt.u32.f16x2 %r4, %r1, %r2;", 0x40003c00, 0x3c004000), 0x0000ffffu);
+  EXPECT_EQ(ev("set.lt.f16x2.f16x2 %r4, %r1, %r2;", 0x3c004000, 0x40003c00), 0x3c000000u);
+  // .ftz on the f16 source: a subnormal equals zero.
+  EXPECT_EQ(ev("set.eq.ftz.u32.f16 %r4, %rs1, %rs2;", 0x0001, 0x8000), 0xffffffffu);
+  EXPECT_EQ(ev("set.eq.u32.f16 %r4, %rs1, %rs2;", 0x0001, 0x8000), 0u);
+  // Non-half sources with an f16 result, and a boolean combination.
+  EXPECT_EQ(ev("set.lt.f16.s32 %rs4, %r1, %r2; cvt.u32.u16 %r4, %rs4;", 0xffffffff, 1), 0x3c00u);
+  EXPECT_EQ(ev("set.lo.f16.u32 %rs4, %r1, %r2; cvt.u32.u16 %r4, %rs4;", 0xffffffff, 1), 0u);
+  EXPECT_EQ(ev("set.gt.ftz.f16.f32 %rs4, %f1, %f2; cvt.u32.u16 %r4, %rs4;", 0x00000001, 0), 0u);
+  EXPECT_EQ(ev("setp.ne.u32 %p2, %r3, 0; set.lt.and.u32.f16 %r4, %rs1, %rs2, !%p2;", 0x3c00, 0x4000, 1), 0u);
+  EXPECT_EQ(ev("setp.ne.u32 %p2, %r3, 0; set.lt.or.u32.f16 %r4, %rs1, %rs2, %p2;", 0x4000, 0x3c00, 1), 0xffffffffu);
+
+  for (const char* ok : {"set.lt.bf16.bf16 %h1, %h2, %h3;", "set.lt.u16.bf16 %h1, %h2, %h3;",
+                         "set.nan.s32.bf16x2 %r1, %r2, %r3;", "set.lt.bf16x2.bf16x2 %r1, %r2, %r3;",
+                         "set.lt.bf16.f16 %h1, %h2, %h3;", "set.lt.bf16.f64 %h1, %rd2, %rd3;",
+                         "set.eq.f16.b16 %h1, %h2, %h3;", "set.lt.xor.bf16x2.bf16x2 %r1, %r2, %r3, !%p1;"})
+    EXPECT_TRUE(decodesInKernel(ok)) << ok;
+  // As ptxas 13 rejects them: f32 results of half sources, .u16 from f32, f16 from bf16,
+  // .ftz with a bf16 result or source or an integer source, 16-bit results in 32-bit
+  // registers, immediates as half sources, bit types with an ordered comparison.
+  for (const char* bad : {"set.lt.f32.f16 %r1, %h2, %h3;", "set.lt.u16.f32 %h1, %r2, %r3;",
+                          "set.lt.f16.bf16 %h1, %h2, %h3;", "set.lt.ftz.bf16.f32 %h1, %r2, %r3;",
+                          "set.lt.ftz.u32.bf16 %r1, %h2, %h3;", "set.lt.ftz.f16.s32 %h1, %r2, %r3;",
+                          "set.lt.f16.f16 %r1, %h2, %h3;", "set.lt.u32.f16 %r1, %h2, 0x3c00;",
+                          "set.lt.u16x2.f16x2 %r1, %r2, %r3;", "set.lt.f16x2.f32 %r1, %r2, %r3;",
+                          "set.lt.f16.b16 %h1, %h2, %h3;", "set.lt.u32.f16x2 %r1, %h2, %h3;"})
+    EXPECT_FALSE(decodesInKernel(bad)) << bad;
+}
+
+// cvt forms with bf16, the packed f16x2/bf16x2/fp8 forms and cvt.pack.sat (the bits of each
+// are oracle-checked, numerics_oracle_test.cpp; the grammar corpus runs them at W=4 and 32).
+TEST(FloatOps, CvtHalfAndPackedForms) {
+  // cvt.pack.sat runs on the tests' sm_75 target: {sat(a), sat(b)} with a in the upper half.
+  EXPECT_EQ(test::eval("cvt.pack.sat.s16.s32 %r4, %r1, %r2; cvt.u64.u32 %rd4, %r4;", 40000, 0xffff0000u), 0x7fff8000u);
+  EXPECT_EQ(test::eval("cvt.pack.sat.u8.s32.b32 %r4, %r1, %r2, %r3; cvt.u64.u32 %rd4, %r4;", 300, 0xffffffffu, 0xabcd),
+            0xabcdff00u);
+  for (const char* ok : {"cvt.rn.bf16.f32 %h1, %r2;", "cvt.rz.relu.satfinite.bf16.f32 %h1, %r2;",
+                         "cvt.rn.ftz.bf16.f32 %h1, %r2;", "cvt.bf16.f16 %h1, %h2;", "cvt.rm.bf16.s64 %h1, %rd2;",
+                         "cvt.rpi.u32.bf16 %r1, %h2;", "cvt.f32.bf16 %r1, %h2;", "cvt.rz.f32.bf16 %r1, %h2;",
+                         "cvt.rni.bf16.bf16 %h1, %h2;", "cvt.rn.relu.f16.f32 %h1, %r2;",
+                         "cvt.rz.satfinite.f16x2.f32 %r1, %r2, %r3;", "cvt.rn.relu.bf16x2.f32 %r1, %r2, %r3;",
+                         "cvt.rn.satfinite.e4m3x2.f32 %h1, %r2, %r3;", "cvt.rn.relu.satfinite.e5m2x2.f16x2 %h1, %r2;",
+                         "cvt.rn.relu.f16x2.e4m3x2 %r1, %h2;", "cvt.pack.sat.u16.s32 %r1, %r2, %r3;",
+                         "cvt.pack.sat.s2.s32.b32 %r1, %r2, %r3, %r4;"})
+    EXPECT_TRUE(decodesInKernel(ok)) << ok;
+  // As ptxas 13 rejects them (its reasons in brackets).
+  for (const char* bad : {"cvt.bf16.f32 %h1, %r2;",                      // rounding required
+                          "cvt.rn.sat.bf16.f32 %h1, %r2;",               // no .sat with bf16
+                          "cvt.rn.bf16.u8 %h1, %h2;",                    // arguments mismatch
+                          "cvt.rm.relu.bf16.f32 %h1, %r2;",              // .relu: .rn/.rz only
+                          "cvt.rn.ftz.satfinite.f16.f32 %h1, %r2;",      // .satfinite with .ftz
+                          "cvt.rn.relu.sat.f16.f32 %h1, %r2;",           // .relu with .sat
+                          "cvt.rn.relu.f16.f64 %h1, %rd2;",              // .relu from f64
+                          "cvt.rm.f16x2.f32 %r1, %r2, %r3;",             // .rn/.rz only
+                          "cvt.rn.ftz.f16x2.f32 %r1, %r2, %r3;",         // no .ftz
+                          "cvt.rn.f16x2.f32 %h1, %r2, %r3;",             // 32-bit destination
+                          "cvt.rn.e4m3x2.f32 %h1, %r2, %r3;",            // .satfinite required
+                          "cvt.rz.satfinite.e4m3x2.f32 %h1, %r2, %r3;",  // .rn only
+                          "cvt.rn.satfinite.e4m3x2.bf16x2 %h1, %r2;",    // no bf16x2 source
+                          "cvt.rn.f16x2.e4m3x2 %r1, %r2;",               // 16-bit source
+                          "cvt.f16x2.e5m2x2 %r1, %h2;",                  // rounding required
+                          "cvt.rn.f32.f16x2 %r1, %r2;",                  // no f16x2 source
+                          "cvt.pack.u16.s32 %r1, %r2, %r3;",             // .sat required
+                          "cvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;",  // no cType for 16 bits
+                          "cvt.pack.sat.u8.s32 %r1, %r2, %r3;",          // cType required
+                          "cvt.pack.sat.u16.s32 %h1, %r2, %r3;"})        // 32-bit destination
+    EXPECT_FALSE(decodesInKernel(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace qgpu

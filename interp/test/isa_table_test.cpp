@@ -163,9 +163,17 @@ TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
     std::stringstream ss(s);
     std::string t;
     while (std::getline(ss, t, '.')) parts.push_back(t);
+    // Modifiers in any order, types in the order written (cvt.u16.s32 is not cvt.s32.u16).
+    std::vector<std::string> types;
+    std::erase_if(parts, [&](const std::string& p) {
+      const bool isType = parseScalarType(p).has_value() || p == "e4m3x2" || p == "e5m2x2";
+      if (isType) types.push_back(p);
+      return isType;
+    });
     std::sort(parts.begin() + 1, parts.end());
     std::string k;
     for (const auto& p : parts) k += p + ".";
+    for (const auto& p : types) k += p + ".";
     return k;
   };
   std::set<std::string> catalogue;
@@ -173,6 +181,7 @@ TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
     for (const std::string& form : expandForms(f)) catalogue.insert(key(form));
   std::vector<std::string> forms = oracle::floatCases();
   for (const auto& s : oracle::cvtCases()) forms.push_back(s);
+  for (const auto& s : oracle::packedCvtCases()) forms.push_back(s);
   for (const auto& s : oracle::warpCases()) forms.push_back(s);
   for (const auto& s : oracle::integerCases()) {
     std::stringstream ss(s);

@@ -9,6 +9,8 @@
 // cancellation, values near integers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdio>
 
 #include "oracle/harness.h"
@@ -62,13 +64,15 @@ TEST_P(FloatOracle, MatchesAPFloat) {
   const int rw = fc.width;                 // element storage width (registers)
   // setp.f16x2/.bf16x2 write p|q: element 0's comparison to %p1, element 1's to %p2.
   const bool predPair = fc.predicateResult && fc.pair;
-  std::string body = fc.spelling + " " + (predPair ? std::string("%p1|%p2") : fc.predicateResult ? std::string("%p1") : reg(rw, fc.pair, 4));
+  // set: the destination register has the destination type's width.
+  const std::string dreg = fc.id == FOp::Set ? (fc.setDstBits == 16 ? "%h4" : "%r4") : reg(rw, fc.pair, 4);
+  std::string body = fc.spelling + " " + (predPair ? std::string("%p1|%p2") : fc.predicateResult ? std::string("%p1") : dreg);
   for (int i = 1; i <= fc.nsrc; ++i) body += ", " + reg(rw, fc.pair, i);
   body += ";";
   OneInstr k(body);
   uint64_t* src[3] = {nullptr, nullptr, nullptr};
   for (int i = 0; i < fc.nsrc; ++i) src[i] = k.lanes(reg(rw, fc.pair, i + 1));
-  uint64_t* dst = k.lanes(fc.predicateResult ? "%p1" : reg(rw, fc.pair, 4));
+  uint64_t* dst = k.lanes(fc.predicateResult ? "%p1" : dreg);
   const uint64_t* dst2 = predPair ? k.lanes("%p2") : nullptr;
 
   FloatCase elem = fc;
@@ -152,7 +156,7 @@ TEST_P(CvtOracle, MatchesReference) {
   Gen gen(std::hash<std::string>{}(cc.spelling));
   const int sb = typeBits(cc.src);
   const bool fsrc = isFloatType(cc.src);
-  const auto& sp = gen.specials(fsrc ? sb : 64);
+  const auto& sp = gen.specials(fsrc ? cc.sf : 64);
   const uint64_t n = casesPerOp();
   const uint64_t smask = sb == 64 ? ~uint64_t{0} : (uint64_t{1} << sb) - 1;
   Tally t;
@@ -161,9 +165,12 @@ TEST_P(CvtOracle, MatchesReference) {
     for (uint32_t l = 0; l < kLanes; ++l) {
       uint64_t idx = base + l;
       uint64_t v;
-      if (fsrc) {
+      if (fsrc && sb == 16 && idx < 0x10000) {
+        v = idx;  // 16-bit float sources: every pattern first
+      } else if (fsrc) {
         if (idx < sp.size()) v = sp[idx];
-        else v = gen.below(3) == 0 ? gen.nearInteger(sb) : gen.floatBits(sb);
+        else if (gen.below(3) == 0) v = cc.sf == kBF16 ? gen.nearInteger(32) >> 16 : gen.nearInteger(sb);  // bf16: truncated f32
+        else v = gen.floatBits(cc.sf);
       } else {
         v = (idx < (sb == 8 ? 256u : 0u)) ? idx : gen.intBits(sb);
       }
@@ -180,6 +187,75 @@ TEST_P(CvtOracle, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Numerics, CvtOracle, testing::ValuesIn(cvtCases()), testName);
+
+// ------------------------------------------------------------------ packing cvt
+// f16x2/bf16x2 from two f32 and fp8 pairs from two f32: random f32 classes, a third of them
+// (fp8) at or next to the midpoint of two neighbouring fp8 values (the ties); fp8 pairs from
+// an f16x2: every f16 pattern of the low element; f16x2 from fp8: every 16-bit pattern;
+// cvt.pack.sat: integer edge classes for a and b, random bits for c.
+class PackedCvtOracle : public testing::TestWithParam<std::string> {};
+
+TEST_P(PackedCvtOracle, MatchesReference) {
+  const PackedCvtCase pc = parsePackedCvtCase(GetParam());
+  using K = PackedCvtCase::Kind;
+  const bool to16 = pc.kind == K::Fp8FromF32 || pc.kind == K::Fp8FromHalfPair;  // 16-bit destination
+  const std::string d = to16 ? "%h4" : "%r4";
+  // Source registers: f32 / s32 / b32 / f16x2 in %r1..%r3, an fp8 pair in %h1.
+  const std::string s0 = pc.kind == K::HalfPairFromFp8 ? "%h1" : "%r1";
+  std::string body = pc.spelling + " " + d + ", " + s0;
+  for (int i = 2; i <= pc.nsrc; ++i) body += ", %r" + std::to_string(i);
+  OneInstr k(body + ";");
+  uint64_t* src[3] = {k.lanes(s0), pc.nsrc > 1 ? k.lanes("%r2") : nullptr, pc.nsrc > 2 ? k.lanes("%r3") : nullptr};
+  uint64_t* dst = k.lanes(d);
+  Gen gen(std::hash<std::string>{}(pc.spelling));
+  const uint64_t n = std::max<uint64_t>(casesPerOp(), pc.kind == K::Fp8FromHalfPair ? (1u << 20) : 0);
+  // f32 values at, or one f32 ulp beside, the midpoint of two neighbouring fp8 values.
+  auto fp8Tie = [&]() -> uint64_t {
+    const uint32_t code = gen.below(pc.e5m2 ? 0x7b : 0x7e);  // both neighbours finite
+    const double mid = (fp8Value(code, pc.e5m2) + fp8Value(code + 1, pc.e5m2)) / 2;
+    uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(mid));  // exact: 5 significant bits
+    bits += static_cast<uint32_t>(static_cast<int>(gen.below(3)) - 1);
+    return bits | (gen.below(2) ? 0x80000000u : 0u);
+  };
+  auto f32Input = [&](uint64_t idx, int i) -> uint64_t {
+    const auto& sp = gen.specials(32);
+    if (idx < sp.size() * sp.size()) return sp[i == 0 ? idx % sp.size() : idx / sp.size()];
+    if ((pc.kind == K::Fp8FromF32) && gen.below(3) == 0) return fp8Tie();
+    return gen.floatBits(32);
+  };
+  Tally t;
+  for (uint64_t base = 0; base < n; base += kLanes) {
+    uint64_t in[kLanes][3] = {};
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      const uint64_t idx = base + l;
+      switch (pc.kind) {
+        case K::PairFromF32:
+        case K::Fp8FromF32:
+          in[l][0] = f32Input(idx, 0);
+          in[l][1] = f32Input(idx, 1);
+          break;
+        case K::Fp8FromHalfPair: in[l][0] = (idx & 0xffff) | (gen.floatBits(16) << 16); break;
+        case K::HalfPairFromFp8: in[l][0] = idx & 0xffff; break;
+        case K::PackSat:
+          in[l][0] = gen.intBits(32);
+          in[l][1] = gen.intBits(32);
+          in[l][2] = gen.bits(32);
+          break;
+      }
+      for (int i = 0; i < pc.nsrc; ++i) src[i][l] = in[l][i];
+    }
+    k.run();
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      const uint64_t want = expectPackedCvt(pc, in[l][0], in[l][1], in[l][2]);
+      t.check(dst[l] == want, [&] {
+        return hex(in[l][0]) + " " + hex(in[l][1]) + " " + hex(in[l][2]) + " -> " + hex(want) + " / " + hex(dst[l]);
+      });
+    }
+  }
+  t.report(pc.spelling, std::min<uint64_t>(n, casesPerOp()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Numerics, PackedCvtOracle, testing::ValuesIn(packedCvtCases()), testName);
 
 }  // namespace
 }  // namespace qgpu::oracle

@@ -1020,7 +1020,8 @@ class Lowerer {
   }
 
   void lowerCvt(uint32_t pc, const Instr& in) {
-    if (in.typeCount != 2) fail(pc, "internal: cvt without two types");
+    // The fp8 forms name one ScalarType (e4m3x2/e5m2x2 are modifiers); none is lowered.
+    if (in.typeCount != 2) fail(pc, fmt::format("'{}' is not lowered (no fp8 conversions)", p_.opcodeText[pc]));
     const ScalarType dt = in.types[0], st = in.types[1];
     bool fd = isFloat(dt), fs = isFloat(st);
     MInstr m = base(pc, MOp::CvtI, in);

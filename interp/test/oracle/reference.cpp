@@ -86,7 +86,15 @@ FloatCase parseFloatCase(const std::string& spelling) {
   c.width = t == "f64" ? 64 : t == "f32" ? 32 : 16;
   c.pair = t == "f16x2" || t == "bf16x2";
   c.bf = t == "bf16" || t == "bf16x2";
-  for (size_t i = 1; i + 1 < parts.size(); ++i) {
+  size_t modEnd = parts.size() - 1;
+  if (c.op == "set") {  // set.CMP[.ftz].DTYPE.STYPE
+    c.setDst = parts[--modEnd];
+    const std::string& d = c.setDst;
+    c.setDstBits = d == "u16" || d == "s16" || d == "f16" || d == "bf16" ? 16 : 32;
+    c.setTrue = d == "f32" ? 0x3f800000 : d == "f16" || d == "f16x2" ? 0x3c00 : d == "bf16" || d == "bf16x2" ? 0x3f80
+              : c.setDstBits == 16 || c.pair ? 0xffff : 0xffffffff;
+  }
+  for (size_t i = 1; i < modEnd; ++i) {
     const std::string& m = parts[i];
     if (m == "ftz") c.ftz = true;
     else if (m == "relu") c.relu = true;
@@ -100,6 +108,10 @@ FloatCase parseFloatCase(const std::string& spelling) {
   if (c.op == "fma" || c.op == "mad") c.nsrc = 3;
   else if (c.op == "rcp" || c.op == "sqrt" || c.op == "abs" || c.op == "neg" || c.op == "testp") c.nsrc = 1;
   c.predicateResult = c.op == "testp" || c.op == "setp";
+  if (c.op == "set") {
+    c.id = FOp::Set;
+    return c;
+  }
   static const std::pair<const char*, FOp> ids[] = {
       {"add", FOp::Add}, {"sub", FOp::Sub}, {"mul", FOp::Mul}, {"fma", FOp::Fma}, {"mad", FOp::Fma},
       {"div", FOp::Div}, {"rcp", FOp::Rcp}, {"sqrt", FOp::Sqrt}, {"min", FOp::Min}, {"max", FOp::Max},
@@ -132,7 +144,13 @@ uint64_t expectFloat(const FloatCase& c, uint64_t a, uint64_t b, uint64_t c3) {
     c3 = flush(w, c3);
   }
   APFloat x = mk(w, a), y = mk(w, b), z = mk(w, c3);
-  if (c.id == FOp::Setp) {
+  if (c.id == FOp::Setp || c.id == FOp::Set) {
+    if (c.id == FOp::Set) {
+      FloatCase p = c;
+      p.id = FOp::Setp;
+      p.ftz = false;  // the inputs are flushed already
+      return expectFloat(p, a, b, c3) ? c.setTrue : 0;
+    }
     auto r = x.compare(y);
     bool un = r == APFloat::cmpUnordered;
     const std::string& k = c.cls;
@@ -280,8 +298,8 @@ bool sqrtCorrect(const FloatCase& c, uint64_t a, uint64_t r) {
 }
 
 // ------------------------------------------------------------------ cvt
-int typeBits(const std::string& t) { return std::stoi(t.substr(1)); }
-bool isFloatType(const std::string& t) { return t[0] == 'f'; }
+int typeBits(const std::string& t) { return t == "bf16" ? 16 : std::stoi(t.substr(1)); }
+bool isFloatType(const std::string& t) { return t[0] == 'f' || t == "bf16"; }
 bool isSignedType(const std::string& t) { return t[0] == 's'; }
 int regBits(const std::string& t) { return std::max(16, typeBits(t)); }
 
@@ -295,6 +313,8 @@ CvtCase parseCvtCase(const std::string& spelling) {
     const std::string& m = parts[i];
     if (m == "ftz") c.ftz = true;
     else if (m == "sat") c.sat = true;
+    else if (m == "relu") c.relu = true;
+    else if (m == "satfinite") c.satfinite = true;
     else {
       c.hasRound = true;
       c.intRound = m.size() == 3;
@@ -308,6 +328,8 @@ CvtCase parseCvtCase(const std::string& spelling) {
   c.fdst = isFloatType(c.dst);
   c.ssrc = isSignedType(c.src);
   c.sdst = isSignedType(c.dst);
+  c.sf = c.src == "bf16" ? kBF16 : c.sb;
+  c.df = c.dst == "bf16" ? kBF16 : c.db;
   return c;
 }
 
@@ -330,19 +352,19 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
     s128 v = static_cast<s128>(a);
     if (c.ssrc && (a >> (sb - 1) & 1)) v -= s128{1} << sb;
     if (!c.fdst) return intResult(c.sat ? clamp(v) : v);
-    APFloat f(sem(db));
+    APFloat f(sem(c.df));
     APInt ai(128, static_cast<uint64_t>(v), false);
     ai.insertBits(APInt(64, static_cast<uint64_t>(v >> 64)), 64);
     f.convertFromAPInt(ai, true, mode(c.rm));
     uint64_t r = bitsOf(f);
     if (c.ftz && db == 32) r = flush(32, r);
-    if (c.sat) r = saturateBits(db, r);
+    if (c.sat) r = saturateBits(c.df, r);
     return r & rmask;
   }
   // Float source.
   uint64_t x = a;
   if (c.ftz && sb == 32) x = flush(32, x);
-  APFloat f = mk(sb, x);
+  APFloat f = mk(c.sf, x);
   if (!c.fdst) {
     if (f.isNaN()) return intResult((sb == 64 || db == 64) ? (s128{1} << (db - 1)) : 0);
     if (f.isInfinity()) return intResult(f.isNegative() ? lo : hi);
@@ -358,7 +380,7 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
   // Float to float.
   uint64_t r;
   if (f.isNaN()) {
-    r = canonicalNaN(db);
+    r = canonicalNaN(c.df);
   } else {
     if (c.intRound) f.roundToIntegral(mode(c.rm));
     bool lost;
@@ -367,11 +389,14 @@ uint64_t expectCvt(const CvtCase& c, uint64_t a) {
     // is ~2^-136.5, so +0 is right). Widening to IEEE quad is exact and the
     // quad value is normal, so go through it.
     f.convert(APFloat::IEEEquad(), llvm::RoundingMode::NearestTiesToEven, &lost);
-    f.convert(sem(db), mode(c.rm), &lost);
+    f.convert(sem(c.df), mode(c.rm), &lost);
+    // .satfinite: an infinite result is the largest finite value of its sign.
+    if (c.satfinite && f.isInfinity()) f = APFloat::getLargest(sem(c.df), f.isNegative());
     r = bitsOf(f);
+    if (c.relu && (r & signBit(c.df))) r = 0;  // negative and -0 -> +0
   }
   if (c.ftz && db == 32) r = flush(32, r);
-  if (c.sat) r = saturateBits(db, r);
+  if (c.sat) r = saturateBits(c.df, r);
   return r & rmask;
 }
 

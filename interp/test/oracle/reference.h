@@ -19,7 +19,7 @@ constexpr int kBF16 = 1016;
 /// Storage bits of a format code.
 inline int storageBits(int w) { return w == kBF16 ? 16 : w; }
 
-enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp };
+enum class FOp { Add, Sub, Mul, Fma, Div, Rcp, Sqrt, Min, Max, Abs, Neg, Copysign, Testp, Setp, Set };
 
 struct FloatCase {
   FOp id = FOp::Add;
@@ -34,6 +34,11 @@ struct FloatCase {
   Rm rm = Rm::RN;
   int nsrc = 2;
   bool predicateResult = false;
+  // set.CMP.DTYPE.STYPE: the destination type, its width, and one element's "true" bits
+  // (all ones of an integer type, 1.0 of a float type; per 16-bit element for x2 sources).
+  std::string setDst;
+  int setDstBits = 0;
+  uint64_t setTrue = 0;
 };
 FloatCase parseFloatCase(const std::string& spelling);
 
@@ -49,8 +54,10 @@ struct CvtCase {
   bool hasRound = false;
   Rm rm = Rm::RN;
   bool ftz = false, sat = false;
-  // Derived once (the reference runs 10^6 times per form).
-  int sb = 0, db = 0, rb = 0;
+  bool relu = false, satfinite = false;  // .relu, .satfinite (f16/bf16 from f32)
+  // Derived once (the reference runs 10^6 times per form). sf/df: format codes (kBF16 for
+  // bf16, else the width).
+  int sb = 0, db = 0, rb = 0, sf = 0, df = 0;
   bool fsrc = false, fdst = false, ssrc = false, sdst = false;
 };
 CvtCase parseCvtCase(const std::string& spelling);
@@ -61,5 +68,23 @@ bool isSignedType(const std::string& t);
 int regBits(const std::string& t);
 /// Expected destination register bits for source bits `a` (of the source type).
 uint64_t expectCvt(const CvtCase& c, uint64_t a);
+
+/// The packing cvt forms (interp/src/sem_convert_packed.cpp): f16x2/bf16x2 from two f32,
+/// e4m3x2/e5m2x2 from two f32 or an f16x2, f16x2 from e4m3x2/e5m2x2, cvt.pack.sat.
+struct PackedCvtCase {
+  std::string spelling;
+  enum class Kind { PairFromF32, Fp8FromF32, Fp8FromHalfPair, HalfPairFromFp8, PackSat } kind{};
+  bool relu = false, satfinite = false, rz = false, bf = false, e5m2 = false;
+  int width = 0;        // cvt.pack.sat element width
+  bool isSigned = false;  // cvt.pack.sat
+  int nsrc = 1;
+  CvtCase element;      // PairFromF32: the scalar f16/bf16 <- f32 form of one element
+};
+PackedCvtCase parsePackedCvtCase(const std::string& spelling);
+/// Expected destination bits for the sources a, b, c (registers as the instruction reads them).
+uint64_t expectPackedCvt(const PackedCvtCase& c, uint64_t a, uint64_t b, uint64_t c3);
+/// The exact value of an fp8 code (e4m3: no infinity, 0x7f/0xff NaN; e5m2: IEEE-like),
+/// decoded from its bit fields here, independently of the interpreter.
+double fp8Value(uint32_t code, bool e5m2);
 
 }  // namespace qgpu::oracle

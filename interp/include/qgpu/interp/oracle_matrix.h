@@ -79,6 +79,25 @@ inline std::vector<std::string> floatCases() {
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
     for (const char* t : {".f16", ".ftz.f16", ".f16x2", ".ftz.f16x2", ".bf16", ".bf16x2"})
       out.push_back(std::string("setp.") + c + t);
+  // set with a half-precision source or destination: every destination type ptxas accepts
+  // for each source, with .ftz where it is allowed (f16, f16x2 and f32 sources, no bf16 result).
+  for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
+    const std::string s = std::string("set.") + c;
+    for (const char* d : {"u16", "s16", "u32", "s32", "f16", "bf16"})
+      for (const char* ftz : {"", ".ftz"}) {
+        if (*ftz && d[0] == 'b') continue;
+        out.push_back(s + ftz + "." + d + ".f16");
+      }
+    for (const char* d : {"u16", "s16", "u32", "s32", "bf16"}) out.push_back(s + "." + d + ".bf16");
+    for (const char* d : {"u32", "s32", "f16x2"})
+      for (const char* ftz : {"", ".ftz"}) out.push_back(s + ftz + "." + d + ".f16x2");
+    for (const char* d : {"u32", "s32", "bf16x2"}) out.push_back(s + "." + d + ".bf16x2");
+    for (const char* src : {".f32", ".f64"}) {
+      out.push_back(s + ".f16" + src);
+      out.push_back(s + ".bf16" + src);
+      if (src[2] == '3') out.push_back(s + ".ftz.f16" + src);
+    }
+  }
   for (const char* c : {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}) {
     out.push_back(std::string("setp.") + c + ".f32");
     out.push_back(std::string("setp.") + c + ".ftz.f32");
@@ -126,6 +145,45 @@ inline std::vector<std::string> cvtCases() {
             out.push_back("cvt" + (r.empty() ? "" : "." + r) + ftz + sat + "." + d + "." + s);
           }
     }
+  // bf16 (sm_80: with f32; sm_90: the others), as ptxas 13 accepts them: no .sat, no 8-bit
+  // integers; f16 <-> bf16 and bf16 -> f32/f64 with or without a rounding modifier.
+  const char* frnd[] = {"rn", "rz", "rm", "rp"};
+  for (const char* t : {"u16", "s16", "u32", "s32", "u64", "s64"}) {
+    for (const char* m : frnd) out.push_back(std::string("cvt.") + m + ".bf16." + t);
+    for (const char* m : {"rni", "rzi", "rmi", "rpi"}) out.push_back(std::string("cvt.") + m + "." + t + ".bf16");
+  }
+  for (const char* m : frnd) {
+    out.push_back(std::string("cvt.") + m + ".bf16.f16");
+    out.push_back(std::string("cvt.") + m + ".f16.bf16");
+    out.push_back(std::string("cvt.") + m + ".bf16.f32");
+    out.push_back(std::string("cvt.") + m + ".ftz.bf16.f32");
+    out.push_back(std::string("cvt.") + m + ".bf16.f64");
+  }
+  for (const char* f : {"cvt.bf16.f16", "cvt.f16.bf16", "cvt.f32.bf16", "cvt.ftz.f32.bf16", "cvt.rn.f32.bf16",
+                        "cvt.f64.bf16", "cvt.rn.f64.bf16", "cvt.rni.bf16.bf16", "cvt.rzi.bf16.bf16",
+                        "cvt.rmi.bf16.bf16", "cvt.rpi.bf16.bf16"})
+    out.push_back(f);
+  // .relu / .satfinite (f16 and bf16 from f32, .rn or .rz).
+  for (const char* m : {"rn", "rz"})
+    for (const char* mod : {".relu", ".satfinite", ".relu.satfinite"})
+      for (const char* d : {".f16", ".bf16"}) out.push_back(std::string("cvt.") + m + mod + d + ".f32");
+  return out;
+}
+
+/// The packing cvt forms (interp/test/numerics_oracle_test.cpp, PackedCvtOracle).
+inline std::vector<std::string> packedCvtCases() {
+  std::vector<std::string> out;
+  for (const char* d : {"f16x2", "bf16x2"})
+    for (const char* m : {"rn", "rz"})
+      for (const char* mod : {"", ".relu", ".satfinite", ".relu.satfinite"})
+        out.push_back(std::string("cvt.") + m + mod + "." + d + ".f32");
+  for (const char* f8 : {"e4m3x2", "e5m2x2"}) {
+    for (const char* src : {"f32", "f16x2"})
+      for (const char* relu : {"", ".relu"}) out.push_back(std::string("cvt.rn.satfinite") + relu + "." + f8 + "." + src);
+    for (const char* relu : {"", ".relu"}) out.push_back(std::string("cvt.rn") + relu + ".f16x2." + f8);
+  }
+  for (const char* t : {"u16", "s16"}) out.push_back(std::string("cvt.pack.sat.") + t + ".s32");
+  for (const char* t : {"u8", "s8", "u4", "s4", "u2", "s2"}) out.push_back(std::string("cvt.pack.sat.") + t + ".s32.b32");
   return out;
 }
 
