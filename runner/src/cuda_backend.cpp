@@ -2,8 +2,14 @@
 // run time, so the same binary runs (and says "no CUDA driver") on machines
 // without a GPU. The PTX is JIT-compiled by the driver (cuModuleLoadDataEx,
 // with the JIT log reported on failure); every driver call is checked.
+//
+// QGPU_CUDA_DRIVER names another library to dlopen in place of libcuda.so.1: the
+// tests' stand-in driver (runner/test/cuda_standin), which runs launches on the
+// interpreter. A library that exports qgpuCudaStandIn is a stand-in, and its
+// results say so in their provenance ("stand_in"), so they never pass as hardware.
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -25,6 +31,8 @@ namespace {
 
 struct Driver {
   void* lib = nullptr;
+  std::string path;      // what was dlopen'ed
+  std::string standIn;   // the stand-in's description; empty for a real driver
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int*);
   CUresult (*cuDeviceGetCount)(int*);
@@ -58,10 +66,14 @@ void bind(Driver& d, F& fn, const char* name) {
 Driver& driver() {
   static Driver d = [] {
     Driver dr;
-    dr.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char* named = std::getenv("QGPU_CUDA_DRIVER");
+    dr.path = named && *named ? named : "libcuda.so.1";
+    dr.lib = dlopen(dr.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dr.lib)
       throw Error(ErrorKind::Backend,
-                  fmt::format("no CUDA driver: dlopen(libcuda.so.1) failed: {}", dlerror()));
+                  fmt::format("no CUDA driver: dlopen({}) failed: {}", dr.path, dlerror()));
+    if (auto standIn = reinterpret_cast<const char* (*)()>(dlsym(dr.lib, "qgpuCudaStandIn")))
+      dr.standIn = standIn();
     bind(dr, dr.cuInit, "cuInit");
     bind(dr, dr.cuDriverGetVersion, "cuDriverGetVersion");
     bind(dr, dr.cuDeviceGetCount, "cuDeviceGetCount");
@@ -169,7 +181,9 @@ class CudaBackend : public Backend {
     r.provenance = {{"device", devName},
                     {"compute_capability", fmt::format("{}.{}", major, minor)},
                     {"driver_version", driverVersion},
-                    {"jit_info_log", std::string(infoLog)}};
+                    {"jit_info_log", std::string(infoLog)},
+                    {"driver_library", d.path}};
+    if (!d.standIn.empty()) r.provenance["stand_in"] = d.standIn;
     return r;
   }
 };
