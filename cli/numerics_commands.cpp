@@ -19,6 +19,7 @@
 
 #include "cli_commands.h"
 #include "qgpu/backend.h"
+#include "qgpu/golden.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
 #include "qgpu/interp/oracle_matrix.h"
@@ -365,6 +366,9 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
     uint64_t total = 0, exact = 0, nanMismatch = 0;
     std::map<int, uint64_t> hist;  // bucket k: ULP distance in [2^(k-1), 2^k), 0: exact
     std::vector<std::string> examples;
+    // What ran the probe, from the first launch's provenance: a stand-in driver must show.
+    std::string device;
+    bool standIn = false;
     try {
       for (uint64_t start = lo; start < hi; start += o->slice) {
         uint64_t n = std::min<uint64_t>(o->slice, hi - start);
@@ -386,6 +390,8 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
         ro.maxSteps = ~uint64_t{0};
         RunResult want = hw->run(ls, ro);
         RunResult got = interp->run(ls, ro);
+        device = want.provenance.value("device", "");
+        standIn = fromStandInDriver(want);
         const OutputBuffer& wb = want.outputs.at(0);
         const OutputBuffer& gb = got.outputs.at(0);
         for (uint64_t i = 0; i < n; ++i) {
@@ -416,10 +422,14 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
     if (o->json) {
       nlohmann::json j = {{"instr", o->instr}, {"against", o->against}, {"inputs", total}, {"bit_exact", exact},
                           {"nan_mismatch", nanMismatch}, {"examples", examples}};
+      if (!device.empty()) j["device"] = device;
+      if (standIn) j["stand_in"] = true;
       for (auto [k, n] : hist) j["ulp_histogram"][k == 0 ? "0" : fmt::format("<{}", uint64_t{1} << k)] = n;
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << fmt::format("{} on {} vs interp: {}/{} bit-exact\n", o->instr, o->against, exact, total);
+      std::cout << fmt::format("{} on {}{} vs interp: {}/{} bit-exact\n", o->instr, o->against,
+                               device.empty() ? "" : " (" + device + ")", exact, total);
+      if (standIn) std::cout << "(through the stand-in CUDA driver: the interpreter, not hardware)\n";
       std::cout << "ULP distance histogram:\n";
       for (auto [k, n] : hist)
         std::cout << fmt::format("  {:>12}  {}\n", k == 0 ? std::string("0") : fmt::format("[{}, {})", uint64_t{1} << (k - 1), uint64_t{1} << k), n);

@@ -110,6 +110,8 @@ std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const L
 
 // The model token: the first word that is letters followed by digits
 // ("T4", "H200", "A100"), lower-cased.
+bool fromStandInDriver(const RunResult& r) { return r.provenance.contains("stand_in"); }
+
 std::string sourceNameForDevice(const std::string& deviceName) {
   size_t i = 0;
   while (i < deviceName.size()) {
