@@ -19,7 +19,6 @@
 
 #include "cli_commands.h"
 #include "qgpu/backend.h"
-#include "qgpu/golden.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
 #include "qgpu/interp/oracle_matrix.h"

@@ -50,7 +50,7 @@ void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& so
   // The kind is what the backend declares; a host reference depends on host_ref.cpp, every
   // other kind on the PTX it ran.
   const ProvenanceKind kind = backendInfo(r.backend).provenance;
-  p["kind"] = provenanceKindName(kind);
+  p["kind"] = fromStandInDriver(r) ? kStandInProvenanceKind : provenanceKindName(kind);
   if (kind == ProvenanceKind::HostReference) {
     p["host_ref_sha256"] = sha256File(hostRefPath(spec));
 #ifdef __VERSION__
@@ -110,8 +110,6 @@ std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const L
 
 // The model token: the first word that is letters followed by digits
 // ("T4", "H200", "A100"), lower-cased.
-bool fromStandInDriver(const RunResult& r) { return r.provenance.contains("stand_in"); }
-
 std::string sourceNameForDevice(const std::string& deviceName) {
   size_t i = 0;
   while (i < deviceName.size()) {

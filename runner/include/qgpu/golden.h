@@ -31,11 +31,6 @@ std::vector<Golden> loadGoldens(const std::filesystem::path& goldensDir, const L
 void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& source,
                      const std::string& command);
 
-/// Whether `r` came through a stand-in CUDA driver (provenance "stand_in", set by the cuda
-/// backend): the interpreter behind the Driver API, never hardware, so never a golden of the
-/// corpus (`qgpu record` refuses to write it into a folder named goldens).
-bool fromStandInDriver(const RunResult& r);
-
 /// "t4" from "Tesla T4", "h200" from "NVIDIA H200": the golden source name of a device.
 std::string sourceNameForDevice(const std::string& deviceName);
 
