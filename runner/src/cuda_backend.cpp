@@ -138,8 +138,9 @@ class CudaBackend : public Backend {
     void* vals[] = {errorLog, reinterpret_cast<void*>(sizeof errorLog), infoLog,
                     reinterpret_cast<void*>(sizeof infoLog)};
     CUmodule module;
-    check(d.cuModuleLoadDataEx(&module, ptx.c_str(), 4, opts, vals), "cuModuleLoadDataEx",
-          fmt::format("\nJIT log for {}:\n{}", ptxPath.string(), errorLog));
+    // The call first: the log is only there once it returned.
+    CUresult loaded = d.cuModuleLoadDataEx(&module, ptx.c_str(), 4, opts, vals);
+    check(loaded, "cuModuleLoadDataEx", fmt::format("\nJIT log for {}:\n{}", ptxPath.string(), errorLog));
     CUfunction fn;
     check(d.cuModuleGetFunction(&fn, module, spec.entry.c_str()), "cuModuleGetFunction");
 
