@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -108,6 +109,20 @@ void check(CUresult r, const char* call, const std::string& extra = "") {
   throw Error(ErrorKind::Backend, fmt::format("{} failed: {} ({}): {}{}", call, name, static_cast<int>(r), text, extra));
 }
 
+// The module and device memory of one launch, released however run() leaves it: a failed
+// call must not leak them into the next kernel of a `qgpu record --all`. Cleanup after an
+// error is unchecked (the error being reported is the one that matters).
+struct LaunchResources {
+  Driver& d;
+  CUmodule module = nullptr;
+  std::vector<CUdeviceptr> ptrs;
+  ~LaunchResources() {
+    for (CUdeviceptr p : ptrs)
+      if (p) d.cuMemFree(p);
+    if (module) d.cuModuleUnload(module);
+  }
+};
+
 class CudaBackend : public Backend {
  public:
   std::string name() const override { return "cuda"; }
@@ -137,15 +152,16 @@ class CudaBackend : public Backend {
                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {errorLog, reinterpret_cast<void*>(sizeof errorLog), infoLog,
                     reinterpret_cast<void*>(sizeof infoLog)};
-    CUmodule module;
+    LaunchResources held{d, nullptr, {}};
     // The call first: the log is only there once it returned.
-    CUresult loaded = d.cuModuleLoadDataEx(&module, ptx.c_str(), 4, opts, vals);
+    CUresult loaded = d.cuModuleLoadDataEx(&held.module, ptx.c_str(), 4, opts, vals);
     check(loaded, "cuModuleLoadDataEx", fmt::format("\nJIT log for {}:\n{}", ptxPath.string(), errorLog));
     CUfunction fn;
-    check(d.cuModuleGetFunction(&fn, module, spec.entry.c_str()), "cuModuleGetFunction");
+    check(d.cuModuleGetFunction(&fn, held.module, spec.entry.c_str()), "cuModuleGetFunction");
 
     Launch launch = materializeLaunch(spec);
-    std::vector<CUdeviceptr> ptrs(launch.buffers.size(), 0);
+    std::vector<CUdeviceptr>& ptrs = held.ptrs;
+    ptrs.assign(launch.buffers.size(), 0);
     std::vector<uint64_t> scalarStore(launch.args.size());
     std::vector<void*> argPtrs;
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
@@ -169,9 +185,9 @@ class CudaBackend : public Backend {
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
       if (!launch.buffers[i].data.empty())
         check(d.cuMemcpyDtoH(launch.buffers[i].data.data(), ptrs[i], launch.buffers[i].data.size()), "cuMemcpyDtoH");
-      check(d.cuMemFree(ptrs[i]), "cuMemFree");
+      check(d.cuMemFree(std::exchange(ptrs[i], 0)), "cuMemFree");
     }
-    check(d.cuModuleUnload(module), "cuModuleUnload");
+    check(d.cuModuleUnload(std::exchange(held.module, nullptr)), "cuModuleUnload");
 
     RunResult r;
     r.kernel = spec.name;
