@@ -125,6 +125,9 @@ struct LaunchResources {
 
 class CudaBackend : public Backend {
  public:
+  ~CudaBackend() override {
+    if (retained_) driver().cuDevicePrimaryCtxRelease(device_);
+  }
   std::string name() const override { return "cuda"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     Driver& d = driver();
@@ -134,9 +137,14 @@ class CudaBackend : public Backend {
     if (count == 0) throw Error(ErrorKind::Backend, "no CUDA device");
     CUdevice dev;
     check(d.cuDeviceGet(&dev, 0), "cuDeviceGet");
-    CUcontext ctx;
-    check(d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    // Retained once per backend, released when it goes: a primary context whose count drops
+    // to zero is destroyed, and making one per kernel is slow.
+    if (!retained_) {
+      check(d.cuDevicePrimaryCtxRetain(&context_, dev), "cuDevicePrimaryCtxRetain");
+      retained_ = true;
+      device_ = dev;
+    }
+    check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
     char devName[256] = {0};
     check(d.cuDeviceGetName(devName, sizeof devName, dev), "cuDeviceGetName");
     int major = 0, minor = 0, driverVersion = 0;
@@ -203,6 +211,11 @@ class CudaBackend : public Backend {
     if (!d.standIn.empty()) r.provenance["stand_in"] = d.standIn;
     return r;
   }
+
+ private:
+  bool retained_ = false;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
 };
 
 using CudaOrStub = CudaBackend;
