@@ -34,6 +34,8 @@ struct Driver {
   void* lib = nullptr;
   std::string path;      // what was dlopen'ed
   std::string standIn;   // the stand-in's description; empty for a real driver
+  // Set when a kernel faulted: the error is sticky, the process's context is unusable.
+  std::string lostContext;
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int*);
   CUresult (*cuDeviceGetCount)(int*);
@@ -100,11 +102,16 @@ Driver& driver() {
   return d;
 }
 
+const char* errorName(CUresult r) {
+  const char* name = "?";
+  driver().cuGetErrorName(r, &name);
+  return name ? name : "?";
+}
+
 void check(CUresult r, const char* call, const std::string& extra = "") {
   if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
+  const char* name = errorName(r);
   const char* text = "?";
-  driver().cuGetErrorName(r, &name);
   driver().cuGetErrorString(r, &text);
   throw Error(ErrorKind::Backend, fmt::format("{} failed: {} ({}): {}{}", call, name, static_cast<int>(r), text, extra));
 }
@@ -131,6 +138,11 @@ class CudaBackend : public Backend {
   std::string name() const override { return "cuda"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     Driver& d = driver();
+    if (!d.lostContext.empty())
+      throw Error(ErrorKind::Backend,
+                  fmt::format("not run: the CUDA context was lost {}; a fault inside a kernel poisons the "
+                              "process's context, so the kernels after it need a new qgpu process",
+                              d.lostContext));
     check(d.cuInit(0), "cuInit");
     int count = 0;
     check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -189,7 +201,9 @@ class CudaBackend : public Backend {
     check(d.cuLaunchKernel(fn, spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y,
                            spec.block.z, spec.dynamicSharedBytes, nullptr, argPtrs.data(), nullptr),
           "cuLaunchKernel");
-    check(d.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+    CUresult ran = d.cuCtxSynchronize();
+    if (ran != CUDA_SUCCESS) d.lostContext = fmt::format("when {} faulted ({})", spec.name, errorName(ran));
+    check(ran, "cuCtxSynchronize (kernel execution)");
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
       if (!launch.buffers[i].data.empty())
         check(d.cuMemcpyDtoH(launch.buffers[i].data.data(), ptrs[i], launch.buffers[i].data.size()), "cuMemcpyDtoH");

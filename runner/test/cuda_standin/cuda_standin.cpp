@@ -7,7 +7,9 @@
 // It proves the plumbing (argument marshalling, copies, provenance, error paths), never the
 // hardware: its device name and the symbol qgpuCudaStandIn say what it is, and qgpu refuses to
 // record its results into goldens/. Like the real driver, a fault inside a kernel is reported
-// by cuCtxSynchronize, not by cuLaunchKernel, and is sticky: every later call returns it.
+// by cuCtxSynchronize, not by cuLaunchKernel, and is sticky: every later call returns it
+// (cuMemFree, cuModuleUnload and the context release still release, so that its unload log
+// shows whether qgpu cleaned up).
 //
 // Knobs, all environment variables (read when cuInit runs):
 //   QGPU_CUDA_STANDIN_MEMORY     device memory in bytes (default 2 GiB): cuMemAlloc past it
@@ -384,14 +386,14 @@ QGPU_STANDIN_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void* im
 QGPU_STANDIN_EXPORT CUresult cuModuleUnload(CUmodule module) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (CUresult r = ready(s)) return r;
+  if (!s.initialised) return CUDA_ERROR_NOT_INITIALIZED;
   for (auto& m : s.modules)
     if (m && m.get() == module) {
       std::erase_if(s.functions, [&](const auto& f) { return f->module == module; });
       m.reset();
-      return CUDA_SUCCESS;
+      return s.sticky;  // released even after a fault, so the unload log shows what qgpu did
     }
-  return CUDA_ERROR_INVALID_HANDLE;
+  return s.sticky ? s.sticky : CUDA_ERROR_INVALID_HANDLE;
 }
 
 QGPU_STANDIN_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, const char* name) {
@@ -436,7 +438,8 @@ QGPU_STANDIN_EXPORT CUresult cuMemAlloc(CUdeviceptr* ptr, size_t bytes) {
 QGPU_STANDIN_EXPORT CUresult cuMemFree(CUdeviceptr ptr) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (CUresult r = ready(s)) return r;
+  if (!s.initialised) return CUDA_ERROR_NOT_INITIALIZED;
+  if (s.sticky == CUDA_SUCCESS && !s.contextCurrent) return CUDA_ERROR_INVALID_CONTEXT;
   for (uint32_t k = 0; k < s.allocations.size(); ++k) {
     Allocation& a = s.allocations[k];
     if (!a.live || ptr != qgpu::globalBufferAddress(k)) continue;
@@ -444,9 +447,9 @@ QGPU_STANDIN_EXPORT CUresult cuMemFree(CUdeviceptr ptr) {
     a.live = false;
     a.data = {};
     s.log(fmt::format("cuMemFree {:#x}", ptr));
-    return CUDA_SUCCESS;
+    return s.sticky;  // freed even after a fault, so the unload log shows what qgpu did
   }
-  return CUDA_ERROR_INVALID_VALUE;
+  return s.sticky ? s.sticky : CUDA_ERROR_INVALID_VALUE;
 }
 
 QGPU_STANDIN_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes) {
