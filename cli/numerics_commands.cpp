@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -326,6 +327,22 @@ uint64_t ulpDistance(uint32_t a, uint32_t b) {
   return static_cast<uint64_t>(d < 0 ? -d : d);
 }
 
+// One end of --range: all of `text` as 0x hex or decimal (std::stoull took "12abc" as 12
+// and threw a bare "stoull" for "abc").
+uint64_t rangeBound(const std::string& text) {
+  bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* begin = text.data() + (hex ? 2 : 0);
+  const char* end = text.data() + text.size();
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, v, hex ? 16 : 10);
+  if (begin == end || ptr != end || ec != std::errc())
+    throw Error(ErrorKind::Input, fmt::format("--range: '{}' is not an input bit pattern (0x hex or decimal, at most 2^32)", text));
+  return v;
+}
+
+// Inputs per launch: two u32 buffers of that many elements, each within a launch's 1 GiB.
+constexpr uint64_t kMaxProbeSlice = kMaxBufferBytes / 4;
+
 void addSfuProbe(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "sfu-probe", "Run an approximate f32 instruction (e.g. rcp.approx.ftz.f32) over an input set on the cuda "
@@ -342,7 +359,9 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
   cmd->add_option("instr", o->instr, "Instruction, e.g. ex2.approx.ftz.f32 or div.full.f32")->required();
   cmd->add_option("--range", o->range, "Input bit patterns LO:HI (hex or decimal, HI exclusive)");
   cmd->add_flag("--all", o->all, "All 2^32 f32 inputs, in slices");
-  cmd->add_option("--slice", o->slice, "Inputs per launch")->capture_default_str();
+  cmd->add_option("--slice", o->slice, fmt::format("Inputs per launch (1 to {})", kMaxProbeSlice))
+      ->check(unsignedOption(1))
+      ->capture_default_str();
   cmd->add_option("--b", o->b, "Second operand bits (hex) of div.*")->capture_default_str();
   cmd->add_option("--against", o->against, "Backend compared with the interpreter (default: the hardware backend; the interpreter self-checks)")
       ->capture_default_str();
@@ -357,10 +376,13 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
     } else {
       auto colon = o->range.find(':');
       if (colon == std::string::npos) throw Error(ErrorKind::Input, "sfu-probe needs --range LO:HI or --all");
-      lo = std::stoull(o->range.substr(0, colon), nullptr, 0);
-      hi = std::stoull(o->range.substr(colon + 1), nullptr, 0);
+      lo = rangeBound(o->range.substr(0, colon));
+      hi = rangeBound(o->range.substr(colon + 1));
       if (hi <= lo || hi > (uint64_t{1} << 32)) throw Error(ErrorKind::Input, "--range: need LO < HI <= 2^32");
     }
+    if (o->slice > kMaxProbeSlice)
+      throw Error(ErrorKind::Input, fmt::format("--slice: {} is more than {} inputs per launch (a buffer is at most "
+                                                "1 GiB)", o->slice, kMaxProbeSlice));
     std::string ptx = probePtx(o->instr, binary, o->b);
     if (!decodesInKernel(".reg .f32 %f<3>;\n" + (binary ? fmt::format("{} %f2, %f1, 0f{};", o->instr, o->b)
                                                : fmt::format("{} %f2, %f1;", o->instr))))
@@ -375,6 +397,9 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
     uint64_t total = 0, exact = 0, nanMismatch = 0;
     std::map<int, uint64_t> hist;  // bucket k: ULP distance in [2^(k-1), 2^k), 0: exact
     std::vector<std::string> examples;
+    // What ran the probe, from the first launch's provenance: a stand-in driver must show.
+    std::string device;
+    bool standIn = false;
     try {
       for (uint64_t start = lo; start < hi; start += o->slice) {
         uint64_t n = std::min<uint64_t>(o->slice, hi - start);
@@ -396,6 +421,8 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
         ro.maxSteps = ~uint64_t{0};
         RunResult want = hw->run(ls, ro);
         RunResult got = interp->run(ls, ro);
+        device = want.provenance.value("device", "");
+        standIn = fromStandInDriver(want);
         const OutputBuffer& wb = want.outputs.at(0);
         const OutputBuffer& gb = got.outputs.at(0);
         for (uint64_t i = 0; i < n; ++i) {
@@ -426,10 +453,14 @@ void addSfuProbe(CLI::App& app, Context& ctx) {
     if (o->json) {
       nlohmann::json j = {{"instr", o->instr}, {"against", o->against}, {"inputs", total}, {"bit_exact", exact},
                           {"nan_mismatch", nanMismatch}, {"examples", examples}};
+      if (!device.empty()) j["device"] = device;
+      if (standIn) j["stand_in"] = true;
       for (auto [k, n] : hist) j["ulp_histogram"][k == 0 ? "0" : fmt::format("<{}", uint64_t{1} << k)] = n;
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << fmt::format("{} on {} vs interp: {}/{} bit-exact\n", o->instr, o->against, exact, total);
+      std::cout << fmt::format("{} on {}{} vs interp: {}/{} bit-exact\n", o->instr, o->against,
+                               device.empty() ? "" : " (" + device + ")", exact, total);
+      if (standIn) std::cout << "(through the stand-in CUDA driver: the interpreter, not hardware)\n";
       std::cout << "ULP distance histogram:\n";
       for (auto [k, n] : hist)
         std::cout << fmt::format("  {:>12}  {}\n", k == 0 ? std::string("0") : fmt::format("[{}, {})", uint64_t{1} << (k - 1), uint64_t{1} << k), n);

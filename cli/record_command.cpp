@@ -1,5 +1,6 @@
 // qgpu record: write goldens with provenance from a backend (host references
-// or a real GPU through the CUDA driver). The only writer of goldens/.
+// or a real GPU through the CUDA driver). The only writer of goldens/; results of
+// the tests' stand-in CUDA driver are refused there (docs/limits.md).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,6 +12,16 @@
 #include "qgpu/interp/error.h"
 
 namespace qgpu::cli {
+namespace {
+
+// Whether `dir` is a folder called goldens (the corpus' own, from wherever qgpu runs).
+bool isGoldensFolder(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir));
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename() == "goldens";
+}
+
+}  // namespace
 
 void addRecordCommand(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("record", "Record goldens (with provenance) from a backend");
@@ -50,11 +61,30 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
         if (!fl.empty() && !spec.ptx.count(fl)) continue;
         RunOptions ro;
         if (!fl.empty()) ro.flavour = fl;
+        auto report = [&](const Error& e) {
+          std::cerr << fmt::format("qgpu record: {}{}: {}: {}\n", spec.name, fl.empty() ? "" : " [" + fl + "]",
+                                   errorKindName(e.kind()), e.what());
+          ++failed;
+        };
+        RunResult r;
         try {
-          RunResult r = backend->run(spec, ro);
+          r = backend->run(spec, ro);
+        } catch (const Error& e) {
+          report(e);
+          continue;
+        }
+        // Not a failure of this kernel: nothing the stand-in produces may enter the corpus.
+        if (fromStandInDriver(r) && isGoldensFolder(o->goldensDir))
+          throw Error(ErrorKind::Input,
+                      fmt::format("record: {} came from the stand-in CUDA driver ({}), not from hardware; its results "
+                                  "are never goldens, so they are not written into {} (name a scratch folder with "
+                                  "--goldens-dir)",
+                                  spec.name, r.provenance.value("driver_library", "?"), o->goldensDir));
+        try {
           std::string source = o->source;
           if (source.empty())
-            source = info.provenance == ProvenanceKind::Hardware ? sourceNameForDevice(r.provenance.value("device", "gpu"))
+            source = fromStandInDriver(r) ? "standin"
+                     : info.provenance == ProvenanceKind::Hardware ? sourceNameForDevice(r.provenance.value("device", "gpu"))
                                                                   : info.name;
           std::string file = fl.empty() || fl == "nvcc" ? source : source + "-" + fl;
           stampProvenance(r, spec, source, ctx.command);
@@ -63,9 +93,7 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
           std::cout << fmt::format("wrote {}\n", path.string());
           ++written;
         } catch (const Error& e) {
-          std::cerr << fmt::format("qgpu record: {}{}: {}: {}\n", spec.name, fl.empty() ? "" : " [" + fl + "]",
-                                   errorKindName(e.kind()), e.what());
-          ++failed;
+          report(e);
         }
       }
     }

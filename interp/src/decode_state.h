@@ -62,7 +62,10 @@ struct DecodeState {
   /// Fails unless every register among the first `n` operands is `bytes` wide (ptxas:
   /// "Arguments mismatch" for e.g. add.s64 on .b32 registers). For the instructions whose
   /// operands all have the instruction type; ld, st, cvt and mov have their own rules.
-  void requireRegisterBytes(uint32_t bytes, size_t n);
+  void requireRegisterBytes(uint32_t bytes, size_t n, size_t first = 0);
+  /// Also the register's declared type: operands [first, end) of an instruction of type `t`
+  /// (ptxas: "Arguments mismatch" for add.f32 on .u32 registers or add.s32 on .f32 ones).
+  void requireRegisterType(ScalarType t, size_t first, size_t end);
   /// A source operand of type `t`: register, special register, or immediate
   /// (materialised into a constant slot converted to `t`).
   uint32_t source(const ptx::Operand& op, ScalarType t);

@@ -85,6 +85,7 @@ struct Symbol {
   uint32_t slot = kNoSlot;  // Register
   uint64_t address = 0;     // Local/FrameParam/KernelParam/Shared/Const: space offset; Global: generic
   uint32_t size = 0;
+  ScalarType type = ScalarType::B32;  // Register: as declared (operand type checks)
 };
 
 class Decoder {
@@ -513,6 +514,7 @@ class Decoder {
       s.kind = Symbol::Kind::Register;
       s.slot = newSlot(fi, name, bytes);
       s.size = bytes;
+      s.type = *type;
       scopes_.back()[name] = s;
     };
     if (uint64_t{fi.numSlots} + std::max(r.count, 1u) > kMaxRegistersPerFunction)
@@ -856,8 +858,8 @@ ptx::Operand asRegisterIfDeclared(const Decoder& d, const ptx::Operand& op) {
 }
 }  // namespace
 
-void DecodeState::requireRegisterBytes(uint32_t bytes, size_t n) {
-  for (size_t i = 0; i < n && i < in.operands.size(); ++i) {
+void DecodeState::requireRegisterBytes(uint32_t bytes, size_t n, size_t first) {
+  for (size_t i = first; i < n && i < in.operands.size(); ++i) {
     const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
     if (op.kind != ptx::Operand::Kind::Register) continue;
     // Special registers keep their own widths; undeclared names fail in source()/destination().
@@ -867,6 +869,34 @@ void DecodeState::requireRegisterBytes(uint32_t bytes, size_t n) {
     if (have != bytes)
       fail(fmt::format("'{}' is a {}-bit register; '{}' needs {}-bit operands", op.name, 8 * have,
                        in.text, 8 * bytes));
+  }
+}
+
+namespace {
+// Whether ptxas takes a register declared `reg` (already of the right width) as an operand of
+// an instruction of type `t`, as measured with ptxas 13.0 (Arguments mismatch otherwise):
+// a float instruction takes its own type or the bit type; a signed or unsigned one takes any
+// integer or bit type, and .f16x2, but no other float type; a bit instruction takes anything.
+bool registerTypeFits(ScalarType t, ScalarType reg) {
+  if (t == ScalarType::F32 || t == ScalarType::F64) return reg == t || isBits(reg);
+  const bool integer = isSigned(t) || t == ScalarType::U8 || t == ScalarType::U16 || t == ScalarType::U32 ||
+                       t == ScalarType::U64;
+  if (integer) return !isFloat(reg) || reg == ScalarType::F16x2;
+  return true;
+}
+}  // namespace
+
+void DecodeState::requireRegisterType(ScalarType t, size_t first, size_t end) {
+  requireRegisterBytes(scalarTypeBytes(t), end, first);
+  for (size_t i = first; i < end && i < in.operands.size(); ++i) {
+    const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+    if (op.kind != ptx::Operand::Kind::Register) continue;
+    const Symbol* sym = decoder.lookup(op.name);
+    if (!sym || sym->kind != Symbol::Kind::Register || registerTypeFits(t, sym->type)) continue;
+    const std::string want = isFloat(t) ? fmt::format(".{} or .b{}", scalarTypeName(t), 8 * scalarTypeBytes(t))
+                                        : fmt::format("integer or .b{}", 8 * scalarTypeBytes(t));
+    fail(fmt::format("'{}' is a .{} register; '{}' needs {} operands", op.name, scalarTypeName(sym->type), in.text,
+                     want));
   }
 }
 

@@ -126,6 +126,15 @@ class Parser {
     const Token& t = next();
     return parseIntegerText(t);
   }
+  /// The N of `.align N`: a power of two below 2^32 (ptxas: "Constant overflow" past it,
+  /// "Alignment must be a power of two" for 0 and the rest; a plain cast wrapped 2^32 to 0).
+  uint32_t expectAlignment() {
+    const size_t at = pos_;
+    const uint64_t a = expectUnsigned("alignment");
+    if (a > 0xffffffffu) failAt(tokens_[at], "constant overflow: an alignment must fit 32 bits");
+    if (a == 0 || (a & (a - 1)) != 0) failAt(tokens_[at], fmt::format("alignment {} is not a power of two", a));
+    return static_cast<uint32_t>(a);
+  }
   uint64_t parseIntegerText(const Token& t) const {
     std::string s = t.text;
     if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.pop_back();
@@ -223,7 +232,7 @@ class Parser {
       const std::string& d = cur().text;
       if (d == ".align") {
         next();
-        v.align = static_cast<uint32_t>(expectUnsigned("alignment"));
+        v.align = expectAlignment();
       } else if (d == ".v2" || d == ".v4" || d == ".v8") {
         v.vectorWidth = static_cast<uint32_t>(d[2] - '0');
         next();
@@ -233,7 +242,7 @@ class Parser {
         if (cur().kind == Token::Kind::Directive && cur().text != ".align" &&
             !isTypeName(cur().text.substr(1)))
           v.pointerSpace = next().text.substr(1);
-        if (acceptDirective(".align")) expectUnsigned("alignment");
+        if (acceptDirective(".align")) expectAlignment();
       } else if (isTypeName(d.substr(1))) {
         v.type = d.substr(1);
         next();

@@ -289,6 +289,7 @@ void decodeSetp(DecodeState& ds) {
     for (int i = 0; i < 2; ++i)
       if (ds.namesRegister(ds.in.operands[1 + i]) && ds.slotBytes(ds.out.s[i]) != (pair ? 4u : 2u))
         ds.fail(fmt::format("setp.{} needs {}-bit operands", scalarTypeName(t), pair ? 32 : 16));
+  if (!half) ds.requireRegisterType(t, 1, 3);  // the two compared operands
 }
 
 // set.CmpOp{.BoolOp}{.ftz}.dtype.stype as ptxas 13 accepts it (its messages in quotes):

@@ -263,10 +263,18 @@ void decodeF(DecodeState& ds, const std::string& op, ScalarType t) {
 
 }  // namespace
 
+namespace {
+// Every operand of the f32/f64 forms has the instruction type (the half forms check their own).
+void requireFloatOperands(DecodeState& ds, ScalarType t) {
+  if (t == ScalarType::F32 || t == ScalarType::F64) ds.requireRegisterType(t, 0, ds.in.operands.size());
+}
+}  // namespace
+
 void decodeFloatOnly(DecodeState& ds) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
   decodeF(ds, ds.in.opcode, types[0]);
+  requireFloatOperands(ds, types[0]);
 }
 
 void decodeTestp(DecodeState& ds) {
@@ -280,12 +288,14 @@ void decodeTestp(DecodeState& ds) {
   ds.expectOperands(2);
   ds.out.d[0] = ds.destination(ds.in.operands[0]);
   ds.out.s[0] = ds.source(ds.in.operands[1], types[0]);
+  ds.requireRegisterType(types[0], 1, 2);
 }
 
 void decodeFloatArithmetic(DecodeState& ds, ScalarType) {
   auto types = ds.mods.takeTypes();
   if (types.size() != 1) ds.fail(fmt::format("'{}' needs exactly one type", ds.in.opcode));
   decodeF(ds, ds.in.opcode, types[0]);
+  requireFloatOperands(ds, types[0]);
 }
 
 }  // namespace qgpu

@@ -504,19 +504,19 @@ template <template <class> class Op>
 void binary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Binary>(ds, t);
   ds.destinationAndSources(t, 2);
-  ds.requireRegisterBytes(scalarTypeBytes(t), 3);
+  ds.requireRegisterType(t, 0, 3);
 }
 template <template <class> class Op>
 void unary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Unary>(ds, t);
   ds.destinationAndSources(t, 1);
-  ds.requireRegisterBytes(scalarTypeBytes(t), 2);
+  ds.requireRegisterType(t, 0, 2);
 }
 template <template <class> class Op>
 void ternary(DecodeState& ds, ScalarType t) {
   setHandler<Op, Ternary>(ds, t);
   ds.destinationAndSources(t, 3);
-  ds.requireRegisterBytes(scalarTypeBytes(t), 4);
+  ds.requireRegisterType(t, 0, 4);
 }
 
 #define QGPU_TYPED_HANDLER(name, fn)                                         \
@@ -555,7 +555,7 @@ void decodeCarry(DecodeState& ds, bool readCf, bool sub) {
     ds.fail("extended-precision arithmetic needs .u32, .s32, .u64 or .s64");
   setTyped<CarryAddH>(ds, t);
   ds.destinationAndSources(t, 2);
-  ds.requireRegisterBytes(scalarTypeBytes(t), 3);
+  ds.requireRegisterType(t, 0, 3);
   ds.out.s[3] = ds.carry();
   ds.out.mode = static_cast<uint8_t>((readCf ? 1 : 0) | (writeCf ? 2 : 0) | (sub ? 4 : 0));
 }

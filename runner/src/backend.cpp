@@ -73,8 +73,11 @@ std::unique_ptr<Backend> makeBackend(const std::string& name) { return backendIn
 
 bool producedBy(const RunResult& r, ProvenanceKind kind) {
   const BackendInfo* b = findBackend(r.backend);
+  if (kind == ProvenanceKind::Hardware && fromStandInDriver(r)) return false;
   return b && b->provenance == kind;
 }
+
+bool fromStandInDriver(const RunResult& r) { return r.provenance.contains("stand_in"); }
 
 std::vector<OutputBuffer> collectOutputs(const LaunchSpec& spec, const Launch& launch) {
   std::vector<OutputBuffer> outs;

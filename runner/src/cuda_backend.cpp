@@ -2,11 +2,18 @@
 // run time, so the same binary runs (and says "no CUDA driver") on machines
 // without a GPU. The PTX is JIT-compiled by the driver (cuModuleLoadDataEx,
 // with the JIT log reported on failure); every driver call is checked.
+//
+// QGPU_CUDA_DRIVER names another library to dlopen in place of libcuda.so.1: the
+// tests' stand-in driver (runner/test/cuda_standin), which runs launches on the
+// interpreter. A library that exports qgpuCudaStandIn is a stand-in, and its
+// results say so in their provenance ("stand_in"), so they never pass as hardware.
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -25,6 +32,10 @@ namespace {
 
 struct Driver {
   void* lib = nullptr;
+  std::string path;      // what was dlopen'ed
+  std::string standIn;   // the stand-in's description; empty for a real driver
+  // Set when a kernel faulted: the error is sticky, the process's context is unusable.
+  std::string lostContext;
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int*);
   CUresult (*cuDeviceGetCount)(int*);
@@ -58,10 +69,14 @@ void bind(Driver& d, F& fn, const char* name) {
 Driver& driver() {
   static Driver d = [] {
     Driver dr;
-    dr.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char* named = std::getenv("QGPU_CUDA_DRIVER");
+    dr.path = named && *named ? named : "libcuda.so.1";
+    dr.lib = dlopen(dr.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dr.lib)
       throw Error(ErrorKind::Backend,
-                  fmt::format("no CUDA driver: dlopen(libcuda.so.1) failed: {}", dlerror()));
+                  fmt::format("no CUDA driver: dlopen({}) failed: {}", dr.path, dlerror()));
+    if (auto standIn = reinterpret_cast<const char* (*)()>(dlsym(dr.lib, "qgpuCudaStandIn")))
+      dr.standIn = standIn();
     bind(dr, dr.cuInit, "cuInit");
     bind(dr, dr.cuDriverGetVersion, "cuDriverGetVersion");
     bind(dr, dr.cuDeviceGetCount, "cuDeviceGetCount");
@@ -87,29 +102,61 @@ Driver& driver() {
   return d;
 }
 
+const char* errorName(CUresult r) {
+  const char* name = "?";
+  driver().cuGetErrorName(r, &name);
+  return name ? name : "?";
+}
+
 void check(CUresult r, const char* call, const std::string& extra = "") {
   if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
+  const char* name = errorName(r);
   const char* text = "?";
-  driver().cuGetErrorName(r, &name);
   driver().cuGetErrorString(r, &text);
   throw Error(ErrorKind::Backend, fmt::format("{} failed: {} ({}): {}{}", call, name, static_cast<int>(r), text, extra));
 }
 
+// The module and device memory of one launch, released however run() leaves it: a failed
+// call must not leak them into the next kernel of a `qgpu record --all`. Cleanup after an
+// error is unchecked (the error being reported is the one that matters).
+struct LaunchResources {
+  Driver& d;
+  CUmodule module = nullptr;
+  std::vector<CUdeviceptr> ptrs;
+  ~LaunchResources() {
+    for (CUdeviceptr p : ptrs)
+      if (p) d.cuMemFree(p);
+    if (module) d.cuModuleUnload(module);
+  }
+};
+
 class CudaBackend : public Backend {
  public:
+  ~CudaBackend() override {
+    if (retained_) driver().cuDevicePrimaryCtxRelease(device_);
+  }
   std::string name() const override { return "cuda"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     Driver& d = driver();
+    if (!d.lostContext.empty())
+      throw Error(ErrorKind::Backend,
+                  fmt::format("not run: the CUDA context was lost {}; a fault inside a kernel poisons the "
+                              "process's context, so the kernels after it need a new qgpu process",
+                              d.lostContext));
     check(d.cuInit(0), "cuInit");
     int count = 0;
     check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (count == 0) throw Error(ErrorKind::Backend, "no CUDA device");
     CUdevice dev;
     check(d.cuDeviceGet(&dev, 0), "cuDeviceGet");
-    CUcontext ctx;
-    check(d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    // Retained once per backend, released when it goes: a primary context whose count drops
+    // to zero is destroyed, and making one per kernel is slow.
+    if (!retained_) {
+      check(d.cuDevicePrimaryCtxRetain(&context_, dev), "cuDevicePrimaryCtxRetain");
+      retained_ = true;
+      device_ = dev;
+    }
+    check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
     char devName[256] = {0};
     check(d.cuDeviceGetName(devName, sizeof devName, dev), "cuDeviceGetName");
     int major = 0, minor = 0, driverVersion = 0;
@@ -125,14 +172,16 @@ class CudaBackend : public Backend {
                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {errorLog, reinterpret_cast<void*>(sizeof errorLog), infoLog,
                     reinterpret_cast<void*>(sizeof infoLog)};
-    CUmodule module;
-    check(d.cuModuleLoadDataEx(&module, ptx.c_str(), 4, opts, vals), "cuModuleLoadDataEx",
-          fmt::format("\nJIT log for {}:\n{}", ptxPath.string(), errorLog));
+    LaunchResources held{d, nullptr, {}};
+    // The call first: the log is only there once it returned.
+    CUresult loaded = d.cuModuleLoadDataEx(&held.module, ptx.c_str(), 4, opts, vals);
+    check(loaded, "cuModuleLoadDataEx", fmt::format("\nJIT log for {}:\n{}", ptxPath.string(), errorLog));
     CUfunction fn;
-    check(d.cuModuleGetFunction(&fn, module, spec.entry.c_str()), "cuModuleGetFunction");
+    check(d.cuModuleGetFunction(&fn, held.module, spec.entry.c_str()), "cuModuleGetFunction");
 
     Launch launch = materializeLaunch(spec);
-    std::vector<CUdeviceptr> ptrs(launch.buffers.size(), 0);
+    std::vector<CUdeviceptr>& ptrs = held.ptrs;
+    ptrs.assign(launch.buffers.size(), 0);
     std::vector<uint64_t> scalarStore(launch.args.size());
     std::vector<void*> argPtrs;
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
@@ -152,13 +201,15 @@ class CudaBackend : public Backend {
     check(d.cuLaunchKernel(fn, spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y,
                            spec.block.z, spec.dynamicSharedBytes, nullptr, argPtrs.data(), nullptr),
           "cuLaunchKernel");
-    check(d.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+    CUresult ran = d.cuCtxSynchronize();
+    if (ran != CUDA_SUCCESS) d.lostContext = fmt::format("when {} faulted ({})", spec.name, errorName(ran));
+    check(ran, "cuCtxSynchronize (kernel execution)");
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
       if (!launch.buffers[i].data.empty())
         check(d.cuMemcpyDtoH(launch.buffers[i].data.data(), ptrs[i], launch.buffers[i].data.size()), "cuMemcpyDtoH");
-      check(d.cuMemFree(ptrs[i]), "cuMemFree");
+      check(d.cuMemFree(std::exchange(ptrs[i], 0)), "cuMemFree");
     }
-    check(d.cuModuleUnload(module), "cuModuleUnload");
+    check(d.cuModuleUnload(std::exchange(held.module, nullptr)), "cuModuleUnload");
 
     RunResult r;
     r.kernel = spec.name;
@@ -169,9 +220,16 @@ class CudaBackend : public Backend {
     r.provenance = {{"device", devName},
                     {"compute_capability", fmt::format("{}.{}", major, minor)},
                     {"driver_version", driverVersion},
-                    {"jit_info_log", std::string(infoLog)}};
+                    {"jit_info_log", std::string(infoLog)},
+                    {"driver_library", d.path}};
+    if (!d.standIn.empty()) r.provenance["stand_in"] = d.standIn;
     return r;
   }
+
+ private:
+  bool retained_ = false;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
 };
 
 using CudaOrStub = CudaBackend;

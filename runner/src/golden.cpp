@@ -50,7 +50,7 @@ void stampProvenance(RunResult& r, const LaunchSpec& spec, const std::string& so
   // The kind is what the backend declares; a host reference depends on host_ref.cpp, every
   // other kind on the PTX it ran.
   const ProvenanceKind kind = backendInfo(r.backend).provenance;
-  p["kind"] = provenanceKindName(kind);
+  p["kind"] = fromStandInDriver(r) ? kStandInProvenanceKind : provenanceKindName(kind);
   if (kind == ProvenanceKind::HostReference) {
     p["host_ref_sha256"] = sha256File(hostRefPath(spec));
 #ifdef __VERSION__

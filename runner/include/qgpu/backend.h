@@ -66,8 +66,15 @@ std::unique_ptr<Backend> makeBackend(const std::string& name);
 std::vector<std::string> backendNames(const std::function<bool(const BackendInfo&)>& has = {});
 /// "a, b or c" for option help and messages.
 std::string joinBackendNames(const std::vector<std::string>& names, const char* last = " or ");
-/// Whether `r` was produced by a registered backend of provenance `kind`.
+/// Whether `r` was produced by a registered backend of provenance `kind`; a result of the
+/// stand-in CUDA driver is not hardware.
 bool producedBy(const RunResult& r, ProvenanceKind kind);
+/// Whether `r` came through a stand-in CUDA driver (provenance "stand_in", set by the cuda
+/// backend): the interpreter behind the Driver API, never hardware, so never a golden of the
+/// corpus (`qgpu record` refuses to write it into a folder named goldens).
+bool fromStandInDriver(const RunResult& r);
+/// The provenance "kind" a golden of a stand-in driver records instead of "hardware".
+inline constexpr const char* kStandInProvenanceKind = "stand-in driver (not hardware)";
 
 /// The interpreter (the oracle), which the gate and the debugging tools re-run.
 std::unique_ptr<Backend> makeOracleBackend();
