@@ -21,6 +21,7 @@ lowest, ties to the earliest start): its peak is an upper bound of the best plac
 lower bound is the larger of the widest layer and the area over the window's 29 layers, with
 a unit's input bits left out of its counts in single rail (they are the shared operands).
 """
+import math
 
 WINDOW_FIRST = 9    # the memory pipeline's first layer (§5.2 plan)
 UNITS_FIRST = 13    # after operand select at 12
@@ -73,7 +74,7 @@ def packed(unit, unpack):
     u = dict(unit)
     scale = unit["inputs"] / (16 * unpack["inputs"])
     u["layers"] = unit["layers"] + unpack["layers"]
-    u["channels_per_layer"] = [-(-int(c * scale * 1000) // 1000) for c in unpack["channels_per_layer"]] + list(unit["channels_per_layer"])
+    u["channels_per_layer"] = [math.ceil(c * scale) for c in unpack["channels_per_layer"]] + list(unit["channels_per_layer"])
     return u
 
 

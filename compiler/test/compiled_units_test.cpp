@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "edited_unit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/proof.h"
@@ -106,20 +107,7 @@ std::vector<float> copyTensor(const CompiledUnit& cu, const std::string& name) {
 }
 
 CompiledUnit withTensor(const CompiledUnit& cu, const std::string& name, const std::vector<float>& data) {
-  CompiledUnit m = cu;
-  auto store = std::make_shared<model::TensorStore>();
-  for (const auto& [n, v] : cu.store->tensors()) {
-    std::vector<std::byte> bytes(v.numel() * 4);
-    if (n == name) std::memcpy(bytes.data(), data.data(), bytes.size());
-    else
-      for (size_t i = 0; i < v.numel(); ++i) {
-        float f = v.at(i);
-        std::memcpy(bytes.data() + 4 * i, &f, 4);
-      }
-    store->addOwned(n, model::DType::F32, v.shape, std::move(bytes));
-  }
-  m.store = store;
-  return m;
+  return withTensorEdit(cu, name, [&](std::vector<float>& d) { d = data; });
 }
 
 bool agreesEverywhere(const CompiledUnit& cu, const Batch& b) {

@@ -4,11 +4,7 @@
 # pinned torch/transformers is found: QGPU_TORCH_PYTHON, else ci/torch-env's venv.
 set -euo pipefail
 qgpu=$1 src=$2 out=$3
-py=${QGPU_TORCH_PYTHON:-${QGPU_TORCH_VENV:-$HOME/.cache/qgpu/venv-torch}/bin/python}
-if ! [[ -x $py ]] || ! "$py" -c 'import torch, transformers' 2>/dev/null; then
-  echo "hf_cross_check: no python with torch and transformers ($py); run ci/torch-env" >&2
-  exit 77
-fi
+source "$(dirname "$0")/torch_python.sh" hf_cross_check
 rm -rf "$out"; mkdir -p "$out"
 status=0
 # Units with memory heads run 130 positions: HF's chunked DeltaNet prefill (chunks of 64)

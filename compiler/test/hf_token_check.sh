@@ -5,11 +5,7 @@
 # torch/transformers is found: QGPU_TORCH_PYTHON, else ci/torch-env's venv.
 set -euo pipefail
 tests=$1 src=$2 out=$3
-py=${QGPU_TORCH_PYTHON:-${QGPU_TORCH_VENV:-$HOME/.cache/qgpu/venv-torch}/bin/python}
-if ! [[ -x $py ]] || ! "$py" -c 'import torch, transformers' 2>/dev/null; then
-  echo "hf_token_check: no python with torch and transformers ($py); run ci/torch-env" >&2
-  exit 77
-fi
+source "$(dirname "$0")/torch_python.sh" hf_token_check
 rm -rf "$out"
 QGPU_TOKEN_CHECKPOINT=$out "$tests" --gtest_filter=TokenIO.CheckpointOnDiskGeneratesTheSameStreams >/dev/null
 "$py" "$src/tools/hf_token_check.py" "$out" --json "$out/result.json" 2>/dev/null

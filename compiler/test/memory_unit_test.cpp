@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 
+#include "edited_unit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/proof.h"
@@ -154,21 +155,6 @@ TEST(MemoryUnit, FourLanesThroughTheEngine) {
 }
 
 // A copy of `cu` with one tensor changed by `edit` (flat f32 values).
-CompiledUnit withEdit(const CompiledUnit& cu, const std::string& name, const std::function<void(std::vector<float>&)>& edit) {
-  CompiledUnit m = cu;
-  auto store = std::make_shared<model::TensorStore>();
-  for (const auto& [n, v] : cu.store->tensors()) {
-    std::vector<float> data(v.numel());
-    for (size_t i = 0; i < v.numel(); ++i) data[i] = v.at(i);
-    if (n == name) edit(data);
-    std::vector<std::byte> bytes(data.size() * 4);
-    std::memcpy(bytes.data(), data.data(), bytes.size());
-    store->addOwned(n, model::DType::F32, v.shape, std::move(bytes));
-  }
-  m.store = store;
-  return m;
-}
-
 void expectRefused(const CompiledUnit& cu, const std::string& needle, const ProofOptions& o = {}) {
   try {
     proveExact(cu, o);
@@ -186,19 +172,19 @@ TEST(MemoryUnit, TheMixerProofRefusesInexactHeads) {
   const std::string p = "model.layers.1.linear_attn.";
   const int64_t H = cu.config.hiddenSize, K = cu.config.convKernel, dk = cu.config.linearKeyHeadDim;
   // A key row of head 0 with weight 16: silu(16) is not 16.
-  expectRefused(withEdit(cu, p + "in_proj_qkv.weight",
+  expectRefused(withTensorEdit(cu, p + "in_proj_qkv.weight",
                          [&](std::vector<float>& w) {
                            for (int64_t c = 0; c < H; ++c)
                              if (w[static_cast<size_t>(16 * dk * H + c)] != 0) w[static_cast<size_t>(16 * dk * H + c)] = 16;
                          }),
                 "power of two >= 32");
   // A conv tap on the previous token.
-  expectRefused(withEdit(cu, p + "conv1d.weight", [&](std::vector<float>& w) { w[static_cast<size_t>(K - 2)] = 0.5f; }),
+  expectRefused(withTensorEdit(cu, p + "conv1d.weight", [&](std::vector<float>& w) { w[static_cast<size_t>(K - 2)] = 0.5f; }),
                 "conv channel 0 is not the identity");
   // Decay left on: dt_bias 0 gives softplus(0) = log 2.
-  expectRefused(withEdit(cu, p + "dt_bias", [](std::vector<float>& w) { w[3] = 0; }), "decay is not exactly 1");
+  expectRefused(withTensorEdit(cu, p + "dt_bias", [](std::vector<float>& w) { w[3] = 0; }), "decay is not exactly 1");
   // beta's offset removed: E = 0 gives b = 0, sigmoid 1/2.
-  expectRefused(withEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) { w[0] += 200; }), "head 0 beta");
+  expectRefused(withTensorEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) { w[0] += 200; }), "head 0 beta");
   // Reads assumed far less precise than they are: the re-quantiser's cell is too small.
   ProofOptions loose;
   loose.readError = 0.4;
@@ -226,7 +212,7 @@ TEST(MemoryUnit, MutantsFailTheSequences) {
   const int64_t H = cu.config.hiddenSize, dk = cu.config.linearKeyHeadDim;
   const int64_t keyDim = cu.config.linearKeyHeads * dk;
   // Two write-key slots of every head of layer 2 swapped: still one-hot, proven, but wrong.
-  CompiledUnit swapped = withEdit(cu, p + "in_proj_qkv.weight", [&](std::vector<float>& w) {
+  CompiledUnit swapped = withTensorEdit(cu, p + "in_proj_qkv.weight", [&](std::vector<float>& w) {
     for (int64_t h = 0; h < cu.config.linearKeyHeads; ++h)
       for (int64_t c = 0; c < H; ++c)
         std::swap(w[static_cast<size_t>((keyDim + h * dk + 5) * H + c)], w[static_cast<size_t>((keyDim + h * dk + 9) * H + c)]);
@@ -234,7 +220,7 @@ TEST(MemoryUnit, MutantsFailTheSequences) {
   EXPECT_NO_THROW(proveExact(swapped));
   EXPECT_FALSE(agrees(swapped)) << "swapped key slots went unnoticed";
   // The write enable's sign flipped in one head (writes where it should not).
-  CompiledUnit flipped = withEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) {
+  CompiledUnit flipped = withTensorEdit(cu, p + "in_proj_b.weight", [&](std::vector<float>& w) {
     for (int64_t c = 0; c < H; ++c) w[static_cast<size_t>(c)] = -w[static_cast<size_t>(c)];
   });
   EXPECT_FALSE(agrees(flipped)) << "a flipped write enable went unnoticed";
@@ -269,7 +255,7 @@ TEST(MemoryUnit, ConvWindowReadsThroughTheEngine) {
   // A value tap moved to another token in one head is refused (its two rails disagree).
   const std::string conv = "model.layers.1.linear_attn.conv1d.weight";
   const int64_t K = cu.config.convKernel, v0 = 2 * cu.config.linearKeyHeads * cu.config.linearKeyHeadDim;
-  expectRefused(withEdit(cu, conv,
+  expectRefused(withTensorEdit(cu, conv,
                          [&](std::vector<float>& w) {
                            for (int64_t j = 0; j < K; ++j) w[static_cast<size_t>(v0 * K + j)] = j == 0 ? 1.0f : 0.0f;
                          }),
@@ -317,7 +303,7 @@ TEST(LookupUnit, ARomThroughTheEngine) {
   EXPECT_THROW(ev2.step(in), CompileError);
   // The query's norm gain 4 instead of 16: a mismatched bit costs 16 x 64 / 16 = 64 < 104,
   // the softmax is not one-hot.
-  CompiledUnit weak = withEdit(cu, "model.layers.0.self_attn.q_norm.weight", [](std::vector<float>& w) {
+  CompiledUnit weak = withTensorEdit(cu, "model.layers.0.self_attn.q_norm.weight", [](std::vector<float>& w) {
     for (float& x : w) x = 3;
   });
   try {

@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 
+#include "edited_unit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/machine_vocabulary.h"
 #include "qgpu/compiler/error.h"
@@ -63,21 +64,6 @@ model::Model load(const CompiledUnit& cu, double sparseDensity) {
   model::ModelOptions o;
   o.linear.sparseDensity = sparseDensity;
   return model::Model::fromStore(cu.config, cu.store, o);
-}
-
-CompiledUnit withHeadEdit(const CompiledUnit& cu, const std::function<void(std::vector<float>&)>& edit) {
-  CompiledUnit m = cu;
-  auto store = std::make_shared<model::TensorStore>();
-  for (const auto& [n, v] : cu.store->tensors()) {
-    std::vector<float> data(v.numel());
-    for (size_t i = 0; i < v.numel(); ++i) data[i] = v.at(i);
-    if (n == "lm_head.weight") edit(data);
-    std::vector<std::byte> bytes(data.size() * 4);
-    std::memcpy(bytes.data(), data.data(), bytes.size());
-    store->addOwned(n, model::DType::F32, v.shape, std::move(bytes));
-  }
-  m.store = store;
-  return m;
 }
 
 // One prefill over every token: position i's argmax is the successor of token i.
@@ -129,7 +115,7 @@ TEST(TokenIO, GenerationIsTheCountersStream) {
 TEST(TokenIO, AHeadMutantIsCaught) {
   const CompiledUnit cu = compileCircuit(counter(), withTokens());
   const int64_t hidden = cu.config.hiddenSize;
-  const CompiledUnit bad = withHeadEdit(cu, [&](std::vector<float>& head) {
+  const CompiledUnit bad = withTensorEdit(cu, "lm_head.weight", [&](std::vector<float>& head) {
     for (int64_t ch = 0; ch < hidden; ++ch)
       if (head[static_cast<size_t>(7 * hidden + ch)] == static_cast<float>(kHeadClassWeight))
         head[static_cast<size_t>(7 * hidden + ch)] = 0;
