@@ -2,7 +2,7 @@
 // current token (a chunk value or HALT) through the embedding and names the next one (value
 // + 1, HALT after 255) through the token head; the engine's greedy generation, prefill and
 // token by token, dense and sparse, must produce exactly the counter's stream. And the
-// machine protocol's 196,640 ids as a vocabulary (machine_vocabulary.h) through an echo.
+// machine protocol's 251,448 ids as a vocabulary (machine_vocabulary.h) through an echo.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -190,14 +190,26 @@ TEST(MachineVocabulary, ClassesAreTheProtocolsIds) {
     EXPECT_EQ(got, value) << machine::tokenName(id);
   };
   is(machine::kChunkMore + 7, "chunk_more", 7);
-  is(machine::kChunkEnd + 65535, "chunk_last", 65535);
+  is(machine::kChunkLast + 65535, "chunk_last", 65535);
   is(machine::kPack4 + 0x1234, "pack4", 0x1234);
+  is(machine::topToken(1023, 0xf, 1), "top_depth1", 1023 * 16 + 0xf);
+  is(machine::topToken(5, 0x3, 2), "top_depth2", 5 * 16 + 3);
+  is(machine::topToken(7, 0x1, 9), "top_deeper", 7 * 16 + 1);
+  is(machine::kGoto + 517, "goto", 517);
+  is(machine::kBlock + 4095, "block", 4095);
+  is(machine::kWarpStart + 255, "warp_start", 255);
+  is(machine::kWarpResume + 3, "warp", 3);
+  is(machine::kDepth + 31, "depth", 31);
+  is(machine::ctl(machine::Ctl::Lanes, 3), "lanes", 3);
+  is(machine::ctl(machine::Ctl::LanesHigh, 0), "lanes_high", 0);
   is(machine::ctl(machine::Ctl::Halt), "halt", 0);
   is(machine::ctl(machine::Ctl::Done), "done", 0);
-  is(machine::ctl(machine::Ctl::LanesHigh), "lanes_high", 0);
   is(machine::ctl(machine::Ctl::Go), "go", 0);
-  is(machine::ctl(machine::Ctl::Branch, 0xb), "branch", 0xb);
-  EXPECT_EQ(v.decode(machine::ctl(machine::Ctl::LanesHigh) + 1).first, -1);  // ids 12..15 of the control block are unused
+  is(machine::ctl(machine::Ctl::Wait), "wait", 0);
+  is(machine::ctl(machine::Ctl::Fall), "fall", 0);
+  is(machine::ctl(machine::Ctl::Atomic), "atomic", 0);
+  is(machine::ctl(machine::Ctl::InnerLanesHigh), "inner_lanes_high", 0);
+  EXPECT_EQ(v.decode(machine::ctl(machine::Ctl::LanesHigh, 4)).first, -1);  // past the last machine id
   EXPECT_EQ(v.decode(1000).first, -1);                                        // text
 }
 

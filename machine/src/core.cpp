@@ -5,6 +5,12 @@
 // divergent branch turns the current entry into the join entry (pc = rpc) and pushes the
 // not-taken side, then the taken side (which runs first). Warps of a block run one at a time
 // until they finish or reach BAR; when every warp waits, the barrier releases them all.
+//
+// Control in the stream (docs/machine.md §3.3): before each step the sequencer compares the
+// state the tokens so far imply (block, warp, SIMT depth, the running entry's pc and mask)
+// with the real one and spells every difference (BLOCK, WARP-START/WARP, DEPTH, TOP, GOTO),
+// and restates the pc every kPcCheckpointSteps steps. A BRA or CALL ends with those tokens
+// (FALL when nothing changed). The host decoder computes the same tokens and requires them.
 #include "qgpu/machine/core.h"
 
 #include <bit>
@@ -31,6 +37,14 @@ struct Warp {
   std::vector<uint64_t> regs;  // regs[r * 4 + lane]
   WarpState state = WarpState::Running;
   uint64_t barrier = 0;
+  bool started = false;  // has run a step (a switch to it says WARP, not WARP-START)
+};
+
+/// The control state the tokens so far imply for the next step.
+struct Implied {
+  uint32_t block = 0, warp = 0, pc = 0, mask = 0, depth = 1;
+  bool known = true;   // false after WARP (resume): DEPTH and TOP must follow
+  uint32_t since = 0;  // steps ended since the last token that carried the pc
 };
 
 enum class Mode { Execute, Replay };
@@ -44,6 +58,17 @@ class Machine {
 
   void run() {
     if (l_.block.count() == 0 || l_.grid.count() == 0) throw Error(ErrorKind::Launch, "machine: empty launch");
+    if ((l_.block.count() + kLanes - 1) / kLanes > kMaxWarpsPerBlock)
+      throw Error(ErrorKind::Launch, fmt::format("machine: a block of {} threads has more than the {} warps the "
+                                                 "token protocol numbers (docs/machine.md §3.1)",
+                                                 l_.block.count(), kMaxWarpsPerBlock));
+    if (l_.grid.count() > kMaxBlocks)
+      throw Error(ErrorKind::Launch, fmt::format("machine: a grid of {} blocks has more than the {} blocks the token "
+                                                 "protocol numbers (docs/machine.md §3.1)", l_.grid.count(), kMaxBlocks));
+    if (p_.code.size() > kMaxPc)
+      throw Error(ErrorKind::Input, fmt::format("machine: {} instructions; TOP/GOTO tokens carry a pc below {}",
+                                                p_.code.size(), kMaxPc));
+    at_.mask = validMask(0);
     for (uint32_t z = 0; z < l_.grid.z; ++z)
       for (uint32_t y = 0; y < l_.grid.y; ++y)
         for (uint32_t x = 0; x < l_.grid.x; ++x) runBlock(x, y, z);
@@ -67,6 +92,71 @@ class Machine {
   MachineMemory& memory() { return mem_; }
 
  private:
+  uint32_t validMask(uint32_t warp) const {
+    const uint32_t threads = static_cast<uint32_t>(l_.block.count());
+    return (1u << std::min(kLanes, threads - warp * kLanes)) - 1;
+  }
+  uint32_t blockLinear() const { return block_[0] + l_.grid.x * (block_[1] + l_.grid.y * block_[2]); }
+
+  /// A token the step's state determines: emitted (Execute) or required (Replay).
+  void say(uint32_t id, const std::string& meaning) {
+    if (mode_ == Mode::Execute) return emit(id, meaning);
+    size_t at = reader_.pos();
+    if (halted_) throw Error(ErrorKind::Input, fmt::format("token {}: HALT came before the launch ended ({})", at - 1, meaning));
+    uint32_t got = reader_.next();
+    if (got != id)
+      throw Error(ErrorKind::Input, fmt::format("token {}: expected {} ({}), got {}", at, tokenName(id), meaning, tokenName(got)));
+  }
+
+  /// Before a step of warp `w`: spells what differs from the implied state, and ends a
+  /// pending BRA/CALL (its tokens are these; FALL or DONE when nothing changed).
+  void sync(Warp& w) {
+    const Entry& top = w.stack.back();
+    const std::string why = pending_ == Pending::None ? std::string("control") : pendingWhere_;
+    bool carriedPc = false;
+    if (blockLinear() != at_.block) {
+      say(kBlock + blockLinear(), fmt::format("block ({},{},{}) starts", block_[0], block_[1], block_[2]));
+      at_ = Implied{blockLinear(), 0, 0, validMask(0), 1, true, 0};
+      carriedPc = true;
+    }
+    if (w.index != at_.warp) {
+      if (!w.started) {
+        say(kWarpStart + w.index, fmt::format("warp {} starts", w.index));
+        at_ = Implied{at_.block, w.index, 0, w.valid, 1, true, 0};
+        carriedPc = true;
+      } else {
+        say(kWarpResume + w.index, fmt::format("warp {} resumes", w.index));
+        at_.warp = w.index;
+        at_.known = false;
+      }
+    }
+    w.started = true;
+    const uint32_t depth = static_cast<uint32_t>(w.stack.size());
+    if (!at_.known || depth != at_.depth || top.mask != at_.mask) {
+      if (depth >= 3 && lastDepthToken_ != depth) {  // TOP itself names depths 1 and 2
+        say(kDepth + depth - 1, fmt::format("{}: the SIMT stack holds {} entries", why, depth));
+        lastDepthToken_ = depth;
+      }
+      say(topToken(top.pc, top.mask, depth), fmt::format("{}: runs pc {} lanes {:#x}, {} SIMT entries", why, top.pc, top.mask, depth));
+      carriedPc = true;
+    } else if (top.pc != at_.pc || at_.since >= kPcCheckpointSteps) {
+      say(kGoto + top.pc, fmt::format("{}: {} pc {}", why, top.pc != at_.pc ? "jumps to" : "checkpoint, next", top.pc));
+      carriedPc = true;
+    }
+    if (!carriedPc && pending_ != Pending::None)
+      say(ctl(pending_ == Pending::Branch ? Ctl::Fall : Ctl::Done),
+          pendingWhere_ + (pending_ == Pending::Branch ? ": no lane takes the branch" : ": no lane calls"));
+    if (carriedPc) at_.since = 0;
+    at_ = Implied{at_.block, w.index, top.pc, top.mask, depth, true, at_.since};
+    pending_ = Pending::None;
+  }
+  /// A pending BRA/CALL whose warp ends with it (no step follows to carry its end).
+  void flushPending() {
+    if (pending_ == Pending::None) return;
+    done(pendingWhere_);
+    pending_ = Pending::None;
+  }
+
   void emit(uint32_t id, std::string meaning) {
     // Each token also keeps its meaning: an unbounded stream (a long loop under a large
     // --max-steps) would take gigabytes before the step limit (docs/limits.md).
@@ -160,13 +250,17 @@ class Machine {
   }
 
   void runWarp(Warp& w) {
+    runWarpSteps(w);
+    flushPending();
+  }
+  void runWarpSteps(Warp& w) {
     while (!w.stack.empty()) {
-      Entry& top = w.stack.back();
-      if (top.mask == 0 || top.pc == top.rpc) {
+      const Entry& cur = w.stack.back();
+      if (cur.mask == 0 || cur.pc == cur.rpc) {
         w.stack.pop_back();
         continue;
       }
-      const uint32_t pc = top.pc, mask = top.mask;
+      const uint32_t pc = cur.pc, mask = cur.mask;
       if (pc >= p_.code.size()) throw Error(ErrorKind::Input, fmt::format("machine: pc {} is past the code", pc));
       const MInstr& in = p_.code[pc];
       if (++trace.steps > maxSteps_)
@@ -176,17 +270,24 @@ class Machine {
         for (uint32_t l = 0; l < kLanes; ++l)
           on |= static_cast<uint32_t>(read(in.g & ~kGuardNegated, w, l) & 1) << l;
       const uint32_t eff = guardedMask(mask, in.g != kNoGuard, (in.g & kGuardNegated) != 0, on);
+      sync(w);
+      if (mode_ == Mode::Execute)
+        trace.stepStates.push_back({trace.tokens.size(), blockLinear(), w.index, pc, mask,
+                                    static_cast<uint32_t>(w.stack.size())});
+      at_.pc = pc + 1;  // the tokens imply the next pc unless the step's own end carries one
+      ++at_.since;
+      Entry& top = w.stack.back();
       top.pc = pc + 1;
       switch (opInfo(in.op).exec) {  // ops.def: Exec
         case MExec::Branch: branch(w, in, pc, mask, eff); break;
         case MExec::Call: call(w, in, pc, eff); break;
         case MExec::Exit:
-          done(w, pc, "exit");
+          done(where(w, pc) + ": DONE (exit)");
           w.exited = exitedAfterExit(w.exited, eff);
           for (Entry& e : w.stack) e.mask = entryMaskAfterExit(e.mask, eff);
           break;
         case MExec::Barrier: {
-          done(w, pc, "barrier");
+          done(where(w, pc) + ": DONE (barrier)");
           if (eff == 0) break;
           uint32_t live = w.valid & ~w.exited;
           if (eff != live)
@@ -204,34 +305,28 @@ class Machine {
     w.state = WarpState::Done;
   }
 
-  void done(const Warp& w, uint32_t pc, const std::string& what) {
+  /// A DONE: ends a step (the launch's last one says HALT instead).
+  void done(const std::string& meaning) {
     if (mode_ == Mode::Execute) {
-      emit(ctl(Ctl::Done), fmt::format("{}: DONE ({})", where(w, pc), what));
+      emit(ctl(Ctl::Done), meaning);
     } else {
       size_t at = reader_.pos();
-      if (halted_) throw Error(ErrorKind::Input, fmt::format("token {}: HALT came before the launch ended ({})", at - 1, where(w, pc)));
+      if (halted_) throw Error(ErrorKind::Input, fmt::format("token {}: HALT came before the launch ended ({})", at - 1, meaning));
       uint32_t id = reader_.next();
       if (id == ctl(Ctl::Halt) && reader_.atEnd()) {
         halted_ = true;  // must be the launch's last step: checked when the next step asks for a token
         return;
       }
       if (id != ctl(Ctl::Done))
-        throw Error(ErrorKind::Input, fmt::format("token {}: expected DONE for {}, got {}", at, where(w, pc), tokenName(id)));
+        throw Error(ErrorKind::Input, fmt::format("token {}: expected DONE for {}, got {}", at, meaning, tokenName(id)));
     }
   }
 
+  // A BRA's tokens are the control tokens before the next step (sync): the new state, which
+  // the decoder derives from its replayed predicate and requires.
   void branch(Warp& w, const MInstr& in, uint32_t pc, uint32_t mask, uint32_t eff) {
-    if (mode_ == Mode::Execute) {
-      emit(ctl(Ctl::Branch, eff), fmt::format("{}: branch taken by lanes {:#x}", where(w, pc), eff));
-    } else {
-      size_t at = reader_.pos();
-      uint32_t id = reader_.next();
-      if (id < ctl(Ctl::Branch) || id >= ctl(Ctl::Branch, 16))
-        throw Error(ErrorKind::Input, fmt::format("token {}: expected a branch token for {}, got {}", at, where(w, pc), tokenName(id)));
-      uint32_t taken = id - ctl(Ctl::Branch);
-      if (taken != eff)
-        throw Error(ErrorKind::Input, fmt::format("token {}: branch mask {:#x} disagrees with the replayed predicate ({:#x}) at {}", at, taken, eff, where(w, pc)));
-    }
+    pending_ = Pending::Branch;
+    pendingWhere_ = fmt::format("{}: branch taken by lanes {:#x}", where(w, pc), eff);
     Entry& top = w.stack.back();
     const BranchUpdate u = branchUpdate(mask, eff, pc, in.b, in.c, top.rpc);
     if (u.kind != BranchUpdate::Kind::Diverged) {
@@ -242,6 +337,10 @@ class Machine {
     else top.pc = u.topPc;
     if (u.pushFallthrough) w.stack.push_back({pc + 1, in.c, u.notTaken});
     if (u.pushTaken) w.stack.push_back({in.b, in.c, eff});
+    if (w.stack.size() > kMaxSimtEntries)
+      throw Error(ErrorKind::Memory, fmt::format("machine: SIMT stack overflow at {}: a divergent branch needs more "
+                                                 "than its {} entries (DEPTH tokens, docs/machine.md §3.1)",
+                                                 where(w, pc), kMaxSimtEntries));
   }
 
   // CALL b (callee entry), c (END): pushes {b, c, lanes} on top of the caller's entry, whose
@@ -258,7 +357,8 @@ class Machine {
     if (w.stack.size() >= kMaxSimtEntries)
       throw Error(ErrorKind::Memory, fmt::format("machine: call stack overflow at {}: the SIMT stack already holds "
                                                  "{} entries", where(w, pc), kMaxSimtEntries));
-    done(w, pc, "call");
+    pending_ = Pending::Call;
+    pendingWhere_ = fmt::format("{}: call by lanes {:#x}", where(w, pc), eff);
     if (eff != 0) w.stack.push_back({in.b, in.c, eff});
   }
 
@@ -276,13 +376,18 @@ class Machine {
     commitRounds(w, pc, writes, "store");
   }
 
-  /// One DONE per memory write round (§5.3) from round `first` on: a store says all of its
-  /// rounds with DONEs, an atomic's first round commits with its new-value tokens.
+  /// One position per memory write round (§5.3) from round `first` on: a WAIT, the step's
+  /// last round a DONE when `endsStep`. A store says all of its rounds so; an atomic's first
+  /// round commits with its new-value tokens.
   void commitRounds(const Warp& w, uint32_t pc, const std::vector<ByteWrite>& writes, const std::string& what,
-                    uint32_t first = 1) {
+                    uint32_t first = 1, bool endsStep = true) {  // endsStep false: an atomic's, DONE comes after
     const uint32_t rounds = writeRounds(writes);
-    for (uint32_t r = first; r <= rounds; ++r)
-      done(w, pc, rounds == 1 ? what : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
+    for (uint32_t r = first; r <= rounds; ++r) {
+      const std::string m = fmt::format("{}: {} ({})", where(w, pc), r == rounds && endsStep ? "DONE" : "WAIT",
+                                        rounds == 1 ? what : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
+      if (r == rounds && endsStep) done(m);
+      else say(ctl(Ctl::Wait), m);
+    }
   }
 
   // Atomics apply in lane order. Lanes that hit an address an earlier lane also hits wait
@@ -291,9 +396,10 @@ class Machine {
   // values (when the result is used), the new memory values (so the decoder needs no
   // arithmetic unit), one DONE per extra write round.
   void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
-    if (eff == 0) return done(w, pc, "no active lane");
+    if (eff == 0) return done(where(w, pc) + ": DONE (no active lane)");
     const uint32_t bytes = in.bytes();
     const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
+    say(ctl(Ctl::Atomic), where(w, pc) + ": ATOMIC (its writes follow, then DONE)");
     if (in.d != kNoOperand && in.d >= p_.numRegs)
       throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
     std::array<uint64_t, 4> addr{};
@@ -316,6 +422,7 @@ class Machine {
         }
       std::array<uint64_t, 4> olds{}, news{};
       const std::string what = passes == 1 ? "" : fmt::format(" (pass {}/{})", k + 1, passes);
+
       if (mode_ == Mode::Execute) {
         for (uint32_t l = 0; l < kLanes; ++l) {
           if (!((lanes >> l) & 1)) continue;
@@ -323,27 +430,29 @@ class Machine {
           std::memcpy(&olds[l], p, bytes);
           news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
         }
-        if (in.d != kNoOperand) emitWrite(w, pc, olds, lanes, bytes, fmt::format("write {} (old values){}", operandName(in.d), what));
-        emitWrite(w, pc, news, lanes, bytes, "new memory values" + what);
+        if (in.d != kNoOperand)
+          emitWrite(w, pc, olds, lanes, bytes, fmt::format("write {} (old values){}", operandName(in.d), what), true);
+        emitWrite(w, pc, news, lanes, bytes, "new memory values" + what, true);
       } else {
-        if (in.d != kNoOperand) olds = reader_.write(lanes, bytes);
-        news = reader_.write(lanes, bytes);
+        if (in.d != kNoOperand) olds = reader_.write(lanes, bytes, true);
+        news = reader_.write(lanes, bytes, true);
       }
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((lanes >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
       // The new values commit with the write's last token; further rounds take a DONE each.
-      commitRounds(w, pc, writes, "atomic" + what, 2);
+      commitRounds(w, pc, writes, "atomic" + what, 2, false);
       if (in.d == kNoOperand) continue;
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((lanes >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
     }
+    done(where(w, pc) + ": DONE (atomic)");
   }
 
   /// The tokens of one write (§3.3) of `vals` for `lanes`, each with its meaning.
   void emitWrite(const Warp& w, uint32_t pc, const std::array<uint64_t, 4>& vals, uint32_t lanes, uint32_t bytes,
-                 const std::string& what) {
+                 const std::string& what, bool inner = false) {
     WriteForm form;
-    std::vector<uint32_t> ids = encodeWrite(vals, lanes, bytes, &form);
+    std::vector<uint32_t> ids = encodeWrite(vals, lanes, bytes, &form, inner);
     for (size_t i = 0; i < ids.size(); ++i)
       emit(ids[i], fmt::format("{}: {} lanes {:#x}, {} form, token {}/{}: {}", where(w, pc), what, lanes,
                                writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
@@ -352,14 +461,15 @@ class Machine {
   /// A lane-serial op's unit computes one lane (docs/machine.md §5.2: FMUL and FFMA for four
   /// lanes do not fit hidden 2048), so its step takes one position per active lane: each lane's
   /// result is computed at its own position and parked, the last lane's position spells the
-  /// write. The positions before it say DONE.
+  /// write. The positions before it say WAIT.
   void laneSerialPositions(const Warp& w, uint32_t pc, uint32_t eff) {
     const int lanes = std::popcount(eff);
-    for (int k = 1; k < lanes; ++k) done(w, pc, fmt::format("float lane {}/{}: one lane per position", k, lanes));
+    for (int k = 1; k < lanes; ++k)
+      say(ctl(Ctl::Wait), fmt::format("{}: WAIT (float lane {}/{}: one lane per position)", where(w, pc), k, lanes));
   }
 
   void compute(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
-    if (eff == 0) return done(w, pc, "no active lane");
+    if (eff == 0) return done(where(w, pc) + ": DONE (no active lane)");
     const uint32_t bytes = writeBytes(in);
     std::array<uint64_t, 4> vals{};
     if (mode_ == Mode::Execute) {
@@ -419,6 +529,10 @@ class Machine {
   std::vector<Warp> warps_;
   uint32_t block_[3] = {0, 0, 0};
   bool halted_ = false;  // replay: HALT was read in place of a DONE
+  Implied at_;
+  uint32_t lastDepthToken_ = 0;  // the depth the last DEPTH token said (0: none yet)
+  enum class Pending { None, Branch, Call } pending_ = Pending::None;
+  std::string pendingWhere_;  // the pending BRA/CALL, for the meanings of its tokens
 };
 
 }  // namespace

@@ -48,7 +48,7 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   for (const MInstr& in : program.code) {
     uint64_t w = encode(in);
     for (int i = 0; i < 4; ++i)
-      out.push_back((i == 3 ? kChunkEnd : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+      out.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
   }
   s.code = out.size() - mark;
   mark = out.size();
@@ -107,7 +107,7 @@ class PromptReader {
       size_t at = r_.pos();
       uint32_t id = r_.next();
       bool last = i == 3;
-      uint32_t base = last ? kChunkEnd : kChunkMore;
+      uint32_t base = last ? kChunkLast : kChunkMore;
       if (id < base || id >= base + 65536)
         throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected an instruction chunk", at));
       w |= uint64_t{id - base} << (16 * i);
@@ -119,7 +119,7 @@ class PromptReader {
     for (uint64_t i = 0; i < bytes; i += 2) {
       size_t at = r_.pos();
       uint32_t id = r_.next();
-      if (id < kChunkMore || id >= kChunkEnd)
+      if (id < kChunkMore || id >= kChunkLast)
         throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected a data chunk", at));
       out[i] = static_cast<uint8_t>(id - kChunkMore);
       if (i + 1 < bytes) out[i + 1] = static_cast<uint8_t>((id - kChunkMore) >> 8);

@@ -26,19 +26,47 @@ uint64_t signExtend(uint64_t v, uint32_t bits, uint32_t bytes) {
 
 double bitsPerToken() { return std::log2(static_cast<double>(kNumMachineIds)); }
 
+bool endsStepByClass(uint32_t id) {
+  if (id >= kPack4 && id < kBlock) return true;  // PACK4, TOP, GOTO
+  return id == ctl(Ctl::Done) || id == ctl(Ctl::Fall) || id == ctl(Ctl::Halt);
+}
+
+uint32_t prefixValueCount(uint32_t id) {
+  if (id < kPack4) return 0;  // text and chunk tokens are not prefixes
+  if (id == ctl(Ctl::InnerLanes) || id == ctl(Ctl::InnerAffine) || id == ctl(Ctl::InnerLanesHigh)) return 0;
+  if (id == ctl(Ctl::Atomic)) return UINT32_MAX;
+  if (id == ctl(Ctl::Affine)) return 2;
+  if (id >= ctl(Ctl::Lanes) && id < ctl(Ctl::Lanes, 4)) return id - ctl(Ctl::Lanes) + 1;
+  if (id >= ctl(Ctl::LanesHigh) && id < ctl(Ctl::LanesHigh, 4)) return id - ctl(Ctl::LanesHigh) + 1;
+  return 1;
+}
+
 std::string tokenName(uint32_t id) {
   if (id < kTextVocab) return fmt::format("text {}", id);
-  if (id < kChunkEnd) return fmt::format("chunk {:#06x} (more)", id - kChunkMore);
-  if (id < kPack4) return fmt::format("chunk {:#06x} (last)", id - kChunkEnd);
-  if (id < kControl) {
+  if (id < kChunkLast) return fmt::format("chunk {:#06x} (more)", id - kChunkMore);
+  if (id < kPack4) return fmt::format("chunk {:#06x} (last)", id - kChunkLast);
+  if (id < kTop) {
     uint32_t v = id - kPack4;
     return fmt::format("pack4 [{}, {}, {}, {}]", v & 15, (v >> 4) & 15, (v >> 8) & 15, v >> 12);
   }
-  uint32_t c = id - kControl;
-  if (c >= static_cast<uint32_t>(Ctl::Branch) && c < static_cast<uint32_t>(Ctl::Branch) + 16)
-    return fmt::format("branch taken-mask {:#x}", c - static_cast<uint32_t>(Ctl::Branch));
-  static const char* kNames[] = {"HALT", "DONE", "LANES", "AFFINE", "PROMPT", "CODE",
-                                 "CONSTS", "LAUNCH", "SEGMENT", "ZERO-SEGMENT", "GO", "LANES-HIGH"};
+  if (id < kGoto) {
+    const uint32_t k = (id - kTop) / (16 * kMaxPc), pc = (id - kTop) / 16 % kMaxPc, mask = (id - kTop) % 16;
+    return k < 2 ? fmt::format("TOP pc {} lanes {:#x} depth {}", pc, mask, k + 1)
+                 : fmt::format("TOP pc {} lanes {:#x} depth (DEPTH's)", pc, mask);
+  }
+  if (id < kBlock) return fmt::format("GOTO pc {}", id - kGoto);
+  if (id < kWarpStart) return fmt::format("BLOCK {}", id - kBlock);
+  if (id < kWarpResume) return fmt::format("WARP-START {}", id - kWarpStart);
+  if (id < kDepth) return fmt::format("WARP {} (resumes)", id - kWarpResume);
+  if (id < kControl) return fmt::format("DEPTH {}", id - kDepth + 1);
+  const uint32_t c = id - kControl;
+  if (c >= static_cast<uint32_t>(Ctl::Lanes) && c < static_cast<uint32_t>(Ctl::Lanes) + 4)
+    return fmt::format("LANES {}", c - static_cast<uint32_t>(Ctl::Lanes) + 1);
+  if (c >= static_cast<uint32_t>(Ctl::LanesHigh) && c < static_cast<uint32_t>(Ctl::LanesHigh) + 4)
+    return fmt::format("LANES-HIGH {}", c - static_cast<uint32_t>(Ctl::LanesHigh) + 1);
+  static const char* kNames[] = {"HALT", "DONE",  "AFFINE", "PROMPT", "CODE",   "CONSTS",      "LAUNCH",      "SEGMENT",
+                                 "ZERO-SEGMENT", "GO", "WAIT", "FALL", "ATOMIC", "INNER-LANES", "INNER-AFFINE",
+                                 "INNER-LANES-HIGH"};
   if (c < std::size(kNames)) return kNames[c];
   return fmt::format("unknown machine id {}", id);
 }
@@ -64,7 +92,7 @@ std::vector<uint32_t> valueTokens(uint64_t v, uint32_t bytes) {
     if (signExtend(low, used, bytes) == v || used == bits) {
       for (uint32_t i = 0; i < k; ++i) {
         uint32_t chunk = static_cast<uint32_t>((v >> (16 * i)) & 0xffff);
-        out.push_back((i + 1 == k ? kChunkEnd : kChunkMore) + chunk);
+        out.push_back((i + 1 < k ? kChunkMore : kChunkLast) + chunk);
       }
       return out;
     }
@@ -72,7 +100,7 @@ std::vector<uint32_t> valueTokens(uint64_t v, uint32_t bytes) {
 }
 
 std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_t mask,
-                                  uint32_t bytes, WriteForm* form) {
+                                  uint32_t bytes, WriteForm* form, bool inner) {
   const uint64_t wm = widthMask(bytes);
   std::vector<uint32_t> lanes;
   for (uint32_t l = 0; l < 4; ++l)
@@ -85,7 +113,7 @@ std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_
     small = small && (values[l] & wm) < 16;
   }
   if (uniform) options.push_back({WriteForm::Uniform, valueTokens(values[lanes[0]], bytes)});
-  if (small) {
+  if (small && !inner) {
     uint32_t v = 0;
     for (uint32_t l : lanes) v |= static_cast<uint32_t>(values[l] & wm) << (4 * l);
     options.push_back({WriteForm::Pack4, {kPack4 + v}});
@@ -105,7 +133,7 @@ std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_
     uint64_t base = (values[l0] - stride * l0) & wm;
     for (uint32_t l : lanes) ok = ok && ((base + stride * l) & wm) == (values[l] & wm);
     if (ok) {
-      std::vector<uint32_t> t{ctl(Ctl::Affine)};
+      std::vector<uint32_t> t{ctl(inner ? Ctl::InnerAffine : Ctl::Affine)};
       for (uint32_t x : valueTokens(base, bytes)) t.push_back(x);
       for (uint32_t x : valueTokens(stride, bytes)) t.push_back(x);
       options.push_back({WriteForm::Affine, t});
@@ -114,12 +142,13 @@ std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_
   bool lowZero = bytes >= 4;
   for (uint32_t l : lanes) lowZero = lowZero && (values[l] & 0xffff) == 0;
   if (lowZero) {
-    std::vector<uint32_t> t{ctl(Ctl::LanesHigh)};
+    const uint32_t n = static_cast<uint32_t>(lanes.size());
+    std::vector<uint32_t> t{inner ? ctl(Ctl::InnerLanesHigh) : ctl(Ctl::LanesHigh, n - 1)};
     for (uint32_t l : lanes)
       for (uint32_t x : valueTokens((values[l] & wm) >> 16, bytes - 2)) t.push_back(x);
     options.push_back({WriteForm::LanesHigh, t});
   }
-  std::vector<uint32_t> t{ctl(Ctl::Lanes)};
+  std::vector<uint32_t> t{inner ? ctl(Ctl::InnerLanes) : ctl(Ctl::Lanes, static_cast<uint32_t>(lanes.size()) - 1)};
   for (uint32_t l : lanes)
     for (uint32_t x : valueTokens(values[l], bytes)) t.push_back(x);
   options.push_back({WriteForm::Lanes, t});
@@ -148,18 +177,23 @@ uint64_t TokenReader::value(uint32_t bytes) {
     if (id < kChunkMore || id >= kPack4)
       bad(at, fmt::format("expected a value chunk, got {}", tokenName(id)));
     if (16 * i >= bytes * 8) bad(at, fmt::format("more chunks than a {}-byte value has", bytes));
-    bool last = id >= kChunkEnd;
-    uint64_t chunk = last ? id - kChunkEnd : id - kChunkMore;
+    const bool last = id >= kChunkLast;
+    uint64_t chunk = last ? id - kChunkLast : id - kChunkMore;
     v |= chunk << (16 * i);
     if (last) return signExtend(v, std::min(16 * (i + 1), bytes * 8), bytes);
   }
 }
 
-std::array<uint64_t, 4> TokenReader::write(uint32_t mask, uint32_t bytes) {
+std::array<uint64_t, 4> TokenReader::write(uint32_t mask, uint32_t bytes, bool inner) {
   std::array<uint64_t, 4> out{};
   const uint64_t wm = widthMask(bytes);
+  std::vector<uint32_t> active;
+  for (uint32_t l = 0; l < 4; ++l)
+    if ((mask >> l) & 1) active.push_back(l);
+  const uint32_t n = static_cast<uint32_t>(active.size());
   uint32_t id = peek();
-  if (id >= kPack4 && id < kControl) {
+  if (id >= kPack4 && id < kTop) {
+    if (inner) bad(pos_, "PACK4 ends a step: it cannot spell a write inside an atomic step");
     next();
     uint32_t v = id - kPack4;
     for (uint32_t l = 0; l < 4; ++l)
@@ -167,23 +201,30 @@ std::array<uint64_t, 4> TokenReader::write(uint32_t mask, uint32_t bytes) {
       else if ((v >> (4 * l)) & 15) bad(pos_ - 1, "pack4 token has a value for an inactive lane");
     return out;
   }
-  if (id == ctl(Ctl::Affine)) {
+  const auto form = [&](Ctl outer, Ctl in, uint32_t counted) {
+    return inner ? id == ctl(in) : counted ? id == ctl(outer, n - 1) : id == ctl(outer);
+  };
+  const bool anyForm = id >= kControl && (id == ctl(Ctl::Affine) || id == ctl(Ctl::InnerAffine) ||
+                                          id == ctl(Ctl::InnerLanes) || id == ctl(Ctl::InnerLanesHigh) ||
+                                          (id >= ctl(Ctl::Lanes) && id < ctl(Ctl::LanesHigh, 4)));
+  if (anyForm && !form(Ctl::Affine, Ctl::InnerAffine, 0) && !form(Ctl::Lanes, Ctl::InnerLanes, 1) &&
+      !form(Ctl::LanesHigh, Ctl::InnerLanesHigh, 1))
+    bad(pos_, fmt::format("{} does not fit a write of {} lanes{}", tokenName(id), n, inner ? " inside an atomic step" : ""));
+  if (form(Ctl::Affine, Ctl::InnerAffine, 0)) {
     next();
     uint64_t base = value(bytes), stride = value(bytes);
     for (uint32_t l = 0; l < 4; ++l) out[l] = (base + stride * l) & wm;
     return out;
   }
-  if (id == ctl(Ctl::LanesHigh)) {
+  if (form(Ctl::LanesHigh, Ctl::InnerLanesHigh, 1)) {
     next();
     if (bytes < 4) bad(pos_ - 1, "LANES-HIGH needs a value of at least 4 bytes");
-    for (uint32_t l = 0; l < 4; ++l)
-      if ((mask >> l) & 1) out[l] = (value(bytes - 2) << 16) & wm;
+    for (uint32_t l : active) out[l] = (value(bytes - 2) << 16) & wm;
     return out;
   }
-  if (id == ctl(Ctl::Lanes)) {
+  if (form(Ctl::Lanes, Ctl::InnerLanes, 1)) {
     next();
-    for (uint32_t l = 0; l < 4; ++l)
-      if ((mask >> l) & 1) out[l] = value(bytes);
+    for (uint32_t l : active) out[l] = value(bytes);
     return out;
   }
   uint64_t v = value(bytes);

@@ -22,7 +22,7 @@ foreach(line IN LISTS lines)
   endif()
 endforeach()
 list(GET lines -1 last)
-if(NOT last MATCHES "^444928\t.*HALT")
+if(NOT last MATCHES "^499744\t.*HALT")
   message(FATAL_ERROR "the stream does not end with HALT: '${last}'")
 endif()
 execute_process(COMMAND ${QGPU} run ${SRC}/kernels/dot --backend machine --warp 32

@@ -58,8 +58,8 @@ TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
   for (const std::string& m : r.trace.meanings)
     if (m.find("FFMA") != std::string::npos) ffma.push_back(m);
   ASSERT_GE(ffma.size(), 3u);
-  EXPECT_NE(ffma[0].find("DONE (float lane 1/3"), std::string::npos) << ffma[0];
-  EXPECT_NE(ffma[1].find("DONE (float lane 2/3"), std::string::npos) << ffma[1];
+  EXPECT_NE(ffma[0].find("WAIT (float lane 1/3"), std::string::npos) << ffma[0];
+  EXPECT_NE(ffma[1].find("WAIT (float lane 2/3"), std::string::npos) << ffma[1];
   EXPECT_NE(ffma[2].find("write"), std::string::npos) << ffma[2];
   EXPECT_EQ(countContaining(r.trace, "float lane 1/3"), 2u);  // the fma and the mul
   EXPECT_EQ(countContaining(r.trace, "float lane 2/3"), 2u);

@@ -73,9 +73,11 @@ TEST(MachineRecursion, TreeRecursionWithDivergentDepthMatchesTheOracle) {
   EXPECT_EQ(count(r.program, MOp::Call), 3);
   EXPECT_GT(count(r.program, MOp::St), 1);
   EXPECT_GT(count(r.program, MOp::Ld), 1);
-  // Each CALL step says DONE; the replay decoder follows the same pushes and pops.
+  // Each CALL step ends with the TOP of the pushed entry; the replay decoder follows the same
+  // pushes and pops.
   int calls = 0;
-  for (const std::string& m : r.trace.meanings) calls += m.find("DONE (call)") != std::string::npos;
+  for (const std::string& m : r.trace.meanings)
+    calls += m.find("call by lanes") != std::string::npos && m.find("runs pc") != std::string::npos;
   EXPECT_GT(calls, 8 * 2);
 }
 

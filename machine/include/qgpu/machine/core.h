@@ -33,9 +33,17 @@ MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch)
 /// the largest corpus kernel (sha256_round) generates about 200 thousand.
 inline constexpr size_t kMaxGeneratedTokens = size_t{1} << 20;
 
+/// The control state of one step, with the index of the first token after its start (the
+/// tokens before it are what the model has read when it spells the step).
+struct StepState {
+  size_t firstToken = 0;
+  uint32_t block = 0, warp = 0, pc = 0, mask = 0, depth = 0;
+};
+
 struct Trace {
   std::vector<uint32_t> tokens;
   std::vector<std::string> meanings;  // one per token (Execute mode)
+  std::vector<StepState> stepStates;  // one per step (Execute mode)
   uint64_t steps = 0;
 };
 

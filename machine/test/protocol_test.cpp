@@ -1,0 +1,147 @@
+// The token protocol's control invariant (docs/machine.md §3.3, §5.2): at every step, the
+// block, warp, SIMT depth, pc and mask follow from the tokens before it by rules a compiled
+// machine evaluates at a bounded depth — the last token that carried each field, plus, for
+// the pc, the number of step ends since the last pc-carrying token (a count that stays below
+// kPcCheckpointSteps), where a step's end is its token's class, or for a CHUNK-LAST the value
+// count of the last prefix (a count of at most 4). Derived here independently of the
+// executor's sequencer, for every lowered corpus run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "qgpu/backend.h"
+#include "qgpu/gate.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/launch_spec.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/lower.h"
+#include "qgpu/machine/tokens.h"
+#include "machine_test_util.h"
+
+namespace qgpu {
+namespace {
+
+using namespace machine;
+
+const std::filesystem::path kSource = QGPU_SOURCE_DIR;
+
+struct Case {
+  std::filesystem::path dir;
+  std::string kernel, flavour;
+};
+
+std::vector<Case> allCases() {
+  std::vector<Case> cases;
+  for (const auto& dir : discoverKernels(kSource / "kernels")) {
+    LaunchSpec spec = loadLaunchSpec(dir);
+    for (const std::string& fl : spec.flavours()) cases.push_back({dir, spec.name, fl});
+  }
+  return cases;
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
+
+/// The state the tokens imply, field by field: what the compiled machine re-derives.
+struct Derived {
+  uint32_t block = 0, warp = 0, pcBase = 0, since = 0, mask = 0, depth = 1;
+};
+
+class ControlFromTokens : public testing::TestWithParam<Case> {};
+
+TEST_P(ControlFromTokens, EveryStepsStateFollowsFromTheTokensBeforeIt) {
+  const Case& c = GetParam();
+  LaunchSpec spec = loadLaunchSpec(c.dir);
+  MachineProgram mp;
+  try {
+    mp = lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Decode) throw;
+    GTEST_SKIP() << "does not lower: " << e.what();
+  }
+  MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
+  MachineResult ex = execute(mp, ml);
+  const std::vector<uint32_t>& t = ex.trace.tokens;
+  ASSERT_EQ(ex.trace.stepStates.size(), ex.trace.steps);
+  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
+  auto valid = [&](uint32_t w) { return (1u << std::min(4u, threads - 4 * w)) - 1; };
+
+  Derived d;
+  d.mask = valid(0);
+  uint32_t prefixCount = 1, valuesSincePrefix = 0, lastDepth = 0;
+  size_t i = 0;
+  auto advanceTo = [&](size_t end) {
+    for (; i < end; ++i) {
+      const uint32_t id = t[i];
+      if (uint32_t n = prefixValueCount(id)) prefixCount = n, valuesSincePrefix = 0;
+      bool ends = endsStepByClass(id);
+      if (id >= kChunkLast && id < kPack4) ends = ++valuesSincePrefix >= prefixCount;
+      if (id >= kBlock && id < kWarpStart) {
+        d = Derived{id - kBlock, 0, 0, 0, valid(0), 1};
+      } else if (id >= kWarpStart && id < kWarpResume) {
+        d = Derived{d.block, id - kWarpStart, 0, 0, valid(id - kWarpStart), 1};
+      } else if (id >= kWarpResume && id < kDepth) {
+        d.warp = id - kWarpResume;
+      } else if (id >= kDepth && id < kControl) {
+        lastDepth = id - kDepth + 1;
+      } else if (id >= kTop && id < kGoto) {
+        const uint32_t k = (id - kTop) / (16 * kMaxPc);
+        d.pcBase = (id - kTop) / 16 % kMaxPc;
+        d.mask = (id - kTop) % 16;
+        d.depth = k < 2 ? k + 1 : lastDepth;
+        d.since = 0;
+      } else if (id >= kGoto && id < kBlock) {
+        d.pcBase = id - kGoto;
+        d.since = 0;
+      } else if (ends) {
+        ++d.since;
+      }
+    }
+  };
+  for (size_t s = 0; s < ex.trace.stepStates.size(); ++s) {
+    const StepState& st = ex.trace.stepStates[s];
+    advanceTo(st.firstToken);
+    ASSERT_LT(d.since, kPcCheckpointSteps) << "step " << s + 1;
+    ASSERT_EQ(d.block, st.block) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(d.warp, st.warp) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(d.pcBase + d.since, st.pc) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(d.mask, st.mask) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(d.depth, st.depth) << "step " << s + 1 << " at token " << st.firstToken;
+  }
+  EXPECT_EQ(t.back(), ctl(Ctl::Halt));
+}
+
+// Launches larger than the control tokens can name are refused by name, not run wrongly.
+TEST(MachineProtocolLimits, GridsAndBlocksTheTokensCannotNameAreErrors) {
+  const std::string ptx = R"(
+.version 7.5
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  ret;
+}
+)";
+  MachineProgram mp = lowerKernel(test::decodeText(ptx), "k");
+  Launch wide = test::oneBufferLaunch(1, 1);
+  wide.grid = {kMaxBlocks + 1, 1, 1};
+  try {
+    execute(mp, machineLaunch(mp, wide));
+    FAIL() << "a grid of 4097 blocks ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Launch);
+    EXPECT_NE(std::string(e.what()).find("4096 blocks"), std::string::npos) << e.what();
+  }
+  Launch full = test::oneBufferLaunch(1, 1);
+  full.grid = {kMaxBlocks, 1, 1};  // the largest nameable grid runs, its last block says BLOCK 4095
+  MachineResult r = execute(mp, machineLaunch(mp, full));
+  EXPECT_NE(std::find(r.trace.tokens.begin(), r.trace.tokens.end(), kBlock + kMaxBlocks - 1), r.trace.tokens.end());
+  EXPECT_EQ(replay(mp, machineLaunch(mp, full), r.trace.tokens), r.buffers);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, ControlFromTokens, testing::ValuesIn(allCases()),
+                         [](const testing::TestParamInfo<Case>& p) {
+                           return p.param.kernel + "_" + p.param.flavour;
+                         });
+
+}  // namespace
+}  // namespace qgpu
