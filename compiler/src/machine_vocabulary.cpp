@@ -29,6 +29,7 @@ TokenVocabulary machineVocabulary(int64_t base) {
       {"atomic", Ctl::Atomic},   {"inner_lanes", Ctl::InnerLanes}, {"inner_affine", Ctl::InnerAffine},
       {"inner_lanes_high", Ctl::InnerLanesHigh}};
   for (const auto& [name, c] : controls) v.classes.push_back({name, at(machine::ctl(c)), 0});
+  v.classes.push_back({"at", at(machine::kAt), 12});  // j = 0 does not occur
   return v;
 }
 

@@ -2,7 +2,7 @@
 // current token (a chunk value or HALT) through the embedding and names the next one (value
 // + 1, HALT after 255) through the token head; the engine's greedy generation, prefill and
 // token by token, dense and sparse, must produce exactly the counter's stream. And the
-// machine protocol's 251,448 ids as a vocabulary (machine_vocabulary.h) through an echo.
+// machine protocol's 255,544 ids as a vocabulary (machine_vocabulary.h) through an echo.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -209,7 +209,8 @@ TEST(MachineVocabulary, ClassesAreTheProtocolsIds) {
   is(machine::ctl(machine::Ctl::Fall), "fall", 0);
   is(machine::ctl(machine::Ctl::Atomic), "atomic", 0);
   is(machine::ctl(machine::Ctl::InnerLanesHigh), "inner_lanes_high", 0);
-  EXPECT_EQ(v.decode(machine::ctl(machine::Ctl::LanesHigh, 4)).first, -1);  // past the last machine id
+  is(machine::kAt + 4095, "at", 4095);
+  EXPECT_EQ(v.decode(int64_t{machine::kTextVocab} + machine::kNumMachineIds).first, -1);  // past the last machine id
   EXPECT_EQ(v.decode(1000).first, -1);                                        // text
 }
 

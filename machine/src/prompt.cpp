@@ -7,7 +7,10 @@
 //   per zero-filled segment:  ZERO-SEGMENT <address> <bytes>
 //   GO
 // Numbers are values in the chunk form of tokens.h (8-byte width). Shared and local memory
-// start zeroed and take no tokens.
+// start zeroed and take no tokens. Before item 16 j of a section (code word, constant, data
+// chunk; j >= 1) comes AT j, so that every item's index is a count below 16 since the last AT
+// or section header (docs/machine.md §3.2: the compiled machine stores each item by its
+// index, which must follow from the tokens at a bounded depth).
 #include "qgpu/machine/prompt.h"
 
 #include <algorithm>
@@ -24,13 +27,23 @@ void number(std::vector<uint32_t>& out, uint64_t v) {
   for (uint32_t t : valueTokens(v, 8)) out.push_back(t);
 }
 
+/// AT before item `i` of a section when it is a checkpoint.
+void checkpoint(std::vector<uint32_t>& out, size_t i) {
+  if (i > 0 && i % kPromptCheckpointItems == 0) out.push_back(kAt + static_cast<uint32_t>(i / kPromptCheckpointItems));
+}
+
 void segment(std::vector<uint32_t>& out, uint64_t address, const std::vector<uint8_t>& bytes) {
   bool zero = std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
+  if (!zero && (bytes.size() + 1) / 2 > kMaxPromptSectionItems)
+    throw Error(ErrorKind::Launch, fmt::format("machine: a memory segment of {} bytes is more than the prompt's AT "
+                                               "tokens address ({} bytes, docs/machine.md §3.2)",
+                                               bytes.size(), 2 * kMaxPromptSectionItems));
   out.push_back(ctl(zero ? Ctl::ZeroSegment : Ctl::Segment));
   number(out, address);
   number(out, bytes.size());
   if (zero) return;
   for (size_t i = 0; i < bytes.size(); i += 2) {
+    checkpoint(out, i / 2);
     uint32_t lo = bytes[i], hi = i + 1 < bytes.size() ? bytes[i + 1] : 0;
     out.push_back(kChunkMore + (lo | hi << 8));
   }
@@ -45,8 +58,9 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   size_t mark = out.size();
   out.push_back(ctl(Ctl::Code));
   number(out, program.code.size());
-  for (const MInstr& in : program.code) {
-    uint64_t w = encode(in);
+  for (size_t k = 0; k < program.code.size(); ++k) {
+    checkpoint(out, k);
+    uint64_t w = encode(program.code[k]);
     for (int i = 0; i < 4; ++i)
       out.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
   }
@@ -54,7 +68,10 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   mark = out.size();
   out.push_back(ctl(Ctl::Consts));
   number(out, program.constants.size());
-  for (uint64_t c : program.constants) number(out, c);
+  for (size_t k = 0; k < program.constants.size(); ++k) {
+    checkpoint(out, k);
+    number(out, program.constants[k]);
+  }
   s.constants = out.size() - mark;
   mark = out.size();
   out.push_back(ctl(Ctl::Launch));
@@ -88,6 +105,14 @@ class PromptReader {
     if (r_.atEnd() || r_.next() != ctl(c))
       throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected {}", at, what));
   }
+  /// Requires the AT before item `i` of a section when it is a checkpoint.
+  void checkpoint(size_t i) {
+    if (i == 0 || i % kPromptCheckpointItems != 0) return;
+    size_t at = r_.pos();
+    const uint32_t want = kAt + static_cast<uint32_t>(i / kPromptCheckpointItems);
+    if (r_.atEnd() || r_.next() != want)
+      throw Error(ErrorKind::Input, fmt::format("prompt token {}: expected {} before item {}", at, tokenName(want), i));
+  }
   bool next(Ctl c) {
     if (!r_.atEnd() && r_.peek() == ctl(c)) {
       r_.next();
@@ -117,6 +142,7 @@ class PromptReader {
   std::vector<uint8_t> data(uint64_t bytes) {
     std::vector<uint8_t> out(bytes);
     for (uint64_t i = 0; i < bytes; i += 2) {
+      checkpoint(i / 2);
       size_t at = r_.pos();
       uint32_t id = r_.next();
       if (id < kChunkMore || id >= kChunkLast)
@@ -143,6 +169,7 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   uint32_t n = r.small("code size", kMaxCode);
   uint32_t maxReg = 0;
   for (uint32_t i = 0; i < n; ++i) {
+    r.checkpoint(i);
     MInstr in = decode(r.word());
     for (uint32_t o : {in.d, in.a, in.b, in.c, static_cast<uint16_t>(in.g & ~kGuardNegated)})
       if (o < kNumRegs) maxReg = std::max(maxReg, o + 1);
@@ -151,7 +178,10 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   d.program.numRegs = maxReg;  // may over-count (pc and width fields): harmless
   r.expect(Ctl::Consts, "CONSTS");
   uint32_t k = r.small("constant count", kNumConsts);
-  for (uint32_t i = 0; i < k; ++i) d.program.constants.push_back(r.number());
+  for (uint32_t i = 0; i < k; ++i) {
+    r.checkpoint(i);
+    d.program.constants.push_back(r.number());
+  }
   r.expect(Ctl::Launch, "LAUNCH");
   d.launch.grid.x = r.small("grid.x", 0x7fffffff);
   d.launch.grid.y = r.small("grid.y", 65535);
@@ -167,6 +197,8 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
     if (!zero && !r.next(Ctl::Segment)) break;
     uint64_t address = r.number(), bytes = r.number();
     if (bytes > kWindowBytes) throw Error(ErrorKind::Input, fmt::format("prompt: segment of {} bytes", bytes));
+    if (!zero && (bytes + 1) / 2 > kMaxPromptSectionItems)
+      throw Error(ErrorKind::Input, fmt::format("prompt: segment of {} bytes is more than AT tokens address", bytes));
     std::vector<uint8_t> data = zero ? std::vector<uint8_t>(bytes, 0) : r.data(bytes);
     if (address == kParamWindow) {
       d.launch.params = std::move(data);

@@ -1,5 +1,7 @@
 // The prompt carries everything the host decoder needs: decoding it gives back the ROM,
 // the launch geometry and the initial memory.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,7 +34,7 @@ TEST(MachinePrompt, RoundTrip) {
   PromptStats stats;
   std::vector<uint32_t> prompt = encodePrompt(d.program, d.launch, &stats);
   EXPECT_EQ(stats.total, prompt.size());
-  EXPECT_EQ(stats.code, 2 + 4 * d.program.code.size());  // CODE, count, 4 chunks per word
+  EXPECT_EQ(stats.code, 2 + 4 * d.program.code.size() + (d.program.code.size() - 1) / kPromptCheckpointItems);  // CODE, count, 4 chunks per word, an AT per 16
   DecodedPrompt back = decodePrompt(prompt);
   EXPECT_EQ(back.program.code, d.program.code);
   EXPECT_EQ(back.program.constants, d.program.constants);
@@ -60,6 +62,17 @@ TEST(MachinePrompt, MalformedPromptsAreErrors) {
   std::vector<uint32_t> extra = prompt;
   extra.push_back(ctl(Ctl::Go));
   EXPECT_THROW(decodePrompt(extra), Error);
+  // dot's 21 code words: AT 1 stands before word 16; without it, or moved, the prompt is refused.
+  auto at = std::find(prompt.begin(), prompt.end(), kAt + 1);
+  ASSERT_NE(at, prompt.end());
+  EXPECT_EQ(std::count_if(prompt.begin(), at, [](uint32_t t) { return t >= kChunkLast && t < kPack4; }),
+            1 + 16);  // the CODE count, then 16 words
+  std::vector<uint32_t> noAt = prompt;
+  noAt.erase(noAt.begin() + (at - prompt.begin()));
+  EXPECT_THROW(decodePrompt(noAt), Error);
+  std::vector<uint32_t> movedAt = noAt;
+  movedAt.insert(movedAt.begin() + (at - prompt.begin()) + 4, kAt + 1);
+  EXPECT_THROW(decodePrompt(movedAt), Error);
 }
 
 }  // namespace

@@ -62,7 +62,12 @@ enum class Ctl : uint32_t {
   LanesHigh = 20,  // + (n - 1): per-lane values with 16 zero low bits: v >> 16 per active lane
 };
 constexpr uint32_t kNumControlIds = 24;
-constexpr uint32_t kNumMachineIds = 251424 + kNumControlIds;
+// + j (1 <= j < 4096): prompt only, the next item (code word, constant, data chunk) is item
+// 16 j of its section: an item's index is then a count below 16 since the last AT or header.
+constexpr uint32_t kAt = kControl + kNumControlIds;
+constexpr uint32_t kPromptCheckpointItems = 16;
+constexpr uint32_t kMaxPromptSectionItems = 4096 * kPromptCheckpointItems;
+constexpr uint32_t kNumMachineIds = 251424 + kNumControlIds + 4096;
 constexpr uint32_t ctl(Ctl c, uint32_t arg = 0) { return kControl + static_cast<uint32_t>(c) + arg; }
 /// TOP for the running entry {pc, mask} at SIMT depth `depth` (>= 3: a DEPTH token says it).
 constexpr uint32_t topToken(uint32_t pc, uint32_t mask, uint32_t depth) {
