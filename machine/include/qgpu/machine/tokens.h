@@ -37,7 +37,7 @@ constexpr uint32_t kControl = kTextVocab + 251424;     // small control ids
 /// Steps after which the stream restates the pc (a GOTO to the next pc) when nothing else
 /// did: the count of steps since the last pc-carrying token stays below it, which is what
 /// the compiled machine re-derives at each position (docs/machine.md §5.2).
-constexpr uint32_t kPcCheckpointSteps = 32;
+constexpr uint32_t kPcCheckpointSteps = 16;
 constexpr uint32_t kMaxWarpsPerBlock = 256;  // WARP ids: 1024 threads of 4 lanes
 constexpr uint32_t kMaxBlocks = 4096;        // BLOCK ids
 constexpr uint32_t kMaxPc = 1024;            // TOP/GOTO carry a 10-bit pc
