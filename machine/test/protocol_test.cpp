@@ -3,8 +3,9 @@
 // machine evaluates at a bounded depth — the last token that carried each field, plus, for
 // the pc, the number of step ends since the last pc-carrying token (a count that stays below
 // kPcCheckpointSteps), where a step's end is its token's class, or for a CHUNK-LAST the value
-// count of the last prefix (a count of at most 4). Derived here independently of the
-// executor's sequencer, for every lowered corpus run.
+// count of the last prefix (a count of at most 4). Derived by StreamDeriver
+// (stream_state.h: the compiled sequencer's reference), which is written from the protocol,
+// not from the executor's sequencer, for every lowered corpus run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/lower.h"
+#include "qgpu/machine/stream_state.h"
 #include "qgpu/machine/tokens.h"
 #include "machine_test_util.h"
 
@@ -42,11 +44,6 @@ std::vector<Case> allCases() {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
 
-/// The state the tokens imply, field by field: what the compiled machine re-derives.
-struct Derived {
-  uint32_t block = 0, warp = 0, pcBase = 0, since = 0, mask = 0, depth = 1;
-};
-
 class ControlFromTokens : public testing::TestWithParam<Case> {};
 
 TEST_P(ControlFromTokens, EveryStepsStateFollowsFromTheTokensBeforeIt) {
@@ -64,50 +61,28 @@ TEST_P(ControlFromTokens, EveryStepsStateFollowsFromTheTokensBeforeIt) {
   const std::vector<uint32_t>& t = ex.trace.tokens;
   ASSERT_EQ(ex.trace.stepStates.size(), ex.trace.steps);
   const uint32_t threads = static_cast<uint32_t>(ml.block.count());
-  auto valid = [&](uint32_t w) { return (1u << std::min(4u, threads - 4 * w)) - 1; };
-
-  Derived d;
-  d.mask = valid(0);
-  uint32_t prefixCount = 1, valuesSincePrefix = 0, lastDepth = 0;
+  std::vector<uint32_t> valid;
+  for (uint32_t w = 0; w * 4 < threads; ++w) valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
+  StreamDeriver d(valid);
   size_t i = 0;
-  auto advanceTo = [&](size_t end) {
-    for (; i < end; ++i) {
-      const uint32_t id = t[i];
-      if (uint32_t n = prefixValueCount(id)) prefixCount = n, valuesSincePrefix = 0;
-      bool ends = endsStepByClass(id);
-      if (id >= kChunkLast && id < kPack4) ends = ++valuesSincePrefix >= prefixCount;
-      if (id >= kBlock && id < kWarpStart) {
-        d = Derived{id - kBlock, 0, 0, 0, valid(0), 1};
-      } else if (id >= kWarpStart && id < kWarpResume) {
-        d = Derived{d.block, id - kWarpStart, 0, 0, valid(id - kWarpStart), 1};
-      } else if (id >= kWarpResume && id < kDepth) {
-        d.warp = id - kWarpResume;
-      } else if (id >= kDepth && id < kControl) {
-        lastDepth = id - kDepth + 1;
-      } else if (id >= kTop && id < kGoto) {
-        const uint32_t k = (id - kTop) / (16 * kMaxPc);
-        d.pcBase = (id - kTop) / 16 % kMaxPc;
-        d.mask = (id - kTop) % 16;
-        d.depth = k < 2 ? k + 1 : lastDepth;
-        d.since = 0;
-      } else if (id >= kGoto && id < kBlock) {
-        d.pcBase = id - kGoto;
-        d.since = 0;
-      } else if (ends) {
-        ++d.since;
-      }
-    }
-  };
   for (size_t s = 0; s < ex.trace.stepStates.size(); ++s) {
     const StepState& st = ex.trace.stepStates[s];
-    advanceTo(st.firstToken);
-    ASSERT_LT(d.since, kPcCheckpointSteps) << "step " << s + 1;
-    ASSERT_EQ(d.block, st.block) << "step " << s + 1 << " at token " << st.firstToken;
-    ASSERT_EQ(d.warp, st.warp) << "step " << s + 1 << " at token " << st.firstToken;
-    ASSERT_EQ(d.pcBase + d.since, st.pc) << "step " << s + 1 << " at token " << st.firstToken;
-    ASSERT_EQ(d.mask, st.mask) << "step " << s + 1 << " at token " << st.firstToken;
-    ASSERT_EQ(d.depth, st.depth) << "step " << s + 1 << " at token " << st.firstToken;
+    for (; i < st.firstToken; ++i) d.take(t[i]);
+    const StreamState& got = d.state();
+    ASSERT_LT(got.stepsSincePc, kPcCheckpointSteps) << "step " << s + 1;
+    ASSERT_EQ(got.block, st.block) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(got.warp, st.warp) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(got.pc, st.pc) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(got.mask, st.mask) << "step " << s + 1 << " at token " << st.firstToken;
+    ASSERT_EQ(got.depth, st.depth) << "step " << s + 1 << " at token " << st.firstToken;
+    // The token before a step's first token ended the previous step (or is a control token).
+    if (st.firstToken > 0 && !d.lastEndedStep()) {
+      const uint32_t prev = t[st.firstToken - 1];
+      ASSERT_TRUE((prev >= kBlock && prev < kControl)) << "step " << s + 1 << " follows " << tokenName(prev);
+    }
   }
+  for (; i < t.size(); ++i) d.take(t[i]);
+  EXPECT_TRUE(d.lastEndedStep());
   EXPECT_EQ(t.back(), ctl(Ctl::Halt));
 }
 
