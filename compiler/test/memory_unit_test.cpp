@@ -154,6 +154,39 @@ TEST(MemoryUnit, FourLanesThroughTheEngine) {
   }
 }
 
+// The engine's one-hot DeltaNet fast path (part of its sparse path) gives the dense loop's
+// bits: every logit of every position equal as f32 bit patterns, token by token over a
+// store/load sequence of lsu32x1's 64 memory heads, while nearly every head-step takes it.
+TEST(MemoryUnit, OneHotFastPathGivesTheDensePathsBits) {
+  Unit u = loadStoreUnit(1);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  std::mt19937_64 rng(17);
+  const std::vector<Position> seq = sequence(1, 300, rng);
+  model::ModelOptions fastOpts, slowOpts;
+  slowOpts.linear.oneHotDeltaNet = false;  // the same sparse projections, every head dense
+  const model::Model fast = model::Model::fromStore(cu.config, cu.store, fastOpts);
+  const model::Model slow = model::Model::fromStore(cu.config, cu.store, slowOpts);
+  const model::Model dense = load(cu, 0.0);
+  model::DecodeState sf = fast.newState(), ss = slow.newState(), sd = dense.newState();
+  for (size_t t = 0; t < seq.size(); ++t) {
+    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
+    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0),
+                          c = dense.forwardEmbeddings(sd, x).col(0);
+    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+    ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+  }
+  uint64_t taken = 0, headSteps = 0, slowTaken = 0;
+  for (size_t l = 0; l < sf.deltaNet.size(); ++l)
+    for (size_t h = 0; h < sf.deltaNet[l].oneHotSteps.size(); ++h) {
+      taken += sf.deltaNet[l].oneHotSteps[h];
+      slowTaken += ss.deltaNet[l].oneHotSteps[h] + sd.deltaNet[l].oneHotSteps[h];
+      headSteps += seq.size();
+    }
+  EXPECT_EQ(slowTaken, 0u);
+  EXPECT_GE(static_cast<double>(taken), 0.9 * static_cast<double>(headSteps)) << taken << " of " << headSteps;
+}
+
 // A copy of `cu` with one tensor changed by `edit` (flat f32 values).
 void expectRefused(const CompiledUnit& cu, const std::string& needle, const ProofOptions& o = {}) {
   try {

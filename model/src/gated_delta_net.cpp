@@ -1,6 +1,7 @@
 // Qwen3.5's Gated DeltaNet token mixer (linear_attention layers).
 #include "qgpu/model/gated_delta_net.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "qgpu/model/activations.h"
@@ -32,7 +33,43 @@ GatedDeltaNet::GatedDeltaNet(const ModelConfig& c, const WeightSource& w, const 
     negExpA_ = -w.vector(p + "A_log").array().exp();
     dtBias_ = w.vector(p + "dt_bias");
     normWeight_ = w.vector(p + "norm.weight");
+    oneHotFastPath_ = w.options().sparseDensity > 0 && w.options().oneHotDeltaNet;
 }
+
+namespace {
+
+// One pass over the state, column by column (column c of S is the memory of value channel c):
+// decay, read m = S^T k, delta-rule write, then read the output with q, in HF's order.
+void denseHead(Eigen::MatrixXf& s, const Eigen::Ref<const Eigen::VectorXf>& kh, const Eigen::Ref<const Eigen::VectorXf>& qh,
+               float decay, float beta, const Eigen::Ref<const Eigen::VectorXf>& v, Eigen::VectorXf& o) {
+    for (Eigen::Index c = 0; c < s.cols(); ++c) {
+        auto col = s.col(c);
+        col *= decay;
+        const float memory = col.dot(kh);
+        const float delta = (v[c] - memory) * beta;
+        col += kh * delta;
+        o[c] = col.dot(qh);
+    }
+}
+
+bool allPositiveZero(const Eigen::Ref<const Eigen::VectorXf>& v) {
+    return std::all_of(v.data(), v.data() + v.size(), [](float x) { return x == 0.0f && !std::signbit(x); });
+}
+
+// The index of the one non-zero entry of v when it is exactly `one` and every other entry is
+// +0 (not -0: the dense dot products' signed zeros then match), else -1.
+int exactOneHot(const Eigen::Ref<const Eigen::VectorXf>& v, float one) {
+    int at = -1;
+    for (Eigen::Index i = 0; i < v.size(); ++i) {
+        const float x = v[i];
+        if (x == 0.0f && !std::signbit(x)) continue;
+        if (x != one || at >= 0) return -1;
+        at = static_cast<int>(i);
+    }
+    return at;
+}
+
+}  // namespace
 
 std::vector<const Linear*> GatedDeltaNet::projections() const {
     return {&inProjQkv_, &inProjZ_, &inProjB_, &inProjA_, &outProj_};
@@ -42,6 +79,9 @@ GatedDeltaNetState GatedDeltaNet::initialState() const {
     GatedDeltaNetState s;
     s.convWindow = Eigen::MatrixXf::Zero(convWeight_.rows(), convKernel_ - 1);  // zero left padding
     s.recurrent.assign(numValueHeads_, Eigen::MatrixXf::Zero(keyHeadDim_, valueHeadDim_));
+    s.signClear.assign(static_cast<std::size_t>(numValueHeads_), 1);
+    s.oneHotSteps.assign(static_cast<std::size_t>(numValueHeads_), 0);
+    s.allZero.assign(static_cast<std::size_t>(numValueHeads_), 1);
     return s;
 }
 
@@ -90,15 +130,45 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
         const auto kh = k.col(h);
         const auto qh = q.col(h);
         Eigen::VectorXf o(dv);
-        // One pass over the state, column by column (column c of S is the memory of value channel c):
-        // decay, read m = S^T k, delta-rule write, then read the output with q, in HF's order.
-        for (int c = 0; c < dv; ++c) {
-            auto col = s.col(c);
-            col *= decay;
-            const float memory = col.dot(kh);
-            const float delta = (conv[2 * keyDim + j * dv + c] - memory) * beta;
-            col += kh * delta;
-            o[c] = col.dot(qh);
+        // One-hot key and query, decay 1, and a state of +0 and positive entries: S^T k is row kj
+        // of S, S^T q is row qj times q's entry, and the write changes row kj only — the dense
+        // loop's bits, since every other term of its dot products is +0 (an entry >= +0 times +0)
+        // and adding (+0) * delta changes no entry when delta is finite.
+        // A key and query of +0 only (a silent head) change nothing and read +0 the same way.
+        // A silent head (key and query +0 only) on a state of +0 only keeps it so, whatever its
+        // (finite) decay, and reads +0.
+        const std::size_t hj = static_cast<std::size_t>(j);
+        const bool eligible = oneHotFastPath_ && decay == 1.0f && state.signClear[hj];
+        const int kj = eligible ? exactOneHot(kh, 1.0f) : -1;
+        const int qj = kj >= 0 ? exactOneHot(qh, qh.maxCoeff()) : -1;
+        const bool silent = oneHotFastPath_ && kj < 0 && state.allZero[hj] && std::isfinite(decay) &&
+                            allPositiveZero(kh) && allPositiveZero(qh);
+        bool fast = (kj >= 0 && qj >= 0) || silent;
+        Eigen::VectorXf delta(dv);
+        for (int c = 0; c < dv && fast; ++c) {
+            delta[c] = (conv[2 * keyDim + j * dv + c] - (silent ? 0.0f : s(kj, c) + 0.0f)) * beta;
+            fast = std::isfinite(delta[c]);
+        }
+        if (fast && silent) {
+            o.setZero();
+            ++state.oneHotSteps[static_cast<std::size_t>(j)];
+        } else if (fast) {
+            const float qv = qh[qj];
+            bool clear = true;
+            for (int c = 0; c < dv; ++c) {
+                s(kj, c) += delta[c];
+                clear = clear && !std::signbit(s(kj, c));
+            }
+            for (int c = 0; c < dv; ++c) o[c] = s(qj, c) * qv + 0.0f;
+            state.signClear[hj] = clear;
+            state.allZero[hj] = state.allZero[hj] && (s.row(kj).array() == 0.0f).all() && clear;
+            ++state.oneHotSteps[hj];
+        } else {
+            denseHead(s, kh, qh, decay, beta, conv.segment(2 * keyDim + j * dv, dv), o);
+            if (oneHotFastPath_) {
+                state.signClear[hj] = std::none_of(s.data(), s.data() + s.size(), [](float x) { return std::signbit(x); });
+                state.allZero[hj] = state.signClear[hj] && (s.array() == 0.0f).all();
+            }
         }
         // Gated RMSNorm: plain-weight norm first, then the SiLU(z) gate.
         o *= inverseRms(o, eps_);

@@ -17,6 +17,11 @@ namespace qgpu::model {
 struct GatedDeltaNetState {
     Eigen::MatrixXf convWindow;              // conv_dim x (Kc-1) raw projections, oldest first
     std::vector<Eigen::MatrixXf> recurrent;  // per value head, dk x dv
+    // Per value head: no entry of its state has the sign bit set (every one is +0 or positive),
+    // the condition under which the one-hot fast path gives the dense loop's bits.
+    std::vector<uint8_t> signClear;
+    std::vector<uint8_t> allZero;  // per value head: every entry of its state is +0
+    std::vector<uint64_t> oneHotSteps;  // per value head: tokens it took on the fast path (one-hot or silent)
 };
 
 class GatedDeltaNet {
@@ -42,6 +47,10 @@ private:
     Eigen::VectorXf negExpA_;     // -exp(A_log)
     Eigen::VectorXf dtBias_;
     Eigen::VectorXf normWeight_;  // gated norm weight (plain, not zero-centred), dv
+    // The one-hot fast path (the sparse path's, off when every matrix is dense): a head whose
+    // normalised key and query are exactly one-hot and whose decay is exactly 1 touches one
+    // row of its state, not all of it (the compiler's memory heads).
+    bool oneHotFastPath_ = true;
 };
 
 // y = W x for one token (GEMV, threaded) or W X for several (GEMM).

@@ -22,6 +22,9 @@ struct LinearOptions {
     // Matrices with at most this fraction of non-zero entries are stored sparse.
     // 0 disables the sparse path (every matrix dense).
     double sparseDensity = 0.05;
+    // Part of the sparse path: DeltaNet heads whose key and query are exactly one-hot touch one
+    // row of their state (gated_delta_net.h); off with the sparse path or on its own.
+    bool oneHotDeltaNet = true;
 };
 
 class Linear {
