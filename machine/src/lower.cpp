@@ -782,6 +782,7 @@ class Lowerer {
   void lowerFence(uint32_t, const Instr&) {}  // the machine is sequentially consistent
   void lowerBarrier(uint32_t pc, const Instr& in) {
     if (in.mode != static_cast<uint8_t>(BarRed::None)) fail(pc, "bar.red (a block-wide reduction) is not lowered");
+    if (in.imm & 2) fail(pc, "bar.arrive (arrival without waiting) is not lowered");
     if (in.s[1] != kNoSlot) fail(pc, "bar.sync with a thread count is not lowered");
     MInstr m = base(pc, MOp::Bar, in);
     m.a = operand(pc, in.s[0]);

@@ -55,6 +55,8 @@ TEST(MachineLower, UnsupportedInstructionsNameTheInstructionAndReason) {
   EXPECT_NE(e.find("'szext.clamp.s32' is not lowered"), std::string::npos) << e;
   e = lowerError(kernel76("\tmatch.any.sync.b32 %r2, %r1, -1;\n\tst.global.u32 [%rd4], %r2;\n"));
   EXPECT_NE(e.find("'match.any.sync.b32' is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel("\tbar.arrive 1, 32;\n\tst.global.u32 [%rd4], %r1;\n"));
+  EXPECT_NE(e.find("bar.arrive (arrival without waiting) is not lowered"), std::string::npos) << e;
 }
 
 TEST(MachineLower, ConstantsAndCopiesCostNoSteps) {
