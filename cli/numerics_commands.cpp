@@ -200,6 +200,7 @@ void addCoverage(CLI::App& app, Context& ctx) {
     for (const auto& s : oracle::cvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::packedCvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::warpCases()) oracle.insert(keyOfSpelling(s));
+    for (const auto& s : oracle::videoCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::integerCases()) {
       std::stringstream ss(s);
       std::string part;

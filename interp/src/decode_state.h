@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,9 @@ struct DecodeState {
   /// The value of a variable name used as an operand (mov r, var): its
   /// address in its own state space, as out.s[baseIndex] + out.imm.
   void symbolValue(const ptx::Operand& op, int baseIndex);
+  /// The declared type of operand `i` when it names a register (nothing for immediates,
+  /// special registers and symbols).
+  std::optional<ScalarType> declaredRegisterType(size_t i) const;
   /// Whether `op` (possibly a bare identifier) names a declared register.
   bool namesRegister(const ptx::Operand& op) const;
   /// A constant slot holding `value`.

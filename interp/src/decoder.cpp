@@ -679,15 +679,30 @@ class Decoder {
             slot.guardNegated = in.guardNegated;
           }
           const std::optional<Opcode> op = findOpcode(in.opcode);
-          if (!op) ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
+          if (!op) {
+            const auto missing = unsupportedOpcodes();
+            if (!std::binary_search(missing.begin(), missing.end(), in.opcode))
+              ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
+            const bool warpMatrix = in.opcode == "mma" || in.opcode == "ldmatrix" || in.opcode == "wmma";
+            ds.fail(fmt::format("unknown instruction '{}' (a PTX ISA instruction qgpu does not support{}; "
+                                "docs/semantics.md)",
+                                in.opcode,
+                                warpMatrix ? ": its matrix fragments are defined over a 32-lane warp, so it "
+                                             "could only ever run at --warp 32, and no handler exists yet"
+                                           : ""));
+          }
           slot.opcode = *op;
           checkAvailable(ds, *op);
+          if (*op != Opcode::Vmad)
+            for (const ptx::Operand& o : in.operands)
+              if (o.minus) ds.fail(fmt::format("operand negation ('-{}') is not allowed for '{}' (only vmad has it)", o.name, in.opcode));
           opcodeDecoder(*op)(ds);
           ds.finish();
           // The typed form: every accepted modifier is a type or a row of ptx_isa.def.
           for (const std::string& m : in.modifiers) {
             if (auto t = parseScalarType(m)) {
-              if (slot.typeCount == 2) {
+              if (slot.typeCount == 3) ds.fail("internal: more than three type modifiers");
+              if (slot.typeCount == 2 && slot.opcode == Opcode::Cvt) {
                 // cvt.pack.sat.u8.s32.b32: the third type, cType, is always .b32; not kept.
                 if (slot.opcode == Opcode::Cvt && *t == ScalarType::B32) continue;
                 ds.fail("internal: more than two type modifiers");
@@ -898,6 +913,15 @@ void DecodeState::requireRegisterType(ScalarType t, size_t first, size_t end) {
     fail(fmt::format("'{}' is a .{} register; '{}' needs {} operands", op.name, scalarTypeName(sym->type), in.text,
                      want));
   }
+}
+
+std::optional<ScalarType> DecodeState::declaredRegisterType(size_t i) const {
+  if (i >= in.operands.size()) return std::nullopt;
+  const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+  if (op.kind != ptx::Operand::Kind::Register) return std::nullopt;
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym || sym->kind != Symbol::Kind::Register) return std::nullopt;
+  return sym->type;
 }
 
 bool DecodeState::namesRegister(const ptx::Operand& op) const {

@@ -9,6 +9,7 @@
 // and a register frame; `ret` removes lanes from every entry of the frame and
 // the frame is popped with its call-base entry once all its lanes returned.
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include <fmt/format.h>
@@ -54,6 +55,15 @@ struct Warp {
   uint64_t barrierId = 0;
   uint32_t barrierPc = 0;
   uint32_t barrierVotes = 0;  // bar.red: the lanes whose predicate is true
+  bool released = false;      // its barrier completed: it runs again at the next idle point
+};
+
+// One of a block's 16 barriers in its current phase: who arrived, and the thread count.
+struct BarrierPhase {
+  uint64_t threads = 0;  // lanes of the warps that arrived (a warp arrives whole)
+  uint32_t warps = 0;    // warps that arrived
+  uint64_t count = 0;    // the thread count b, 0 when the arrivals gave none
+  bool uncounted = false, arrives = false;
 };
 
 
@@ -366,15 +376,40 @@ class LaunchRunner {
           if (w.barrierId > 15)
             ctx_.fail(ErrorKind::Undefined, static_cast<uint32_t>(std::countr_zero(eff)),
                       fmt::format("barrier number {} is out of range 0..15", w.barrierId));
-          w.barrierPc = pc;
-          w.barrierVotes = 0;
-          if (in.mode != static_cast<uint8_t>(BarRed::None)) {
-            const uint64_t* p = ctx_.reg(in.s[2]);
-            const bool neg = in.imm & 1;
-            for (uint32_t l = 0; l < W; ++l)
-              if (((eff >> l) & 1) && ((p[l] & 1) != 0) != neg) w.barrierVotes |= 1u << l;
+          const uint32_t lane0 = static_cast<uint32_t>(std::countr_zero(eff));
+          const bool arrive = in.imm & 2;
+          uint64_t count = 0;
+          if (in.s[1] != kNoSlot) {
+            count = static_cast<uint32_t>(ctx_.reg(in.s[1])[lane0]);
+            if (count == 0 || count % 32 != 0)
+              ctx_.fail(ErrorKind::Undefined, lane0,
+                        fmt::format("barrier thread count {} is not a non-zero multiple of the warp size 32", count));
           }
-          w.state = WarpState::AtBarrier;
+          BarrierPhase& phase = barriers_[w.barrierId];
+          if ((count && phase.count && count != phase.count) || (count ? phase.uncounted : phase.count != 0))
+            ctx_.fail(ErrorKind::Undefined, lane0,
+                      fmt::format("barrier {} is used with different thread counts in one phase ({} and {})",
+                                  w.barrierId, phase.count ? std::to_string(phase.count) : "none",
+                                  count ? std::to_string(count) : "none"));
+          if (count) phase.count = count;
+          else phase.uncounted = true;
+          phase.threads += static_cast<uint64_t>(std::popcount(w.validMask));
+          phase.warps += 1;
+          phase.arrives |= arrive;
+          if (!arrive) {
+            w.barrierPc = pc;
+            w.barrierVotes = 0;
+            if (in.mode != static_cast<uint8_t>(BarRed::None)) {
+              const uint64_t* p = ctx_.reg(in.s[2]);
+              const bool neg = in.imm & 1;
+              for (uint32_t l = 0; l < W; ++l)
+                if (((eff >> l) & 1) && ((p[l] & 1) != 0) != neg) w.barrierVotes |= 1u << l;
+            }
+            w.state = WarpState::AtBarrier;
+            w.released = false;
+          }
+          completeIfReached(w.barrierId);
+          if (arrive) break;  // bar.arrive: the warp goes on
           if (in.fn) in.fn(in, ctx_, eff);
           return;
         }
@@ -439,6 +474,8 @@ class LaunchRunner {
       pushFrame(w, entry_, 0);
       w.stack.push_back({program_.functions[entry_].entryPc, kExitPc, w.validMask, false});
     }
+    warps_ = &warps;
+    for (BarrierPhase& b : barriers_) b = {};
     while (true) {
       bool anyRunning = false;
       for (Warp& w : warps)
@@ -447,6 +484,11 @@ class LaunchRunner {
           runWarp(w);
         }
       if (anyRunning) continue;
+      // Every warp waits or is done. Warps whose barrier completed run again; a barrier
+      // without a thread count may complete now because threads exited meanwhile.
+      if (releaseCompleted()) continue;
+      for (uint64_t id = 0; id < barriers_.size(); ++id) completeIfReached(id);
+      if (releaseCompleted()) continue;
       std::vector<Warp*> waiting;
       for (Warp& w : warps)
         if (w.state == WarpState::AtBarrier) waiting.push_back(&w);
@@ -464,11 +506,64 @@ class LaunchRunner {
                                 "barriers and none can proceed:{}",
                                 bx, by, bz, detail));
       }
-      // Every thread that has not exited is at the barrier (exited threads are
-      // not waited for): release it.
-      reduceAtBarrier(waiting);
-      for (Warp* w : waiting) w->state = WarpState::Running;
+      const BarrierPhase& b = barriers_[waiting[0]->barrierId];
+      throw Error(ErrorKind::Deadlock,
+                  fmt::format("barrier deadlock in block ({},{},{}): barrier {} waits for {} threads and {} "
+                              "arrived ({} of the block's threads have not exited); no warp can proceed",
+                              bx, by, bz, waiting[0]->barrierId, b.count ? b.count : liveThreads(), b.threads,
+                              liveThreads()));
     }
+    warps_ = nullptr;
+  }
+
+  uint64_t liveThreads() const {
+    uint64_t n = 0;
+    for (const Warp& w : *warps_) n += static_cast<uint64_t>(std::popcount(w.validMask & ~w.exited));
+    return n;
+  }
+
+  // Completes barrier `id`'s phase when its arrivals reach its thread count (or, without
+  // one, when every warp that has not finished arrived; exited threads are not waited for):
+  // the warps waiting at it are marked released (bar.red: with the reduction written) and
+  // the barrier starts a new phase. The release itself waits for the next idle point, so
+  // warps resume together, in index order, as before bar.arrive existed.
+  void completeIfReached(uint64_t id) {
+    BarrierPhase& b = barriers_[id];
+    if (b.warps == 0) return;
+    std::vector<Warp*> waiting;
+    uint32_t notDone = 0;
+    for (Warp& w : *warps_) {
+      if (w.state != WarpState::Done) ++notDone;
+      if (w.state == WarpState::AtBarrier && !w.released && w.barrierId == id) waiting.push_back(&w);
+    }
+    const bool reached = b.count ? b.threads >= b.count : b.warps >= notDone;
+    if (!reached) return;
+    if (b.count && b.threads > b.count)
+      throw Error(ErrorKind::Undefined,
+                  fmt::format("in block ({},{},{}) {} threads arrived at barrier {} whose thread count is {}",
+                              ctx_.block[0], ctx_.block[1], ctx_.block[2], b.threads, id, b.count));
+    if (!waiting.empty()) {
+      if (b.arrives && static_cast<BarRed>(program_.code[waiting[0]->barrierPc].mode) != BarRed::None)
+        throw Error(ErrorKind::Undefined,
+                    fmt::format("in block ({},{},{}) bar.red meets bar.arrive at barrier {} (not to be mixed on "
+                                "one barrier): {}",
+                                ctx_.block[0], ctx_.block[1], ctx_.block[2], id,
+                                program_.describePc(waiting[0]->barrierPc)));
+      reduceAtBarrier(waiting);
+    }
+    for (Warp* w : waiting) w->released = true;
+    b = {};
+  }
+
+  bool releaseCompleted() {
+    bool any = false;
+    for (Warp& w : *warps_)
+      if (w.state == WarpState::AtBarrier && w.released) {
+        w.state = WarpState::Running;
+        w.released = false;
+        any = true;
+      }
+    return any;
   }
 
   // bar.red: every thread waiting at the barrier gets the reduction of all their
@@ -511,6 +606,8 @@ class LaunchRunner {
   std::vector<GlobalRegion> regions_;
   uint32_t warpsPerBlock_ = 0;
   uint32_t blockLinear_ = 0;
+  std::vector<Warp>* warps_ = nullptr;  // the block being run
+  std::array<BarrierPhase, 16> barriers_{};
 };
 
 }  // namespace

@@ -103,7 +103,7 @@ bool setSpelling(Instr& in, std::string_view spelling) {
       auto op = findOpcode(parts[0]);
       in.opcode = op ? *op : Opcode::None;
       all = all && op.has_value();
-    } else if (auto t = parseScalarType(parts[i]); t && in.typeCount < 2) {
+    } else if (auto t = parseScalarType(parts[i]); t && in.typeCount < 3) {
       in.types[in.typeCount++] = *t;
     } else if (auto m = findMod(parts[i])) {
       in.mods.set(*m);

@@ -597,6 +597,14 @@ class Parser {
     while (cur().is('-') || cur().is('+')) {
       if (next().text[0] == '-') neg = !neg;
     }
+    if (cur().kind == Token::Kind::Identifier && neg) {  // -%r: a negated register (vmad)
+      Operand inner = parseScalarOperand();
+      if (inner.kind != Operand::Kind::Register && inner.kind != Operand::Kind::Symbol)
+        failAt(cur(), "'-' applies only to registers and numbers");
+      inner.minus = true;
+      inner.loc = op.loc;
+      return inner;
+    }
     if (cur().kind != Token::Kind::Number) failAt(cur(), "expected an operand");
     const Token& t = next();
     op.kind = Operand::Kind::Immediate;

@@ -1,5 +1,6 @@
 // Data movement and conversion (PTX ISA §9.7.9.1 mov, §9.7.9.21 cvt,
 // §9.7.9.19-20 cvta/isspacep).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -320,9 +321,79 @@ void decodeMov(DecodeState& ds) {
   ds.out.s[0] = ds.source(src, t);
 }
 
+namespace {
+
+// cvt to tf32 (PTX ISA 7.0/7.8): d is an f32 bit pattern with 10 fraction bits, the low 13
+// bits zero; a keeps its f32 exponent range (subnormals included: ptxas takes no .ftz).
+// Rounding: .rna nearest with ties away from zero, .rn nearest even, .rz toward zero, on the
+// 13 dropped bits; a carry out of the fraction moves the exponent on (to infinity past the
+// largest value). .satfinite gives +-0x7f7fe000 for results (and inputs) beyond it; .relu
+// +0 for negative results and -0. NaN gives the canonical 0x7fffffff (unverified on
+// hardware). Instr::mode: 0 rna, 1 rn, 2 rz; bit 2 .satfinite, bit 3 .relu.
+constexpr uint8_t kTf32Satfinite = 4, kTf32Relu = 8;
+uint32_t toTf32(uint32_t x, uint8_t mode) {
+  if ((x & 0x7fffffffu) > 0x7f800000u) return fp::kCanonicalNaN32;
+  const uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu;
+  uint32_t r = mag;
+  if (mag != 0x7f800000u) {
+    const uint32_t dropped = mag & 0x1fffu, kept = mag & ~0x1fffu;
+    bool up = false;
+    switch (mode & 3) {
+      case 0: up = dropped >= 0x1000u; break;
+      case 1: up = dropped > 0x1000u || (dropped == 0x1000u && (kept & 0x2000u)); break;
+      default: break;
+    }
+    r = kept + (up ? 0x2000u : 0u);
+  }
+  if ((mode & kTf32Satfinite) && r >= 0x7f800000u) r = 0x7f7fe000u;
+  if ((mode & kTf32Relu) && sign) return 0;
+  return sign | r;
+}
+
+void cvtTf32Handler(const Instr& in, ExecContext& c, uint32_t m) {
+  uint64_t* d = c.reg(in.d[0]);
+  const uint64_t* a = c.reg(in.s[0]);
+  forLanes(c, m, [&](uint32_t l) { d[l] = toTf32(static_cast<uint32_t>(a[l]), in.mode); });
+}
+
+// cvt.rna{.satfinite}.tf32.f32 (sm_80, PTX 7.0; .satfinite 8.1) and cvt.{rn,rz}{.relu}.tf32.f32
+// (sm_90, PTX 7.8), as ptxas 13 takes them: d a .b32 register, a an .f32/.b32 one or an
+// immediate; no .ftz/.sat, no .relu with .rna; .rn/.rz with .satfinite need sm_100.
+void decodeCvtTf32(DecodeState& ds) {
+  const int rnd = ds.mods.takeOneOf({"rna", "rn", "rz"});
+  const bool relu = ds.mods.take("relu"), satfinite = ds.mods.take("satfinite");
+  const auto types = ds.mods.takeTypes();
+  const auto& written = ds.in.modifiers;
+  const auto pos = [&](const char* m) { return std::find(written.begin(), written.end(), m) - written.begin(); };
+  if (types.size() != 1 || types[0] != ScalarType::F32 || pos("tf32") > pos("f32"))
+    ds.fail("unexpected instruction types for 'cvt' with .tf32 (only cvt.tf32.f32)");
+  if (rnd < 0) ds.fail("cvt.tf32.f32 needs a rounding modifier: .rna, .rn or .rz");
+  if (rnd == 0) {
+    if (relu) ds.fail("modifier '.relu' cannot be combined with modifier '.rna'");
+    ds.requireFeature("cvt.rna.tf32.f32", 70, 80);
+    if (satfinite) ds.requireFeature("cvt.rna.satfinite.tf32.f32", 81, 80);
+  } else {
+    ds.requireFeature(rnd == 1 ? "cvt.rn.tf32.f32" : "cvt.rz.tf32.f32", 78, 90);
+    if (satfinite)
+      ds.fail("modifier '.satfinite' on cvt.rn/.rz.tf32.f32 requires .target sm_100 or higher (beyond qgpu's targets)");
+  }
+  ds.expectOperands(2);
+  if (ds.declaredRegisterType(0) != ScalarType::B32) ds.fail("cvt.tf32.f32 needs a .b32 destination register (ptxas: arguments mismatch)");
+  if (auto t = ds.declaredRegisterType(1); t && *t != ScalarType::F32 && *t != ScalarType::B32)
+    ds.fail("cvt.tf32.f32 needs an .f32 or .b32 source register (ptxas: arguments mismatch)");
+  ds.out.fn = &cvtTf32Handler;
+  ds.out.mode = static_cast<uint8_t>(rnd | (satfinite ? kTf32Satfinite : 0) | (relu ? kTf32Relu : 0));
+  ds.out.typeBytes = 4;
+  ds.out.d[0] = ds.destination(ds.in.operands[0]);
+  ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::F32);
+}
+
+}  // namespace
+
 void decodeCvt(DecodeState& ds) {
   using enum ScalarType;
   if (ds.mods.take("pack")) return decodeCvtPackSat(ds);
+  if (ds.mods.take("tf32")) return decodeCvtTf32(ds);
   const int f8 = ds.mods.takeOneOf({"e4m3x2", "e5m2x2"});
   if (f8 >= 0) return decodeCvtFp8(ds, f8 == 1);
   int irnd = ds.mods.takeOneOf({"rni", "rzi", "rmi", "rpi"});

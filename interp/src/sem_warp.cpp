@@ -291,10 +291,20 @@ void decodeActivemask(DecodeState& ds) {
 void decodeBarrier(DecodeState& ds) {
   bool isBarrier = ds.in.opcode == "barrier";
   ds.mods.take("cta");  // bar.cta / barrier.cta (PTX ISA 7.8, checked with the row): the only scope
-  if (ds.mods.take("arrive")) ds.fail("bar.arrive is not supported yet");
-  const bool red = ds.mods.take("red");
-  if (!red && !ds.mods.take("sync") && !isBarrier) ds.fail("expected bar.sync");
-  if (isBarrier && !red) ds.mods.take("sync");
+  // bar.arrive a, b / barrier.arrive{.aligned} a, b (PTX ISA 2.0, sm_20): arrives without
+  // waiting; b, a non-zero thread count, is required (Instr::imm bit 1).
+  const bool arrive = ds.mods.take("arrive");
+  if (arrive) {
+    if (ds.mods.take("sync") || ds.mods.take("red")) ds.fail("bar.arrive takes no .sync or .red");
+    ds.requireFeature("bar.arrive", 20, 20);
+    ds.expectOperands(2, 2);
+    const ptx::Operand& count = ds.in.operands[1];
+    if (count.kind == ptx::Operand::Kind::Immediate && !count.isFloat && count.value == 0)
+      ds.fail("bar.arrive requires a non-zero thread count");
+  }
+  const bool red = !arrive && ds.mods.take("red");
+  if (!arrive && !red && !ds.mods.take("sync") && !isBarrier) ds.fail("expected bar.sync");
+  if (isBarrier && !red && !arrive) ds.mods.take("sync");
   // ptxas: "Illegal modifier '.aligned' for instruction 'bar'" (bar is aligned; barrier takes it).
   if (isBarrier) ds.mods.take("aligned");
   BarRed op = BarRed::None;
@@ -312,6 +322,7 @@ void decodeBarrier(DecodeState& ds) {
   }
   ds.out.flow = Flow::Barrier;
   ds.out.mode = static_cast<uint8_t>(op);
+  if (arrive) ds.out.imm = 2;
   const size_t first = red ? 1 : 0;  // bar.red d, a{, b}, {!}c
   const size_t nargs = ds.in.operands.size() - (red ? 2 : 0);
   // ptxas checks immediate ids and counts; a register id is checked when the barrier runs.

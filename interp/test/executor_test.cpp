@@ -195,6 +195,99 @@ END:
   EXPECT_EQ(runBoth(t)[0], expect);
 }
 
+// bar.arrive (PTX ISA's producer/consumer model): threads 0..31 produce a value per round
+// into shared memory and bar.arrive at barrier 0, then wait at barrier 1 until it is
+// consumed; threads 32..63 wait at barrier 0, read, and bar.arrive at barrier 1. Every
+// barrier counts 64 threads, so a phase completes only with the arrivals of the warps
+// that did not wait.
+TEST(Executor, BarArriveProducerConsumer) {
+  TestLaunch t;
+  t.ptx = header() + R"(
+.shared .align 4 .b8 slot[128];
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r2, 2;
+  mov.u32 %r4, slot;
+  add.s32 %r5, %r4, %r3;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra CONSUMER;
+PRODUCE:
+  mad.lo.s32 %r8, %r6, 100, %r2;
+  st.shared.u32 [%r5], %r8;
+  bar.arrive 0, 64;
+  bar.sync 1, 64;
+  add.s32 %r6, %r6, 1;
+  setp.lt.u32 %p2, %r6, 4;
+  @%p2 bra PRODUCE;
+  bra.uni END;
+CONSUMER:
+  bar.sync 0, 64;
+  ld.shared.u32 %r9, [%r5];
+  add.s32 %r7, %r7, %r9;
+  barrier.arrive 1, 64;
+  add.s32 %r6, %r6, 1;
+  setp.lt.u32 %p2, %r6, 4;
+  @%p2 bra CONSUMER;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+END:
+  ret;
+}
+)";
+  t.block = {64, 1, 1};
+  t.buffers = {std::vector<uint8_t>(128)};
+  std::vector<uint32_t> want(32);
+  for (uint32_t j = 0; j < 32; ++j) want[j] = 600 + 4 * j;  // sum over rounds i of 100 i + j
+  EXPECT_EQ(runBoth(t), want);
+}
+
+// bar.arrive does not wait: the producers arrive at barrier 0, store a flag and wait at
+// barrier 1, which the consumers reach first; had the arrival waited, barrier 0 (64
+// threads) and barrier 1 would each hold 32 and nothing could run.
+TEST(Executor, BarArriveDoesNotWait) {
+  TestLaunch t;
+  t.ptx = header() + R"(
+.shared .align 4 .b8 flag[4];
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra CONSUMER;
+  bar.arrive 0, 64;
+  mov.u32 %r2, 7;
+  st.shared.u32 [flag], %r2;
+  bar.sync 1, 64;
+  bra.uni END;
+CONSUMER:
+  bar.sync 1, 64;
+  ld.shared.u32 %r3, [flag];
+  bar.sync 0, 64;
+  sub.u32 %r4, %r1, 32;
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+END:
+  ret;
+}
+)";
+  t.block = {64, 1, 1};
+  t.buffers = {std::vector<uint8_t>(128)};
+  EXPECT_EQ(runBoth(t), std::vector<uint32_t>(32, 7u));
+}
+
 TEST(Executor, LocalArrayConstBankAndVectorAccess) {
   TestLaunch t;
   t.ptx = header() + R"(

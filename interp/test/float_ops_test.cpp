@@ -3,6 +3,7 @@
 // bit patterns come from IEEE-754 arithmetic worked out by hand.
 #include <gtest/gtest.h>
 
+#include "qgpu/interp/error.h"
 #include "qgpu/interp/isa.h"
 #include "test_util.h"
 
@@ -268,6 +269,47 @@ TEST(FloatOps, CvtHalfAndPackedForms) {
                           "cvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;",  // no cType for 16 bits
                           "cvt.pack.sat.u8.s32 %r1, %r2, %r3;",          // cType required
                           "cvt.pack.sat.u16.s32 %h1, %r2, %r3;"})        // 32-bit destination
+    EXPECT_FALSE(decodesInKernel(bad)) << bad;
+}
+
+// cvt to tf32 (bits oracle-checked in PackedCvtOracle): the f32 pattern rounded at bit 13.
+uint32_t tf32(const std::string& form, uint32_t x, const std::string& target = "sm_80") {
+  test::TestLaunch t;
+  t.ptx = ".version 9.0\n.target " + target + "\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+          ".reg .b32 %b<3>;\n.reg .f32 %f<2>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\n"
+          "ld.global.f32 %f1, [%rd1];\n" + form + " %b2, %f1;\nst.global.b32 [%rd1], %b2;\nret;\n}\n";
+  t.buffers = {test::bytesOfU32({x})};
+  return test::u32Of(test::run(t)[0])[0];
+}
+
+TEST(FloatOps, CvtTf32) {
+  const std::string rna = "cvt.rna.tf32.f32";
+  EXPECT_EQ(tf32(rna, 0x3f801000u), 0x3f802000u);  // a tie rounds away from zero
+  EXPECT_EQ(tf32(rna, 0xbf800fffu), 0xbf800000u);  // below the tie: down in magnitude
+  EXPECT_EQ(tf32(rna, 0x3fffffffu), 0x40000000u);  // the carry moves the exponent on
+  EXPECT_EQ(tf32(rna, 0x7f7ff000u), 0x7f800000u);  // past the largest tf32: infinity
+  EXPECT_EQ(tf32(rna, 0x00001000u), 0x00002000u);  // subnormals are rounded, not flushed
+  EXPECT_EQ(tf32(rna, 0x7fc00001u), 0x7fffffffu);  // NaN: the canonical f32 NaN
+  EXPECT_EQ(tf32("cvt.rna.satfinite.tf32.f32", 0xff800000u), 0xff7fe000u);  // -inf: -largest finite
+  EXPECT_EQ(tf32("cvt.rn.tf32.f32", 0x3f803000u, "sm_90"), 0x3f804000u);    // a tie to even (up)
+  EXPECT_EQ(tf32("cvt.rn.tf32.f32", 0x3f801000u, "sm_90"), 0x3f800000u);    // a tie to even (down)
+  EXPECT_EQ(tf32("cvt.rz.relu.tf32.f32", 0xbf801fffu, "sm_90"), 0u);        // negative: +0
+  EXPECT_THROW(tf32("cvt.rn.tf32.f32", 0, "sm_80"), Error);                 // .rn/.rz need sm_90
+  // Forms and their limits as ptxas 13 states them (the tests' module is sm_75, decodesInKernel's sm_90).
+  for (const char* ok : {"cvt.rna.tf32.f32 %r1, %r2;", "cvt.rna.satfinite.tf32.f32 %r1, %r2;",
+                         "cvt.rn.tf32.f32 %r1, %r2;", "cvt.rz.relu.tf32.f32 %r1, %r2;",
+                         "cvt.rna.tf32.f32 %r1, 0f3f800000;"})
+    EXPECT_TRUE(decodesInKernel(ok)) << ok;
+  for (const char* bad : {"cvt.tf32.f32 %r1, %r2;",                 // rounding required
+                          "cvt.rna.relu.tf32.f32 %r1, %r2;",        // .relu with .rna
+                          "cvt.rn.satfinite.tf32.f32 %r1, %r2;",    // sm_100
+                          "cvt.rm.tf32.f32 %r1, %r2;",              // illegal rounding
+                          "cvt.rna.ftz.tf32.f32 %r1, %r2;",         // no .ftz
+                          "cvt.rna.sat.tf32.f32 %r1, %r2;",         // no .sat
+                          "cvt.rna.f32.tf32 %r1, %r2;",             // tf32 is a destination only
+                          "cvt.rna.tf32.f16 %r1, %h2;",             // from f32 only
+                          "cvt.rna.f32.f32 %r1, %r2;",              // .rna is tf32's
+                          "cvt.rna.tf32.f32 %rd1, %r2;"})           // a .b32 destination
     EXPECT_FALSE(decodesInKernel(bad)) << bad;
 }
 

@@ -192,7 +192,8 @@ INSTANTIATE_TEST_SUITE_P(Numerics, CvtOracle, testing::ValuesIn(cvtCases()), tes
 // f16x2/bf16x2 from two f32 and fp8 pairs from two f32: random f32 classes, a third of them
 // (fp8) at or next to the midpoint of two neighbouring fp8 values (the ties); fp8 pairs from
 // an f16x2: every f16 pattern of the low element; f16x2 from fp8: every 16-bit pattern;
-// cvt.pack.sat: integer edge classes for a and b, random bits for c.
+// cvt.pack.sat: integer edge classes for a and b, random bits for c; tf32: f32 classes, ties
+// of the dropped 13 bits and extreme exponents.
 class PackedCvtOracle : public testing::TestWithParam<std::string> {};
 
 TEST_P(PackedCvtOracle, MatchesReference) {
@@ -236,6 +237,16 @@ TEST_P(PackedCvtOracle, MatchesReference) {
           break;
         case K::Fp8FromHalfPair: in[l][0] = (idx & 0xffff) | (gen.floatBits(16) << 16); break;
         case K::HalfPairFromFp8: in[l][0] = idx & 0xffff; break;
+        case K::Tf32FromF32: {
+          // specials and random classes; a third at or one f32 ulp beside a tf32 tie (the 13
+          // dropped bits 0x1000), a sixth with the extreme exponents (subnormals, overflow).
+          const uint32_t pick = idx < gen.specials(32).size() ? 6 : gen.below(6);
+          uint32_t x = static_cast<uint32_t>(idx < gen.specials(32).size() ? gen.specials(32)[idx] : gen.floatBits(32));
+          if (pick < 2) x = (x & ~0x1fffu) | (0x1000u + static_cast<uint32_t>(static_cast<int>(gen.below(3)) - 1));
+          else if (pick == 2) x = (x & 0x807fffffu) | (gen.below(2) ? 0x7f000000u : 0u) | (gen.below(2) << 23);
+          in[l][0] = x;
+          break;
+        }
         case K::PackSat:
           in[l][0] = gen.intBits(32);
           in[l][1] = gen.intBits(32);

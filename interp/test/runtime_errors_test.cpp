@@ -246,5 +246,44 @@ TEST(RuntimeErrors, TrapStopsTheLaunch) {
   EXPECT_EQ(c.kind, ErrorKind::Trap);
 }
 
+// Counted barriers: a count the block never reaches, and two counts on one barrier.
+TEST(RuntimeErrors, BarrierCountsThatCannotComplete) {
+  TestLaunch t;
+  t.ptx = header() + R"(
+.visible .entry k()
+{
+  bar.sync 0, 64;
+  ret;
+}
+)";
+  t.block = {32, 1, 1};
+  for (uint32_t w : {4u, 32u}) {
+    t.warp = w;
+    Caught c = runExpectingError(t);
+    EXPECT_EQ(c.kind, ErrorKind::Deadlock);
+    EXPECT_TRUE(has(c.message, "barrier 0 waits for 64 threads and 32 arrived")) << c.message;
+  }
+  t.ptx = header() + R"(
+.visible .entry k()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra LOW;
+  bar.sync 2, 64;
+  ret;
+LOW:
+  bar.arrive 2, 96;
+  ret;
+}
+)";
+  t.block = {64, 1, 1};
+  t.warp = 32;
+  Caught c = runExpectingError(t);
+  EXPECT_EQ(c.kind, ErrorKind::Undefined);
+  EXPECT_TRUE(has(c.message, "barrier 2 is used with different thread counts in one phase")) << c.message;
+}
+
 }  // namespace
 }  // namespace qgpu

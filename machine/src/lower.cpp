@@ -782,6 +782,7 @@ class Lowerer {
   void lowerFence(uint32_t, const Instr&) {}  // the machine is sequentially consistent
   void lowerBarrier(uint32_t pc, const Instr& in) {
     if (in.mode != static_cast<uint8_t>(BarRed::None)) fail(pc, "bar.red (a block-wide reduction) is not lowered");
+    if (in.imm & 2) fail(pc, "bar.arrive (arrival without waiting) is not lowered");
     if (in.s[1] != kNoSlot) fail(pc, "bar.sync with a thread count is not lowered");
     MInstr m = base(pc, MOp::Bar, in);
     m.a = operand(pc, in.s[0]);
@@ -1021,7 +1022,7 @@ class Lowerer {
 
   void lowerCvt(uint32_t pc, const Instr& in) {
     // The fp8 forms name one ScalarType (e4m3x2/e5m2x2 are modifiers); none is lowered.
-    if (in.typeCount != 2) fail(pc, fmt::format("'{}' is not lowered (no fp8 conversions)", p_.opcodeText[pc]));
+    if (in.typeCount != 2) fail(pc, fmt::format("'{}' is not lowered (no fp8 or tf32 conversions)", p_.opcodeText[pc]));
     const ScalarType dt = in.types[0], st = in.types[1];
     bool fd = isFloat(dt), fs = isFloat(st);
     MInstr m = base(pc, MOp::CvtI, in);

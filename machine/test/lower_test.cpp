@@ -55,6 +55,20 @@ TEST(MachineLower, UnsupportedInstructionsNameTheInstructionAndReason) {
   EXPECT_NE(e.find("'szext.clamp.s32' is not lowered"), std::string::npos) << e;
   e = lowerError(kernel76("\tmatch.any.sync.b32 %r2, %r1, -1;\n\tst.global.u32 [%rd4], %r2;\n"));
   EXPECT_NE(e.find("'match.any.sync.b32' is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel("\tbar.arrive 1, 32;\n\tst.global.u32 [%rd4], %r1;\n"));
+  EXPECT_NE(e.find("bar.arrive (arrival without waiting) is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel("\tvadd.u32.u32.u32.sat %r2, %r1.b1, %r1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'vadd.u32.u32.u32.sat' is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel("\tvmad.u32.u32.u32 %r2, %r1, -%r1, %r1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'vmad.u32.u32.u32' is not lowered"), std::string::npos) << e;
+  e = lowerError(kernel("\tvavrg4.u32.u32.u32 %r2, %r1, %r1, %r1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'vavrg4.u32.u32.u32' is not lowered"), std::string::npos) << e;
+  auto kernel80 = [](const std::string& body) {
+    std::string k = kernel(body);
+    return k.replace(k.find(".target sm_75"), 13, ".target sm_80");
+  };
+  e = lowerError(kernel80("\tcvt.rna.tf32.f32 %r2, %f1;\n\tst.global.u32 [%rd4], %r2;\n"));
+  EXPECT_NE(e.find("'cvt.rna.tf32.f32' is not lowered (no fp8 or tf32 conversions)"), std::string::npos) << e;
 }
 
 TEST(MachineLower, ConstantsAndCopiesCostNoSteps) {

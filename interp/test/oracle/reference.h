@@ -70,11 +70,13 @@ int regBits(const std::string& t);
 uint64_t expectCvt(const CvtCase& c, uint64_t a);
 
 /// The packing cvt forms (interp/src/sem_convert_packed.cpp): f16x2/bf16x2 from two f32,
-/// e4m3x2/e5m2x2 from two f32 or an f16x2, f16x2 from e4m3x2/e5m2x2, cvt.pack.sat.
+/// e4m3x2/e5m2x2 from two f32 or an f16x2, f16x2 from e4m3x2/e5m2x2, cvt.pack.sat; and
+/// cvt to tf32 (sem_convert.cpp), another non-IEEE destination format.
 struct PackedCvtCase {
   std::string spelling;
-  enum class Kind { PairFromF32, Fp8FromF32, Fp8FromHalfPair, HalfPairFromFp8, PackSat } kind{};
+  enum class Kind { PairFromF32, Fp8FromF32, Fp8FromHalfPair, HalfPairFromFp8, PackSat, Tf32FromF32 } kind{};
   bool relu = false, satfinite = false, rz = false, bf = false, e5m2 = false;
+  bool rna = false;  // Tf32FromF32: ties away from zero (else .rn or .rz)
   int width = 0;        // cvt.pack.sat element width
   bool isSigned = false;  // cvt.pack.sat
   int nsrc = 1;

@@ -2,7 +2,10 @@
 // reference (LLVM APFloat, reference.cpp); fp8 has no APFloat semantics in LLVM 14, so its
 // elements are found in a table of all 256 codes decoded from their bit fields (OCP FP8:
 // e4m3 bias 7 without infinities, S.1111.111 NaN; e5m2 bias 15 as IEEE), by nearest search
-// with ties to the even code; cvt.pack.sat is written from the ISA's pseudocode with
+// with ties to the even code; tf32 the same way, from a table of its 261,120 positive finite
+// values decoded from (exponent, 10-bit fraction) fields, with ties away from zero for .rna
+// and the IEEE overflow rules (the interpreter instead rounds the f32 bit pattern's low 13
+// bits); cvt.pack.sat is written from the ISA's pseudocode with
 // 128-bit clamps. Nothing here calls the interpreter's numerics.
 #include "reference.h"
 
@@ -73,6 +76,51 @@ uint32_t toFp8(double x, bool e5m2, bool relu) {
   return r;
 }
 
+// tf32: 1 sign, 8 exponent (bias 127), 10 fraction bits, stored as the f32 pattern with the
+// low 13 bits zero. The positive finite values in increasing order, from their fields.
+const std::vector<double>& tf32Values() {
+  static std::vector<double> v;
+  if (v.empty())
+    for (uint32_t e = 0; e < 255; ++e)
+      for (uint32_t f = 0; f < 1024; ++f)
+        v.push_back(e == 0 ? std::ldexp(static_cast<double>(f), -126 - 10)
+                           : std::ldexp(1024.0 + f, static_cast<int>(e) - 127 - 10));
+  return v;
+}
+uint32_t tf32Code(size_t index) {  // index in tf32Values() -> the tf32 bit pattern
+  return static_cast<uint32_t>(((index / 1024) << 23) | ((index % 1024) << 13));
+}
+
+uint32_t toTf32Reference(uint32_t bits, const PackedCvtCase& c) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  if (std::isnan(f)) return 0x7fffffffu;
+  const std::vector<double>& v = tf32Values();
+  const double x = static_cast<double>(f), ax = std::fabs(x);
+  const uint32_t sign = std::signbit(x) ? 0x80000000u : 0u;
+  uint32_t mag;
+  const double maxv = v.back(), beyond = std::ldexp(1.0, 128);  // the next value past the largest
+  if (ax >= maxv) {
+    // Between the largest value and 2^128 (infinity's place): .rz and .satfinite stay at the
+    // largest value, the nearest modes go to infinity from the midpoint on (.rn: the largest
+    // value's code is odd, so the tie goes to infinity too).
+    const bool toInf = !std::isfinite(ax) || (!c.rz && ax >= (maxv + beyond) / 2);
+    mag = toInf ? 0x7f800000u : tf32Code(v.size() - 1);
+    if (c.satfinite) mag = tf32Code(v.size() - 1);
+  } else {
+    const size_t i = static_cast<size_t>(std::upper_bound(v.begin(), v.end(), ax) - v.begin()) - 1;  // v[i] <= ax < v[i+1]
+    const double lo = v[i], hi = v[i + 1];
+    size_t k;
+    if (c.rz || ax == lo) k = i;
+    else if (ax - lo < hi - ax) k = i;
+    else if (ax - lo > hi - ax) k = i + 1;
+    else k = c.rna ? i + 1 : (i % 2 == 0 ? i : i + 1);  // tie: away from zero, or the even code
+    mag = tf32Code(k);
+  }
+  if (c.relu && sign) return 0;
+  return sign | mag;
+}
+
 double f32ToDouble(uint64_t bits) {
   const uint32_t u = static_cast<uint32_t>(bits);
   float f;
@@ -127,7 +175,11 @@ PackedCvtCase parsePackedCvtCase(const std::string& spelling) {
   }
   const std::string& dst = p[p.size() - 2];
   const std::string& src = p.back();
-  if (p[1] == "pack") {
+  if (dst == "tf32") {
+    c.kind = PackedCvtCase::Kind::Tf32FromF32;
+    c.rna = p[1] == "rna";
+    c.nsrc = 1;
+  } else if (p[1] == "pack") {
     c.kind = PackedCvtCase::Kind::PackSat;
     const std::string& t = src == "b32" ? p[p.size() - 3] : dst;
     c.isSigned = t[0] == 's';
@@ -164,6 +216,7 @@ uint64_t expectPackedCvt(const PackedCvtCase& c, uint64_t a, uint64_t b, uint64_
       return (uint64_t{toFp8(f16ToDouble(a >> 16), c.e5m2, c.relu)} << 8) | toFp8(f16ToDouble(a), c.e5m2, c.relu);
     case K::HalfPairFromFp8:  // d[31:16] = f16(a[15:8]), d[15:0] = f16(a[7:0])
       return (fp8ToF16((a >> 8) & 0xff, c.e5m2, c.relu) << 16) | fp8ToF16(a & 0xff, c.e5m2, c.relu);
+    case K::Tf32FromF32: return toTf32Reference(static_cast<uint32_t>(a), c);
     case K::PackSat: {
       const int n = c.width;
       const s128 lo = c.isSigned ? -(s128{1} << (n - 1)) : 0, hi = c.isSigned ? (s128{1} << (n - 1)) - 1 : (s128{1} << n) - 1;

@@ -26,23 +26,37 @@ enum class Mod : uint8_t {
 #include "qgpu/interp/ptx_isa.def"
   Count
 };
-static_assert(static_cast<size_t>(Mod::Count) <= 128, "ModSet holds 128 modifiers");
-
-/// A set of modifiers (Instr::mods).
+/// A set of modifiers (Instr::mods): one bit per QGPU_PTX_MOD row.
 class ModSet {
  public:
+  static constexpr size_t kWords = 3;
   constexpr ModSet() = default;
   constexpr ModSet(std::initializer_list<Mod> mods) {
     for (Mod m : mods) set(m);
   }
   constexpr bool has(Mod m) const { return (bits_[index(m) / 64] >> (index(m) % 64)) & 1; }
   constexpr void set(Mod m) { bits_[index(m) / 64] |= uint64_t{1} << (index(m) % 64); }
-  constexpr bool empty() const { return bits_[0] == 0 && bits_[1] == 0; }
+  constexpr bool empty() const {
+    for (uint64_t w : bits_)
+      if (w) return false;
+    return true;
+  }
   /// Whether any of `o` is in the set.
-  constexpr bool hasAny(ModSet o) const { return (bits_[0] & o.bits_[0]) != 0 || (bits_[1] & o.bits_[1]) != 0; }
-  constexpr ModSet operator|(ModSet o) const { return ModSet(bits_[0] | o.bits_[0], bits_[1] | o.bits_[1]); }
+  constexpr bool hasAny(ModSet o) const {
+    for (size_t i = 0; i < kWords; ++i)
+      if (bits_[i] & o.bits_[i]) return true;
+    return false;
+  }
+  constexpr ModSet operator|(ModSet o) const {
+    for (size_t i = 0; i < kWords; ++i) o.bits_[i] |= bits_[i];
+    return o;
+  }
   /// The members that are not in `o`.
-  constexpr ModSet without(ModSet o) const { return ModSet(bits_[0] & ~o.bits_[0], bits_[1] & ~o.bits_[1]); }
+  constexpr ModSet without(ModSet o) const {
+    ModSet r = *this;
+    for (size_t i = 0; i < kWords; ++i) r.bits_[i] &= ~o.bits_[i];
+    return r;
+  }
   /// The member with the lowest enum value (empty() must be false).
   constexpr Mod first() const {
     for (size_t i = 0; i < static_cast<size_t>(Mod::Count); ++i)
@@ -52,10 +66,10 @@ class ModSet {
   friend constexpr bool operator==(const ModSet&, const ModSet&) = default;
 
  private:
-  constexpr ModSet(uint64_t lo, uint64_t hi) : bits_{lo, hi} {}
   static constexpr size_t index(Mod m) { return static_cast<size_t>(m); }
-  uint64_t bits_[2] = {0, 0};
+  uint64_t bits_[kWords] = {};
 };
+static_assert(static_cast<size_t>(Mod::Count) <= 64 * ModSet::kWords, "ModSet::kWords too small for the QGPU_PTX_MOD rows");
 
 /// The modifier spelled `spelling` (without the dot).
 std::optional<Mod> findMod(std::string_view spelling);

@@ -183,6 +183,9 @@ inline std::vector<std::string> packedCvtCases() {
     for (const char* relu : {"", ".relu"}) out.push_back(std::string("cvt.rn") + relu + ".f16x2." + f8);
   }
   for (const char* t : {"u16", "s16"}) out.push_back(std::string("cvt.pack.sat.") + t + ".s32");
+  for (const char* f : {"cvt.rna.tf32.f32", "cvt.rna.satfinite.tf32.f32", "cvt.rn.tf32.f32", "cvt.rz.tf32.f32",
+                        "cvt.rn.relu.tf32.f32", "cvt.rz.relu.tf32.f32"})
+    out.push_back(f);
   for (const char* t : {"u8", "s8", "u4", "s4", "u2", "s2"}) out.push_back(std::string("cvt.pack.sat.") + t + ".s32.b32");
   return out;
 }
@@ -263,6 +266,57 @@ inline std::vector<std::string> integerCases() {
     out.push_back("clz." + ts);
     out.push_back("brev." + ts);
   }
+  return out;
+}
+
+/// The video instructions (interp/test/video_oracle_test.cpp): every form of
+/// ptx_isa.def's video QGPU_PTX_FORMS rows, grouped by mnemonic (the oracle runs >= 10^6
+/// inputs per mnemonic, spread over its forms and operand selectors).
+inline std::vector<std::string> videoMnemonics() {
+  return {"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
+          "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
+          "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4"};
+}
+inline std::vector<std::string> videoCases(const std::string& mnemonic) {
+  std::vector<std::string> out;
+  const std::vector<std::string> t = {"u32", "s32"}, cmp = {"eq", "ne", "lt", "le", "gt", "ge"};
+  const std::string& m = mnemonic;
+  const bool simd = m.back() == '2' || m.back() == '4';
+  if (m == "vset" || m == "vset2" || m == "vset4") {
+    for (const auto& a : t)
+      for (const auto& b : t)
+        for (const auto& c : cmp)
+          for (const std::string sec : {"", ".add", ".min", ".max"})
+            if (!simd || sec.empty() || sec == ".add") out.push_back(m + "." + a + "." + b + "." + c + sec);
+  } else if (m == "vmad") {
+    for (const auto& d : t)
+      for (const auto& a : t)
+        for (const auto& b : t)
+          for (const std::string po : {"", ".po"})
+            for (const std::string sat : {"", ".sat"})
+              for (const std::string sc : {"", ".shr7", ".shr15"}) out.push_back(m + "." + d + "." + a + "." + b + po + sat + sc);
+  } else if (m == "vshl" || m == "vshr") {
+    for (const auto& d : t)
+      for (const auto& a : t)
+        for (const std::string sat : {"", ".sat"})
+          for (const std::string mode : {".clamp", ".wrap"})
+            for (const std::string sec : {"", ".add", ".min", ".max"}) out.push_back(m + "." + d + "." + a + ".u32" + sat + mode + sec);
+  } else {
+    for (const auto& d : t)
+      for (const auto& a : t)
+        for (const auto& b : t)
+          for (const std::string sat : {"", ".sat"})
+            for (const std::string sec : {"", ".add", ".min", ".max"}) {
+              if (simd && (sec == ".min" || sec == ".max" || (sec == ".add" && !sat.empty()))) continue;
+              out.push_back(m + "." + d + "." + a + "." + b + sat + sec);
+            }
+  }
+  return out;
+}
+inline std::vector<std::string> videoCases() {
+  std::vector<std::string> out;
+  for (const auto& m : videoMnemonics())
+    for (const auto& f : videoCases(m)) out.push_back(f);
   return out;
 }
 

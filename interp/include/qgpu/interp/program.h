@@ -71,8 +71,8 @@ struct Instr {
   uint32_t guard = kNoSlot;
   uint32_t d[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
   uint32_t s[5] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};
-  uint8_t typeCount = 0;       // type modifiers as written (cvt.f32.s32: f32, s32)
-  ScalarType types[2] = {ScalarType::B32, ScalarType::B32};
+  uint8_t typeCount = 0;       // type modifiers as written (cvt.f32.s32: f32, s32; vadd: d, a, b)
+  ScalarType types[3] = {ScalarType::B32, ScalarType::B32, ScalarType::B32};
   int64_t imm = 0;             // address offset or op-specific constant
   uint32_t target = 0;         // branch target pc / callee function index
   uint32_t reconverge = kExitPc;  // immediate post-dominator pc of a branch

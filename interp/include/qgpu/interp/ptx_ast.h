@@ -35,6 +35,7 @@ struct Operand {
   std::string name;           // register or symbol name; Address: base ("" for [imm])
   std::string pairName;       // second half of a|b
   bool negated = false;       // !%p
+  bool minus = false;         // -%r (vmad's operand negation; other decoders refuse it)
   int64_t value = 0;          // integer immediate or Address offset
   bool isFloat = false;       // float immediate
   bool floatIsDouble = true;  // 0d.. or decimal (double) vs 0f.. (single)
