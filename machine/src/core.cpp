@@ -394,7 +394,7 @@ class Machine {
   // for a later pass (docs/machine.md §5.3), so within a pass every lane's op reads memory
   // the previous pass committed and no unit has to chain lanes. Tokens per pass: the old
   // values (when the result is used), the new memory values (so the decoder needs no
-  // arithmetic unit), one DONE per extra write round.
+  // arithmetic unit), one WAIT per extra write round; the step opens with ATOMIC and ends with DONE.
   void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
     if (eff == 0) return done(where(w, pc) + ": DONE (no active lane)");
     const uint32_t bytes = in.bytes();
@@ -439,7 +439,7 @@ class Machine {
       }
       for (uint32_t l = 0; l < kLanes; ++l)
         if ((lanes >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
-      // The new values commit with the write's last token; further rounds take a DONE each.
+      // The new values commit with the write's last token; further rounds take a WAIT each.
       commitRounds(w, pc, writes, "atomic" + what, 2, false);
       if (in.d == kNoOperand) continue;
       for (uint32_t l = 0; l < kLanes; ++l)
