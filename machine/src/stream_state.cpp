@@ -26,10 +26,10 @@ void StreamDeriver::take(uint32_t id) {
     s_.warp = id - kWarpStart;
     pcBase_ = 0, s_.mask = valid(s_.warp), s_.depth = 1;
   } else if (id >= kTop && id < kGoto) {
-    const uint32_t k = (id - kTop) / (16 * kMaxPc);
-    pcBase_ = (id - kTop) / 16 % kMaxPc;
-    s_.mask = (id - kTop) % 16;
-    s_.depth = k < 2 ? k + 1 : lastDepth_;
+    const TopFields f = topFields(id);
+    pcBase_ = f.pc;
+    s_.mask = f.mask;
+    s_.depth = f.k < 2 ? f.k + 1 : lastDepth_;
   } else if (id >= kGoto && id < kBlock) {
     pcBase_ = id - kGoto;
   } else {

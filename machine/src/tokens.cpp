@@ -50,9 +50,9 @@ std::string tokenName(uint32_t id) {
     return fmt::format("pack4 [{}, {}, {}, {}]", v & 15, (v >> 4) & 15, (v >> 8) & 15, v >> 12);
   }
   if (id < kGoto) {
-    const uint32_t k = (id - kTop) / (16 * kMaxPc), pc = (id - kTop) / 16 % kMaxPc, mask = (id - kTop) % 16;
-    return k < 2 ? fmt::format("TOP pc {} lanes {:#x} depth {}", pc, mask, k + 1)
-                 : fmt::format("TOP pc {} lanes {:#x} depth (DEPTH's)", pc, mask);
+    const TopFields f = topFields(id);
+    return f.k < 2 ? fmt::format("TOP pc {} lanes {:#x} depth {}", f.pc, f.mask, f.k + 1)
+                   : fmt::format("TOP pc {} lanes {:#x} depth (DEPTH's)", f.pc, f.mask);
   }
   if (id < kBlock) return fmt::format("GOTO pc {}", id - kGoto);
   if (id < kWarpStart) return fmt::format("BLOCK {}", id - kBlock);

@@ -17,27 +17,14 @@
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/lower.h"
 #include "qgpu/machine/tokens.h"
+#include "machine_test_util.h"
 
 namespace qgpu {
 namespace {
 
 const std::filesystem::path kSource = QGPU_SOURCE_DIR;
 
-struct Case {
-  std::filesystem::path dir;
-  std::string kernel, flavour;
-};
-
-std::vector<Case> allCases() {
-  std::vector<Case> cases;
-  for (const auto& dir : discoverKernels(kSource / "kernels")) {
-    LaunchSpec spec = loadLaunchSpec(dir);
-    for (const std::string& fl : spec.flavours()) cases.push_back({dir, spec.name, fl});
-  }
-  return cases;
-}
-
-void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
+using Case = machine::test::CorpusCase;
 
 class MachineCorpus : public testing::TestWithParam<Case> {};
 
@@ -70,10 +57,8 @@ TEST_P(MachineCorpus, MatchesTheInterpreterBitForBit) {
             << onMachine.provenance["machine_steps"] << "\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, MachineCorpus, testing::ValuesIn(allCases()),
-                         [](const testing::TestParamInfo<Case>& p) {
-                           return p.param.kernel + "_" + p.param.flavour;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, MachineCorpus, testing::ValuesIn(machine::test::corpusCases()),
+                         [](const testing::TestParamInfo<Case>& p) { return machine::test::corpusCaseName(p.param); });
 
 // The outputs of --backend machine come from the token stream: a changed value token
 // changes the replayed memory, and a stream that disagrees with the program is an error.

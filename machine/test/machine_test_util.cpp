@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "qgpu/backend.h"
+#include "qgpu/gate.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/interp/ptx_parser.h"
 #include "qgpu/launch_spec.h"
@@ -81,5 +82,18 @@ void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
   missing.erase(missing.begin() + static_cast<long>(at));
   EXPECT_THROW(replay(mp, ml, missing), Error) << kernel << ": dropped " << ex.trace.meanings[at];
 }
+
+std::vector<CorpusCase> corpusCases() {
+  std::vector<CorpusCase> cases;
+  for (const auto& dir : discoverKernels(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels")) {
+    LaunchSpec spec = loadLaunchSpec(dir);
+    for (const std::string& fl : spec.flavours()) cases.push_back({dir, spec.name, fl});
+  }
+  return cases;
+}
+
+void PrintTo(const CorpusCase& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
+
+std::string corpusCaseName(const CorpusCase& c) { return c.kernel + "_" + c.flavour; }
 
 }  // namespace qgpu::machine::test

@@ -1,6 +1,8 @@
 // Shared helpers of the machine tests: run PTX text on the oracle and on the machine.
 #pragma once
 
+#include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,16 @@ uint32_t word(const std::vector<uint8_t>& buffer, size_t i);
 /// Runs corpus kernel `kernel` (nvcc flavour) on the executor, finds its first token whose
 /// meaning contains `marker`, and checks that the replay decoder refuses the stream without it.
 void expectReplayNeeds(const std::string& kernel, const std::string& marker);
+
+/// One corpus kernel folder in one PTX flavour: the machine suites' parameter.
+struct CorpusCase {
+  std::filesystem::path dir;
+  std::string kernel, flavour;
+};
+/// Every kernel folder under kernels/, once per PTX flavour it has.
+std::vector<CorpusCase> corpusCases();
+void PrintTo(const CorpusCase& c, std::ostream* os);
+/// The test name of a case: kernel_flavour.
+std::string corpusCaseName(const CorpusCase& c);
 
 }  // namespace qgpu::machine::test

@@ -12,7 +12,6 @@
 #include <filesystem>
 
 #include "qgpu/backend.h"
-#include "qgpu/gate.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
@@ -26,23 +25,7 @@ namespace {
 
 using namespace machine;
 
-const std::filesystem::path kSource = QGPU_SOURCE_DIR;
-
-struct Case {
-  std::filesystem::path dir;
-  std::string kernel, flavour;
-};
-
-std::vector<Case> allCases() {
-  std::vector<Case> cases;
-  for (const auto& dir : discoverKernels(kSource / "kernels")) {
-    LaunchSpec spec = loadLaunchSpec(dir);
-    for (const std::string& fl : spec.flavours()) cases.push_back({dir, spec.name, fl});
-  }
-  return cases;
-}
-
-void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << " [" << c.flavour << "]"; }
+using Case = machine::test::CorpusCase;
 
 class ControlFromTokens : public testing::TestWithParam<Case> {};
 
@@ -113,10 +96,8 @@ TEST(MachineProtocolLimits, GridsAndBlocksTheTokensCannotNameAreErrors) {
   EXPECT_EQ(replay(mp, machineLaunch(mp, full), r.trace.tokens), r.buffers);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, ControlFromTokens, testing::ValuesIn(allCases()),
-                         [](const testing::TestParamInfo<Case>& p) {
-                           return p.param.kernel + "_" + p.param.flavour;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, ControlFromTokens, testing::ValuesIn(machine::test::corpusCases()),
+                         [](const testing::TestParamInfo<Case>& p) { return machine::test::corpusCaseName(p.param); });
 
 }  // namespace
 }  // namespace qgpu

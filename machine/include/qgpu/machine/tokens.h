@@ -74,6 +74,14 @@ constexpr uint32_t topToken(uint32_t pc, uint32_t mask, uint32_t depth) {
   return kTop + ((depth < 3 ? depth - 1 : 2) * kMaxPc + pc) * 16 + mask;
 }
 
+/// The fields of a TOP id (kTop <= id < kGoto): k < 2 means depth k + 1, k = 2 the last DEPTH's.
+struct TopFields {
+  uint32_t pc, mask, k;
+};
+constexpr TopFields topFields(uint32_t id) {
+  return {(id - kTop) / 16 % kMaxPc, (id - kTop) % 16, (id - kTop) / (16 * kMaxPc)};
+}
+
 /// Whether a generated token ends its step by itself (PACK4, TOP, GOTO, DONE, FALL, HALT);
 /// a CHUNK-LAST's end follows from the prefix rule above.
 bool endsStepByClass(uint32_t id);
