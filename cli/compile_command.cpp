@@ -73,13 +73,19 @@ int runProve(const std::string& name, double minMargin) {
                              l.layer, l.neurons, l.neurons ? fmt::format("{}", l.minMargin) : "-", l.normSlackBits,
                              l.sumHeadroomBits,
                              l.memoryHeads ? fmt::format(", {} memory heads, read margin {:.4f} grid units", l.memoryHeads,
-                                                         l.readMargin)
+                                                         l.readMargin) +
+                                                 (l.counterHeads ? fmt::format(" ({} counter heads, saturation margin {:.4g})",
+                                                                               l.counterHeads, l.saturationMargin)
+                                                                 : "")
                                            : "",
                              l.tightestGate.empty() ? "" : "  (" + l.tightestGate + ")");
   std::cout << fmt::format("minimum margin {} at layer {}: {}\n", r.minMargin, r.tightestLayer, r.tightestGate);
   if (std::isfinite(r.minReadMargin))
     std::cout << fmt::format("minimum read margin {:.4f} grid units (assumed read error {})\n", r.minReadMargin,
                              o.readError);
+  if (std::isfinite(r.minSaturationMargin))
+    std::cout << fmt::format("minimum saturation margin {:.4g} (assumed decay error {}, compounded per count)\n",
+                             r.minSaturationMargin, o.decayError);
   return 0;
 }
 

@@ -40,6 +40,13 @@ std::vector<int64_t> romSample(std::mt19937_64& rng, int index) {
   return in;
 }
 
+// count16's positions: a marker now and then (and at position 5, so that counts past 16
+// and the unbounded count before the first marker both occur), counted three times in four.
+std::vector<int64_t> counterSample(std::mt19937_64& rng, int index) {
+  const bool marker = index == 5 || rng() % 28 == 0;
+  return {marker ? 1 : 0, rng() % 4 != 0 ? 1 : 0};
+}
+
 }  // namespace
 
 const std::vector<UnitSpec>& unitCatalogue() {
@@ -79,6 +86,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"mulp", "MULP (64-bit multiply micro-code, no shift)", [] { return mulpUnit(4, false); }},
       {"mulp_shl32", "MULP (shift left 32)", [] { return mulpUnit(4, true); }},
       // --- end multiplier ---
+      {"count16", "sequencer counter: positions since a marker as [k >= 1..16] (a halving head, 16 threshold heads)",
+       [] { return counterUnit(16); }, false, counterSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

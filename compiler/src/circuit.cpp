@@ -65,6 +65,7 @@ const char* nodeKindName(NodeKind k) {
     case NodeKind::Sum: return "sum";
     case NodeKind::MemoryRead: return "memory read";
     case NodeKind::LookupRead: return "lookup read";
+    case NodeKind::CountRead: return "count read";
   }
   return "?";
 }
@@ -196,6 +197,10 @@ std::vector<WireId> Circuit::reads(WireId id) const {
     const Lookup& l = lookups_.at(n.port);
     for (const Bus* b : {&l.key, &l.query, &l.value}) r.insert(r.end(), b->begin(), b->end());
   }
+  if (n.kind == NodeKind::CountRead) {
+    r.push_back(counters_.at(n.port).marker);
+    r.push_back(counters_.at(n.port).counted);
+  }
   if (n.kind == NodeKind::MemoryRead)
     for (const MemoryBank& b : memories_.at(n.port).banks) {
       r.insert(r.end(), b.writeKey.begin(), b.writeKey.end());
@@ -291,6 +296,19 @@ Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, c
   return lookups_[index].read;
 }
 
+Bus Circuit::countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits) {
+  if (bits == 0 || bits > kMaxCountBits)
+    throw CompileError(fmt::format("{}: counter '{}': {} bits (1..{}: one layer of threshold heads)", name_, name, bits,
+                                   kMaxCountBits));
+  for (WireId x : {marker, counted})
+    if (x >= nodes_.size() || !nodes_[x].structuralBit)
+      throw CompileError(fmt::format("{}: counter '{}': wire {} is not a structural bit", name_, name, x));
+  const uint32_t index = static_cast<uint32_t>(counters_.size());
+  counters_.push_back({name, marker, counted, {}});
+  counters_[index].atLeast = readBits(NodeKind::CountRead, name, index, bits);
+  return counters_[index].atLeast;
+}
+
 void Circuit::output(const std::string& name, WireId wire) {
   if (wire >= nodes_.size()) throw CompileError(fmt::format("{}: output '{}' names no wire", name_, name));
   outputs_.push_back({name, wire});
@@ -314,6 +332,7 @@ Evaluator::Evaluator(const Circuit& c) : c_(c) {
     history_.emplace_back(p.banks.size(), std::vector<uint64_t>(kMaxDelay + 1, 0));
   }
   stored_.resize(c.lookups().size());
+  counts_.assign(c.counters().size(), -1);
 }
 
 std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
@@ -323,6 +342,7 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
   std::vector<int64_t> v(c.nodes().size(), 0);
   std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
   std::vector<std::optional<size_t>> match(c.lookups().size());    // per lookup: the matching position
+  std::vector<bool> counted(c.counters().size(), false);           // per counter: this position taken
   // The one slot a key selects (nullopt: none); more than one is an error.
   auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
     std::optional<uint32_t> s;
@@ -361,6 +381,17 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
                                            c.name(), l.name, stored.size() - 1, found, q));
         }
         v[i] = stored[*match[n.port]].second[n.bit];
+        break;
+      }
+      case NodeKind::CountRead: {
+        const Counter& k = c.counters()[n.port];
+        int64_t& count = counts_[n.port];
+        if (!counted[n.port]) {  // the counter's first bit: this position's marker or count
+          counted[n.port] = true;
+          if (v[k.marker]) count = 0;
+          else if (v[k.counted] && count >= 0) ++count;
+        }
+        v[i] = count < 0 || count >= static_cast<int64_t>(n.bit) + 1 ? 1 : 0;
         break;
       }
       case NodeKind::MemoryRead: {

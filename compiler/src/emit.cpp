@@ -70,11 +70,50 @@ void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
         conv.data[static_cast<size_t>(r * cfg.convKernel + cfg.convKernel - 1 - h.delay)] = 1;
       }
       qkv.at(v0 + static_cast<int64_t>(i), ch) = kMemoryValue;
+      if (ch == one) continue;  // a constant 1 (a threshold head's): no complement rail
       qkv.at(v0 + rail + static_cast<int64_t>(i), ch) = -kMemoryValue;
       qkv.at(v0 + rail + static_cast<int64_t>(i), one) = kMemoryValue;
     }
-    b.at(H, one) = static_cast<float>(kWriteGain * h.writeEnable.constant - kWriteGain / 2);
-    for (const auto& [ch, k] : h.writeEnable.terms) b.at(H, u.plan.physical(ch)) += static_cast<float>(kWriteGain * k);
+    switch (h.kind) {
+      case PlannedHead::Kind::Bank:
+        b.at(H, one) = static_cast<float>(kWriteGain * h.writeEnable.constant - kWriteGain / 2);
+        for (const auto& [ch, k] : h.writeEnable.terms) b.at(H, u.plan.physical(ch)) += static_cast<float>(kWriteGain * k);
+        break;
+      case PlannedHead::Kind::Halving: {
+        // Keys: slot 0 = the marker bit, slot 1 its complement; the query both slots; beta 1
+        // everywhere; the decay 1/2 where counted (exp(A_log) * 32 = ln 2), else 1.
+        const uint32_t m = u.plan.physical(h.data.at(0));
+        qkv.at(keyDim + H * dk, m) = kMemoryKey;
+        qkv.at(keyDim + H * dk + 1, m) = -kMemoryKey;
+        qkv.at(keyDim + H * dk + 1, one) = kMemoryKey;
+        qkv.at(H * dk, one) = kMemoryKey;
+        qkv.at(H * dk + 1, one) = kMemoryKey;
+        b.at(H, one) = static_cast<float>(kWriteGain / 2);
+        a.at(H, one) = static_cast<float>(h.decay.constant);
+        for (const auto& [ch, k] : h.decay.terms) a.at(H, u.plan.physical(ch)) += static_cast<float>(k);
+        dt.data[static_cast<size_t>(H)] = 0;
+        alog.data[static_cast<size_t>(H)] = static_cast<float>(std::log(std::log(2.0) / static_cast<double>(kCounterDecayOn)));
+        break;
+      }
+      case PlannedHead::Kind::Threshold: {
+        // b = G (theta - r), a = -b, decay exp(-softplus(a)): where the halving read r is
+        // below theta (k >= threshold) beta and decay are exactly 1 (the slot holds 1), above
+        // it both are exactly 0 (the state is erased). theta is the geometric mean of the two
+        // levels around it; G the power of two that puts every level kThresholdSwing away,
+        // allowing a relative read error of 2^-5 (the proof assumes less than 2^-7 up to k = 16).
+        const double above = counterRead(static_cast<int>(h.threshold) - 1), below = counterRead(static_cast<int>(h.threshold));
+        const double theta = std::sqrt(above * below), err = std::ldexp(1.0, -5);
+        const double gap = std::min(above * (1 - err) - theta, theta - below * (1 + err));
+        const double G = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(kThresholdSwing / gap))));
+        const uint32_t r = u.plan.physical(*h.count);
+        b.at(H, one) = static_cast<float>(G * theta);
+        b.at(H, r) = static_cast<float>(-G);
+        a.at(H, one) = static_cast<float>(-G * theta);
+        a.at(H, r) = static_cast<float>(G);
+        dt.data[static_cast<size_t>(H)] = 0;
+        break;
+      }
+    }
     // A set bit comes out of the gated norm as sqrt(dv / W) * z (W the data width): z makes
     // that 128 * 2^k (z >= 32: silu passes it unchanged), out_proj scales it to 1.
     int k = 0;

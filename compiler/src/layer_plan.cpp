@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -23,6 +24,11 @@ const char* neuronRoleName(NeuronRole r) {
     case NeuronRole::Constant: return "constant";
   }
   return "?";
+}
+
+double counterRead(int k) {
+  const double a = std::ldexp(1.0, -k);
+  return a / std::sqrt(a * a + 1);
 }
 
 namespace {
@@ -87,6 +93,10 @@ class Planner {
         const Lookup& lk = c_.lookups()[n.port];
         for (const Bus* b : {&lk.key, &lk.query, &lk.value})
           for (WireId x : *b) readLater[x] = true;
+      }
+      if (n.kind == NodeKind::CountRead && n.bit == 0) {  // the halving head's inputs
+        readLater[c_.counters()[n.port].marker] = true;
+        readLater[c_.counters()[n.port].counted] = true;
       }
       if (n.kind == NodeKind::MemoryRead && n.bit == 0) {  // the port's mixer inputs
         const MemoryPort& p = c_.memories()[n.port];
@@ -196,6 +206,12 @@ class Planner {
       h.delay = bank.delay;
       pl.heads.push_back(std::move(h));
     }
+    portNeurons_[port] = requantisers(reads, level, p.name);
+  }
+
+  // Re-quantisers of `reads` (inexact Read channels) and one constant neuron at `level`.
+  std::pair<std::vector<uint32_t>, uint32_t> requantisers(const std::vector<uint32_t>& reads, int level,
+                                                          const std::string& name) {
     ChannelForm one;
     one.terms.push_back({kOneChannel, 1});
     std::vector<uint32_t> requant;
@@ -209,8 +225,41 @@ class Planner {
     }
     ChannelForm minusC;
     minusC.constant = -kRequantOffset / plan_.gains.gate;
-    const uint32_t constant = addNeuron(level, {NeuronRole::Constant, p.name + " offset", one, plan_.gains.gate, minusC});
-    portNeurons_[port] = {requant, constant};
+    const uint32_t constant = addNeuron(level, {NeuronRole::Constant, name + " offset", one, plan_.gains.gate, minusC});
+    return {requant, constant};
+  }
+
+  // A counter: its halving head in the mixer of its layer (an inexact multi-level Read
+  // channel), a threshold head per bit in the next layer's mixer (a 0/1 Read channel each),
+  // re-quantised in that layer's MLP, which also clears the halving read.
+  void placeCounter(uint32_t index, int level) {
+    if (portNeurons_.count(kCounterKey + index)) return;
+    const Counter& k = c_.counters()[index];
+    const int layer = s_.counterLayer[index];
+    const uint32_t r = newChannel(k.name + " (halving read)", ChannelInfo::Kind::Read, layer, {0, 1});
+    PlannedHead h;
+    h.name = k.name + " halving";
+    h.kind = PlannedHead::Kind::Halving;
+    h.head = static_cast<int>(plan_.mlp[static_cast<size_t>(layer - 1)].heads.size());
+    h.data = {channelOf_.at(k.marker)};  // also its key: slot 0 where 1, slot 1 where 0
+    h.decay = form(kCounterDecayGain * w(k.counted) - kCounterDecayGain * w(k.marker) + kCounterDecayOff, layer);
+    h.out = {r};
+    plan_.mlp[static_cast<size_t>(layer - 1)].heads.push_back(std::move(h));
+    std::vector<uint32_t> reads;
+    PlannedLayer& tl = plan_.mlp[static_cast<size_t>(level - 1)];
+    for (size_t j = 0; j < k.atLeast.size(); ++j) {
+      reads.push_back(newChannel(c_.node(k.atLeast[j]).name + " (read)", ChannelInfo::Kind::Read, level, {0, 1}));
+      PlannedHead t;
+      t.name = fmt::format("{} threshold {}", k.name, j + 1);
+      t.kind = PlannedHead::Kind::Threshold;
+      t.head = static_cast<int>(tl.heads.size());
+      t.readKey = t.writeKey = t.data = {kOneChannel};
+      t.count = r;
+      t.threshold = static_cast<uint32_t>(j + 1);
+      t.out = {reads.back()};
+      tl.heads.push_back(std::move(t));
+    }
+    portNeurons_[kCounterKey + index] = requantisers(reads, level, k.name);
   }
 
   // A lookup: the attention head of its layer, and one exact channel per value bit that its
@@ -241,9 +290,11 @@ class Planner {
       return;
     }
     auto& contrib = contribution_[id];
-    if (n.kind == NodeKind::MemoryRead) {
-      placePort(n.port, level);
-      const auto& [requant, constant] = portNeurons_.at(n.port);
+    if (n.kind == NodeKind::MemoryRead || n.kind == NodeKind::CountRead) {
+      const uint32_t key = n.kind == NodeKind::MemoryRead ? n.port : kCounterKey + n.port;
+      if (n.kind == NodeKind::MemoryRead) placePort(n.port, level);
+      else placeCounter(n.port, level);
+      const auto& [requant, constant] = portNeurons_.at(key);
       contrib.push_back({requant.at(n.bit), 1.0});
       contrib.push_back({constant, 1.0});
       return;
@@ -323,7 +374,9 @@ class Planner {
         chs.insert(chs.end(), h.writeKey.begin(), h.writeKey.end());
         chs.insert(chs.end(), h.data.begin(), h.data.end());
         for (const auto& [ch, k] : h.writeEnable.terms) chs.push_back(ch);
+        for (const auto& [ch, k] : h.decay.terms) chs.push_back(ch);
         if (h.readSelect) chs.push_back(*h.readSelect);
+        if (h.count) chs.push_back(*h.count);
         for (uint32_t ch : chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
       }
     for (size_t l = 0; l < plan_.mlp.size(); ++l)
@@ -381,7 +434,9 @@ class Planner {
   std::vector<bool> merged_;  // per wire: a merged sum (one channel for its terms)
   std::map<WireId, uint32_t> channelOf_;
   std::map<WireId, std::vector<std::pair<uint32_t, double>>> contribution_;  // neurons of a gate
-  std::map<uint32_t, std::pair<std::vector<uint32_t>, uint32_t>> portNeurons_;  // re-quantisers, constant
+  // Per memory port (and counter, from kCounterKey): its re-quantisers and constant neuron.
+  static constexpr uint32_t kCounterKey = 1u << 30;
+  std::map<uint32_t, std::pair<std::vector<uint32_t>, uint32_t>> portNeurons_;
   std::set<uint32_t> lookupPlaced_;
 };
 

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/layer_plan.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -23,12 +24,17 @@ constexpr double kSiluZero = -89.0;        // silu(x) == -0 for x <= -89 (exp ov
 // A value known to lie in [lo, hi] and in `grain` * Z + offset (grain 0: the constant lo).
 // An inexact fact is a memory read as a mixer returns it: in [zlo, zhi] (about 0) or in
 // [lo, hi] (about its nominal value); no lattice.
+// A multi-level read (a counter's halving head) is inexact with one interval per level in
+// `levels` (lo, hi span them all; zlo, zhi is the tail of every deeper level).
 struct Fact {
   double lo = 0, hi = 0;
   double grain = 0;  // 0: constant
   bool bit = false;
   bool inexact = false;
   double zlo = 0, zhi = 0;
+  std::vector<std::pair<double, double>> levels;
+  Fact() = default;
+  Fact(double l, double h, double g, bool b) : lo(l), hi(h), grain(g), bit(b) {}
   bool isConstant() const { return grain == 0 && !inexact; }
   // Every value 0 or 1 (a bit, or a channel that is always 1 on a unit lattice).
   bool isBit() const { return !inexact && lo >= 0 && hi <= 1 && (grain == 1 || (grain > 0 && lo == hi && lo == 1)); }
@@ -91,6 +97,22 @@ struct FormFact {
   int constantTerms = 0;  // terms on non-zero constant channels
 };
 
+// What a memory mixer's head stores (mixerMemory): its data's width and magnitude.
+struct HeadFacts {
+  bool used = false;
+  int width = 0;  // data bits W
+  double value = 0;
+  std::optional<uint32_t> bit;  // the channel of its one data bit (a halving head's marker)
+  bool halving = false;         // a counter's halving head: a multi-level read
+  double decay = 1;             // a halving head's decay where it counts
+};
+
+// A head's query or key rows by kind: V x a bit, V - V x a bit, a constant V.
+struct Slots {
+  std::map<int, uint32_t> bits, complements;  // slot -> channel
+  std::map<int, double> constants;            // slot -> V
+};
+
 class Prover {
  public:
   Prover(const CompiledUnit& u, const ProofOptions& o) : u_(u), o_(o), H_(u.config.hiddenSize) {}
@@ -101,8 +123,11 @@ class Prover {
     finalHead();
     ProofReport r = report_;
     r.minMargin = std::numeric_limits<double>::infinity();
-    r.minReadMargin = std::numeric_limits<double>::infinity();
-    for (const LayerProof& lp : r.layers) r.minReadMargin = std::min(r.minReadMargin, lp.readMargin);
+    r.minReadMargin = r.minSaturationMargin = std::numeric_limits<double>::infinity();
+    for (const LayerProof& lp : r.layers) {
+      r.minReadMargin = std::min(r.minReadMargin, lp.readMargin);
+      r.minSaturationMargin = std::min(r.minSaturationMargin, lp.saturationMargin);
+    }
     for (const LayerProof& lp : r.layers)
       if (lp.minMargin < r.minMargin) {
         r.minMargin = lp.minMargin;
@@ -206,6 +231,10 @@ class Prover {
         if (k < 0) refuse(layer, fmt::format("{}: inexact channel {} has a negative scale", name, c));
         g.zlo = f.zlo * k;
         g.zhi = f.zhi * k;
+        for (auto& [lo, hi] : g.levels) {
+          lo *= k;
+          hi *= k;
+        }
       }
       g.lo = std::min(f.lo * k, f.hi * k);
       g.hi = std::max(f.lo * k, f.hi * k);
@@ -294,7 +323,7 @@ class Prover {
     const int L = l + 1;
     LayerProof lp;
     lp.layer = L;
-    lp.minMargin = lp.readMargin = std::numeric_limits<double>::infinity();
+    lp.minMargin = lp.readMargin = lp.saturationMargin = std::numeric_limits<double>::infinity();
     lp.normSlackBits = lp.sumHeadroomBits = std::numeric_limits<double>::infinity();
     const std::string p = fmt::format("model.layers.{}.", l);
     mixer(L, p, lp);
@@ -416,6 +445,8 @@ class Prover {
     if (u.inexactTerms || u.f.grain != 0 || u.constant == 0)
       refuse(L, fmt::format("{}: a re-quantiser's up projection must be a non-zero constant", who));
     const double w = g.inexactWeight, C = g.constant;
+    if (!x[static_cast<size_t>(g.inexactChannel)].levels.empty())
+      refuse(L, fmt::format("{}: reads a counter's multi-level read (only its threshold heads may)", who));
     if (!isPowerOfTwo(w)) refuse(L, fmt::format("{}: the read's weight {} is not a power of two", who, w));
     int e;
     std::frexp(C, &e);  // C in [2^(e-1), 2^e)
@@ -728,6 +759,174 @@ class Prover {
     return r;
   }
 
+  // The constant of a row that reads constant channels only (ONE: a counter head's key,
+  // query or constant data bit); nullopt for any other row.
+  std::optional<double> constantRow(const model::TensorView& m, size_t row, const std::vector<Fact>& x) const {
+    const FormFact f = form(m, row, x);
+    if (f.absSum == 0 || f.f.grain != 0 || f.inexactTerms || f.constantTerms != 1) return std::nullopt;
+    return f.constant;
+  }
+
+  static bool canBeZero(const FormFact& beta) {
+    const double K0 = beta.constant, q0 = beta.f.grain;
+    return beta.f.lo <= 0 && beta.f.hi >= 0 && (q0 == 0 ? K0 == 0 : std::fmod(K0, q0) == 0);
+  }
+
+  // Row `row` as V - V x (one bit channel), V from constant channels: the channel and V.
+  std::optional<std::pair<uint32_t, double>> complementRow(const model::TensorView& m, size_t row,
+                                                           const std::vector<Fact>& x) const {
+    const FormFact f = form(m, row, x);
+    if (f.inexactTerms || f.constantTerms != 1 || f.constant <= 0) return std::nullopt;
+    std::optional<std::pair<uint32_t, double>> r;
+    for (int c = 0; c < H_; ++c) {
+      const double wgt = at(m, row * H_ + static_cast<size_t>(c));
+      if (wgt == 0 || x[c].isConstant()) continue;
+      if (r || !x[c].isBit() || wgt != -f.constant) return std::nullopt;
+      r = std::pair<uint32_t, double>{static_cast<uint32_t>(c), f.constant};
+    }
+    return r;
+  }
+
+  // A counter's halving head (docs/compiler.md §3, "counters"). Its key is its one data bit
+  // m dual rail (slot s0 = V x m, slot s1 = V - V x m: exactly one of them), its query reads
+  // both slots with equal constants, beta is exactly 1 everywhere, and its decay is exactly 1
+  // (argument <= -104) or one fixed d = exp(-exp(A_log) x0) (argument x0 >= 20, where
+  // softplus is the identity), never where m = 1. So every position writes: a marker sets
+  // slot s0 to (V, 0), any other position sets slot s1 to (0, V) after the decay; slot s0
+  // holds (V d^k, 0) after k decays since the last marker (0 before any marker), slot s1
+  // (0, V) (or 0 until a position without a marker). Returns d.
+  double halvingHead(int L, const std::string& head, const HeadFacts& f, const Slots& q, const Slots& k,
+                     const FormFact& beta, const model::TensorView& a, size_t h, double dtBias, double aLog,
+                     const std::vector<Fact>& x) const {
+    const FormFact decay = form(a, h, x);
+    if (f.width != 1 || !f.bit)
+      refuse(L, fmt::format("{}: the decay is not exactly 1 (a = 0, dt_bias <= -104, A_log <= 80 needed), and the head "
+                            "is no counter's halving head (that stores exactly one dual-rail bit, its marker)",
+                            head));
+    const uint32_t m = *f.bit;
+    if (k.bits.size() != 1 || k.complements.size() != 1 || !k.constants.empty() || k.bits.begin()->second != m ||
+        k.complements.begin()->second != m)
+      refuse(L, fmt::format("{}: a decaying head's key must be its marker bit dual rail (two slots)", head));
+    const int s0 = k.bits.begin()->first, s1 = k.complements.begin()->first;
+    if (q.constants.size() != 2 || !q.bits.empty() || !q.complements.empty() || !q.constants.count(s0) ||
+        !q.constants.count(s1) || q.constants.at(s0) != q.constants.at(s1))
+      refuse(L, fmt::format("{}: a decaying head's query must read both key slots with one constant", head));
+    if (beta.f.grain != 0 || beta.inexactTerms || beta.constant < kSiluOne + o_.minMargin)
+      refuse(L, fmt::format("{}: a decaying head's beta must be a constant >= 17 (it writes at every position)", head));
+    if (decay.inexactTerms) refuse(L, fmt::format("{}: its decay reads an inexact channel", head));
+    if (aLog > 80) refuse(L, fmt::format("{}: A_log {} above 80 (exp may overflow)", head, aLog));
+    // Every element of the argument's lattice: <= -104 (decay 1) or the one value x0.
+    const double K0 = decay.constant + dtBias, q0 = decay.f.grain;
+    std::optional<double> x0;
+    const double lo = decay.f.lo + dtBias, hi = decay.f.hi + dtBias;
+    if (q0 == 0) {
+      if (lo > -104) x0 = lo;
+    } else {
+      if ((hi - lo) / q0 > 4096) refuse(L, fmt::format("{}: its decay argument takes too many values to check", head));
+      for (double e = K0 + q0 * std::ceil((lo - K0) / q0); e <= hi; e += q0) {
+        if (e <= -104.0 - o_.minMargin) continue;
+        if (x0 && *x0 != e) refuse(L, fmt::format("{}: its decay takes two values below 1 ({} and {})", head, *x0, e));
+        x0 = e;
+      }
+    }
+    if (!x0) refuse(L, fmt::format("{}: its decay is never below 1", head));
+    if (*x0 < 20.0 + o_.minMargin)
+      refuse(L, fmt::format("{}: its decay argument {} is where softplus is not the identity (below 20)", head, *x0));
+    std::vector<Fact> fixed = x;  // the marker set: the decay must be exactly 1
+    fixed[m] = Fact{1, 1, 0, false};
+    const FormFact onMarker = form(a, h, fixed);
+    if (onMarker.f.hi + dtBias > -104.0 - o_.minMargin)
+      refuse(L, fmt::format("{}: its decay can be below 1 where the marker bit is 1", head));
+    const double d = std::exp(-std::exp(aLog) * *x0);
+    if (!(d > 0 && d < 1)) refuse(L, fmt::format("{}: its decay {} is not in (0, 1)", head, d));
+    return d;
+  }
+
+  // The read of a halving head's marker rail: sqrt(dv) a / sqrt(a^2 + b^2) times A (out
+  // weight, norm weight, z, sqrt(dv)) for the read (a, b) = (V d^k, V): levels
+  // A d^k / sqrt(d^2k + 1) for k >= 0 and A for a marker whose other slot is still empty,
+  // each within the assumed relative read error and the decay's, compounded over k:
+  // (1 +- delta)(1 +- eta)^k; every deeper level, and 0 (no marker yet), in the tail.
+  Fact halvingRead(double A, double d, double meanMin, double eps) const {
+    constexpr int kLevels = 40;
+    const double delta = o_.readError + eps / (2 * meanMin), eta = o_.decayError;
+    auto span = [](double u, double v) { return std::pair<double, double>{std::min(u, v), std::max(u, v)}; };
+    auto level = [&](int kk) { return std::pow(d, kk) / std::sqrt(std::pow(d, 2 * kk) + 1); };
+    Fact nf;
+    nf.inexact = true;
+    nf.levels.push_back(span(A * (1 - delta), A * (1 + delta)));
+    for (int kk = 0; kk < kLevels; ++kk)
+      nf.levels.push_back(span(A * level(kk) * (1 - delta) * std::pow(1 - eta, kk), A * level(kk) * (1 + delta) * std::pow(1 + eta, kk)));
+    const double tail = std::fabs(A) * level(kLevels) * (1 + delta) * std::pow(1 + eta, kLevels);
+    nf.zlo = -tail;
+    nf.zhi = tail;
+    nf.lo = nf.zlo;
+    nf.hi = nf.zhi;
+    for (const auto& [lo, hi] : nf.levels) {
+      nf.lo = std::min(nf.lo, lo);
+      nf.hi = std::max(nf.hi, hi);
+    }
+    return nf;
+  }
+
+  // A counter's threshold head: beta (b) and the decay's softplus argument (a + dt_bias) read
+  // one multi-level read r and constants. At every level (and the tail) beta must be
+  // exactly 1 (b >= 17) or 0 (b <= -89) and the decay exactly 1 (argument <= -104:
+  // softplus underflows to 0) or 0 (exp(A_log) x argument >= 110 beyond softplus's
+  // threshold 20: exp underflows), with f32's roundings of the two-term dot products
+  // allowed for; and wherever beta is 0 the decay must be 0. So each position either writes
+  // its slot (beta 1) or erases the state (beta and decay 0): a slot holds its last write or
+  // 0, a 0/1 memory read like any bank's.
+  void thresholdHead(int L, const std::string& head, const FormFact& beta, const FormFact& decay, double dtBias,
+                     double aLog, const std::vector<Fact>& x, LayerProof& lp) const {
+    const auto ch = static_cast<size_t>(beta.inexactChannel);
+    const Fact& r = x[ch];
+    if (beta.inexactTerms != 1 || beta.f.grain != 0 || r.levels.empty())
+      refuse(L, fmt::format("{} beta: reads an inexact channel, but not one counter's multi-level read and constants", head));
+    if (decay.inexactTerms > 1 || decay.f.grain != 0 || (decay.inexactTerms == 1 && static_cast<size_t>(decay.inexactChannel) != ch))
+      refuse(L, fmt::format("{} decay: its argument must read the count read of its beta and constants", head));
+    if (aLog > 80) refuse(L, fmt::format("{}: A_log {} above 80 (exp may overflow)", head, aLog));
+    const double A = std::exp(aLog);
+    std::vector<std::pair<double, double>> intervals = r.levels;
+    intervals.push_back({r.zlo, r.zhi});
+    for (size_t lv = 0; lv < intervals.size(); ++lv) {
+      const auto [lo, hi] = intervals[lv];
+      const std::string level = lv + 1 == intervals.size() ? "the tail level" : fmt::format("level {}", lv);
+      auto range = [&](const FormFact& f, double c0) {
+        const double wgt = f.inexactTerms ? f.inexactWeight : 0.0, c = c0 + f.constant;
+        const double slack = std::ldexp(std::fabs(c0) + std::fabs(f.constant) + std::fabs(wgt) * std::max(std::fabs(lo), std::fabs(hi)), -20);
+        return std::pair<double, double>{c + std::min(wgt * lo, wgt * hi) - slack, c + std::max(wgt * lo, wgt * hi) + slack};
+      };
+      const auto [b1, b2] = range(beta, 0);
+      bool betaOne = false;
+      double margin;
+      if (b1 >= kSiluOne + o_.minMargin) {
+        betaOne = true;
+        margin = b1 - kSiluOne;
+      } else if (b2 <= kSiluZero - o_.minMargin) {
+        margin = kSiluZero - b2;
+      } else {
+        refuse(L, fmt::format("{} beta at {} of its count read: [{:.6g}, {:.6g}], inside (-89, 17) where sigmoid is not "
+                              "exactly 0 or 1",
+                              head, level, b1, b2));
+      }
+      const auto [d1, d2] = range(decay, dtBias);
+      bool decayZero = false;
+      if (d2 <= -104.0 - o_.minMargin) {
+        margin = std::min(margin, -104.0 - d2);
+      } else if (d1 >= 20.0 + o_.minMargin && A * d1 >= 110.0 + o_.minMargin) {
+        decayZero = true;
+        margin = std::min(margin, A * d1 - 110.0);
+      } else {
+        refuse(L, fmt::format("{} decay at {} of its count read: argument [{:.6g}, {:.6g}], neither exactly 1 nor exactly 0",
+                              head, level, d1, d2));
+      }
+      if (!betaOne && !decayZero)
+        refuse(L, fmt::format("{} at {} of its count read: beta 0 and decay 1 would keep an older slot", head, level));
+      lp.saturationMargin = std::min(lp.saturationMargin, margin);
+    }
+  }
+
   // A mixer whose DeltaNet heads are memory banks (docs/compiler.md §3, "memory heads").
   // Proves, head by head: the conv is the identity; the query and key are one-hot (a power
   // of two >= 32 on pairwise exclusive steps: silu passes them, the L2 norm gives exactly
@@ -779,35 +978,57 @@ class Prover {
         head = tap;
       }
     }
-    struct HeadFacts {
-      bool used = false;
-      int width = 0;  // data bits W
-      double value = 0;
-    };
     std::vector<HeadFacts> hf(static_cast<size_t>(heads));
     for (int h = 0; h < heads; ++h) {
       const std::string head = fmt::format("head {}", h);
-      // Query and key: one-hot over pairwise exclusive steps.
+      // Query and key rows: V x a bit (one-hot over pairwise exclusive steps), V - V x a bit
+      // (a halving head's dual-rail key), or a constant V (a counter head's).
+      Slots parts[2];
       for (int part = 0; part < 2; ++part) {
+        Slots& sl = parts[part];
         std::vector<uint32_t> keys;
         for (int j = 0; j < dk; ++j) {
           const size_t row = static_cast<size_t>(part * keyDim + h * dk + j);
-          auto r = bitRow(L, qkv, row, x, fmt::format("{} {} slot {}", head, part ? "key" : "query", j));
+          const std::string what = fmt::format("{} {} slot {}", head, part ? "key" : "query", j);
+          auto weightOk = [&](double V) {
+            if (!isPowerOfTwo(V) || V < 32)
+              refuse(L, fmt::format("{}: weight {} (a power of two >= 32 keeps silu and the L2 norm exact)", what, V));
+          };
+          if (const std::optional<double> c = constantRow(qkv, row, x)) {
+            weightOk(*c);
+            sl.constants[j] = *c;
+            continue;
+          }
+          if (const auto comp = complementRow(qkv, row, x)) {
+            weightOk(comp->second);
+            sl.complements[j] = comp->first;
+            continue;
+          }
+          auto r = bitRow(L, qkv, row, x, what);
           if (!r) continue;
-          if (!isPowerOfTwo(r->second) || r->second < 32)
-            refuse(L, fmt::format("{} {} slot {}: weight {} (a power of two >= 32 keeps silu and the L2 norm exact)", head,
-                                  part ? "key" : "query", j, r->second));
+          weightOk(r->second);
           keys.push_back(r->first);
+          sl.bits[j] = r->first;
         }
         if (!allExclusive(keys))
           refuse(L, fmt::format("{}: its {} is not provably one-hot (its slot channels are not exclusive steps)", head,
                                 part ? "key" : "query"));
       }
-      // Data: dual rail.
+      // Data: dual rail (or a constant 1: one entry V, no complement).
       HeadFacts& f = hf[static_cast<size_t>(h)];
       for (int i = 0; i < rail; ++i) {
         const size_t ra = static_cast<size_t>(2 * keyDim + h * dv + i), rb = ra + static_cast<size_t>(rail);
         const std::string what = fmt::format("{} data bit {}", head, i);
+        if (const std::optional<double> c = constantRow(qkv, ra, x)) {
+          if (*c < 32 || !isPowerOfTwo(*c) || !rowZero(qkv, rb))
+            refuse(L, fmt::format("{}: a constant bit must be a power of two >= 32 without a complement rail", what));
+          if (f.used && f.value != *c) refuse(L, fmt::format("{}: its bits are stored with different magnitudes", head));
+          f.used = true;
+          f.value = *c;
+          ++f.width;
+          f.bit.reset();
+          continue;
+        }
         auto bit = bitRow(L, qkv, ra, x, what);
         if (!bit) {
           if (!rowZero(qkv, rb)) refuse(L, fmt::format("{}: a complement rail without its bit", what));
@@ -819,23 +1040,43 @@ class Prover {
         if (f.used && f.value != V) refuse(L, fmt::format("{}: its bits are stored with different magnitudes", head));
         f.used = true;
         f.value = V;
+        f.bit = f.width == 0 ? std::optional<uint32_t>(bit->first) : std::nullopt;
         ++f.width;
       }
-      // beta exactly 0 or 1; decay exactly 1.
+      // Which kind of head, from its beta and decay: a bank (beta exactly 0 or 1, decay
+      // exactly 1), a threshold head (beta and decay saturating on a count read), or a
+      // halving head (beta 1, a decay that is 1 or a fixed value below 1).
       FormFact beta = form(b, static_cast<size_t>(h), x);
-      if (f.used) {
-        checkSum(L, head + " beta", beta, lp);
-        const std::string who = head + " beta (sigmoid is exactly 0 or 1 only outside (-89, 17))";
-        (void)siluMargin(L, who, beta);
-        // silu(0) = 0 is exact, sigmoid(0) = 1/2 is not a write decision.
-        const double K0 = beta.constant, q0 = beta.f.grain;
-        if (beta.f.lo <= 0 && beta.f.hi >= 0 && (q0 == 0 ? K0 == 0 : std::fmod(K0, q0) == 0))
-          refuse(L, fmt::format("{}: it can be 0", who));
+      const bool decayOne = rowZero(a, static_cast<size_t>(h)) && at(dt, static_cast<size_t>(h)) <= -104.0f &&
+                            at(alog, static_cast<size_t>(h)) <= 80.0f;
+      const bool threshold = f.used && beta.inexactTerms > 0;
+      const Slots& q = parts[0];
+      const Slots& k = parts[1];
+      if (f.used) checkSum(L, head + " beta", beta, lp);
+      if (threshold) {
+        if (q.constants.size() != 1 || k.constants.size() != 1 || q.constants.begin()->first != k.constants.begin()->first ||
+            !q.bits.empty() || !k.bits.empty() || !q.complements.empty() || !k.complements.empty())
+          refuse(L, fmt::format("{}: a threshold head's query and key must be one constant slot", head));
+        thresholdHead(L, head, beta, form(a, static_cast<size_t>(h), x), at(dt, static_cast<size_t>(h)),
+                      at(alog, static_cast<size_t>(h)), x, lp);
+      } else if (f.used && !decayOne) {
+        f.decay = halvingHead(L, head, f, q, k, beta, a, static_cast<size_t>(h), at(dt, static_cast<size_t>(h)),
+                              at(alog, static_cast<size_t>(h)), x);
+        f.halving = true;
+      } else {
+        if (!decayOne)
+          refuse(L, fmt::format("{}: the decay is not exactly 1 (a = 0, dt_bias <= -104, A_log <= 80 needed)", head));
+        if (!q.constants.empty() || !k.constants.empty() || !q.complements.empty() || !k.complements.empty())
+          refuse(L, fmt::format("{}: constant or complement key slots belong to counter heads only", head));
+        if (f.used) {
+          const std::string who = head + " beta (sigmoid is exactly 0 or 1 only outside (-89, 17))";
+          (void)siluMargin(L, who, beta);
+          // silu(0) = 0 is exact, sigmoid(0) = 1/2 is not a write decision.
+          if (canBeZero(beta)) refuse(L, fmt::format("{}: it can be 0", who));
+        }
       }
-      if (!rowZero(a, static_cast<size_t>(h)) || at(dt, static_cast<size_t>(h)) > -104.0f ||
-          at(alog, static_cast<size_t>(h)) > 80.0f)
-        refuse(L, fmt::format("{}: the decay is not exactly 1 (a = 0, dt_bias <= -104, A_log <= 80 needed)", head));
       if (f.used) ++lp.memoryHeads;
+      if (f.halving || threshold) ++lp.counterHeads;
     }
     // Read bits: out_proj rows.
     const double eps = cfg.rmsNormEps;
@@ -878,6 +1119,13 @@ class Prover {
         // each one more rounding of the (inexact) read, within the assumed error.
         if (Z < kSiluOne || !(gain > 0) || wo == 0)
           refuse(L, fmt::format("{}: z {} (>= 17 needed), norm weight {} (> 0 needed), out weight {}", from, Z, gain, wo));
+        if (f.halving) {
+          if (entries.size() != 1 || !selects.empty())
+            refuse(L, fmt::format("{}: a halving head's read must be its channel's only writer, always read", from));
+          nf = halvingRead(wo * gain * Z * std::sqrt(static_cast<double>(dv)), f.decay,
+                           f.value * f.value / (2 * static_cast<double>(dk) * dv), eps);
+          continue;
+        }
         // A written slot holds W entries V: mean(o^2) = W V^2 / (dk dv), so a set bit reads
         // sqrt(dv / W) after the norm; eps shifts that by at most eps / (2 mean).
         const double mean = f.width * f.value * f.value / (static_cast<double>(dk) * dv);
@@ -890,6 +1138,8 @@ class Prover {
         nf.zhi = std::max(nf.zhi, std::fabs(A) * delta);
       }
       const Fact& old = facts_[c];
+      if (old.inexact && (!old.levels.empty() || !nf.levels.empty()))
+        refuse(L, fmt::format("{}: adds to or is added to a counter's multi-level read", what));
       if (old.inexact) {
         // A port spread over layers: earlier banks' selects must exclude these.
         std::vector<uint32_t> all = readSelects_[static_cast<uint32_t>(c)];
@@ -949,7 +1199,7 @@ class Prover {
   void finalHead() {
     LayerProof lp;
     lp.layer = u_.config.numLayers + 1;
-    lp.minMargin = lp.readMargin = std::numeric_limits<double>::infinity();
+    lp.minMargin = lp.readMargin = lp.saturationMargin = std::numeric_limits<double>::infinity();
     lp.normSlackBits = lp.sumHeadroomBits = std::numeric_limits<double>::infinity();
     lp.tightestGate = "(final norm and head)";
     const std::vector<Fact> x = norm(lp.layer, "model.norm.weight", lp);

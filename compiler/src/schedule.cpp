@@ -17,7 +17,7 @@ int levelOf(const Expr& e, const std::vector<int>& level) {
 }
 }  // namespace
 
-std::vector<int> Schedule::headsIn(int layer) const {
+std::vector<int> Schedule::headsIn(int layer) const {  // memory banks only (counters aside)
   std::vector<int> n;
   for (const auto& port : bankLayer) {
     int k = 0;
@@ -34,6 +34,7 @@ Schedule schedule(const Circuit& c) {
   std::map<int, int> headsUsed;  // layer -> DeltaNet heads placed there
   std::map<int, bool> attention;  // layer -> holds a lookup (an attention layer)
   s.lookupLayer.assign(c.lookups().size(), 0);
+  s.counterLayer.assign(c.counters().size(), 0);
   for (size_t i = 0; i < c.nodes().size(); ++i) {
     const Node& n = c.nodes()[i];
     if (n.kind == NodeKind::LookupRead) {
@@ -46,6 +47,24 @@ Schedule schedule(const Circuit& c) {
         layer = first;
       }
       s.level[i] = layer;
+      continue;
+    }
+    if (n.kind == NodeKind::CountRead) {
+      int& layer = s.counterLayer[n.port];
+      if (layer == 0) {
+        int first = 1;
+        for (WireId r : c.reads(static_cast<WireId>(i))) first = std::max(first, s.level[r] + 1);
+        const int thresholds = static_cast<int>(c.counters()[n.port].atLeast.size());
+        auto fits = [&](int l) {
+          return headsUsed[l] < kHeadsPerLayer && !attention[l] && headsUsed[l + 1] + thresholds <= kHeadsPerLayer &&
+                 !attention[l + 1];
+        };
+        while (!fits(first)) ++first;
+        ++headsUsed[first];
+        headsUsed[first + 1] += thresholds;
+        layer = first;
+      }
+      s.level[i] = layer + 1;
       continue;
     }
     if (n.kind == NodeKind::MemoryRead) {
@@ -67,7 +86,7 @@ Schedule schedule(const Circuit& c) {
       case NodeKind::Step: s.level[i] = 1 + std::max(levelOf(n.cond, s.level), levelOf(n.value, s.level)); break;
       case NodeKind::Gate: s.level[i] = 1 + std::max(s.level[n.control], levelOf(n.value, s.level)); break;
       case NodeKind::Sum: s.level[i] = levelOf(n.value, s.level); break;
-      case NodeKind::MemoryRead: case NodeKind::LookupRead: break;
+      case NodeKind::MemoryRead: case NodeKind::LookupRead: case NodeKind::CountRead: break;
     }
   }
   s.depth = 1;
@@ -77,6 +96,7 @@ Schedule schedule(const Circuit& c) {
   // The last layer is an attention layer (emit.h): a memory bank there needs one more.
   for (const auto& port : s.bankLayer)
     for (int l : port) s.depth = std::max(s.depth, l + 1);
+  for (int l : s.counterLayer) s.depth = std::max(s.depth, l + 2);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "edited_unit.h"
+#include "engine_run.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/proof.h"
@@ -21,16 +22,6 @@ namespace qgpu::compiler {
 namespace {
 
 constexpr uint32_t kWords = 2048;  // 8 KiB: one memory copy
-
-struct Position {
-  std::vector<int64_t> inputs;
-  std::vector<int64_t> expected;
-  std::string describe;
-};
-
-void putBits(std::vector<int64_t>& in, uint64_t v, uint32_t bits) {
-  for (uint32_t i = 0; i < bits; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
-}
 
 // A random sequence of stores and loads (a hot set of words, so that loads find stores),
 // starting from an empty memory; the expected words from a byte array, little endian.
@@ -60,31 +51,6 @@ std::vector<Position> sequence(uint32_t lanes, size_t n, std::mt19937_64& rng) {
     }
     out.push_back(std::move(p));
   }
-  return out;
-}
-
-model::Model load(const CompiledUnit& cu, double sparseDensity) {
-  model::ModelOptions o;
-  o.linear.sparseDensity = sparseDensity;
-  return model::Model::fromStore(cu.config, cu.store, o);
-}
-
-// One sequence through the engine from an empty state: prefill at once or token by token.
-std::vector<std::vector<int64_t>> run(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq,
-                                      bool decode) {
-  std::vector<std::vector<int64_t>> out;
-  model::DecodeState st = m.newState();
-  if (decode) {
-    for (const Position& p : seq) {
-      Eigen::MatrixXf x = cu.residual(p.inputs);
-      out.push_back(cu.decode(m.forwardEmbeddings(st, x).col(0)));
-    }
-    return out;
-  }
-  Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(seq.size()));
-  for (size_t i = 0; i < seq.size(); ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(seq[i].inputs);
-  Eigen::MatrixXf logits = m.forwardEmbeddings(st, x);
-  for (Eigen::Index t = 0; t < logits.cols(); ++t) out.push_back(cu.decode(logits.col(t)));
   return out;
 }
 

@@ -59,6 +59,7 @@ enum class NodeKind {
   Sum,    // a linear form: no neurons, folded into whoever reads it
   MemoryRead,  // one bit read from a slot memory port (DeltaNet heads), re-quantised by one MLP level
   LookupRead,  // one bit of an attention one-hot lookup (exact: no re-quantisation)
+  CountRead,   // one bit [k >= j] of a count since a marker (a halving head, then threshold heads)
 };
 const char* nodeKindName(NodeKind k);
 
@@ -70,7 +71,7 @@ struct Node {
   WireId control = 0;   // Gate
   Range range;          // proven by construction (interval arithmetic) or declared (inputs)
   bool structuralBit = false;  // a bit input or a Step of value 1: usable as a Gate control
-  uint32_t port = 0, bit = 0;  // MemoryRead: which port, which bit of its data
+  uint32_t port = 0, bit = 0;  // MemoryRead, LookupRead, CountRead: which port, lookup or counter, which bit
 };
 
 /// A named bundle of wires, least significant first (a 32-bit register is 32 bit wires).
@@ -116,6 +117,21 @@ struct Lookup {
 };
 constexpr uint32_t kLookupKeyBits = 16;  // dual rail: 16 of the head's 192 unrotated dims pairs
 
+/// A count since a marker (docs/compiler.md §1.3): at each position k is the number of
+/// positions with `counted` since the last one with `marker` (0 at the marker, which wins
+/// over `counted` at the same position; unbounded before the first marker), read as the
+/// bits atLeast[j - 1] = [k >= j] for j = 1..bits. Compiled as one halving DeltaNet head
+/// (2^-k in a slot, no exact integer) and, in the next layer, one threshold head per bit
+/// whose beta and decay saturate on that read (docs/machine.md §5.2's counter): how the
+/// machine step knows the pc (steps since the last pc-carrying token) and where a step's
+/// tokens end (values since the last prefix) without state updated from itself.
+struct Counter {
+  std::string name;
+  WireId marker = 0, counted = 0;  // structural bits
+  Bus atLeast;                     // CountRead wires
+};
+constexpr uint32_t kMaxCountBits = 16;  // threshold heads: one layer's 16 DeltaNet heads
+
 class Circuit {
  public:
   explicit Circuit(std::string name) : name_(std::move(name)) {}
@@ -137,6 +153,9 @@ class Circuit {
   Bus memoryRead(const std::string& name, std::vector<MemoryBank> banks);
   /// An attention lookup of `value` by `key` == `query` (structural bits); returns the read bits.
   Bus lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value);
+  /// The count since `marker` of positions with `counted` (structural bits), as `bits`
+  /// (1..kMaxCountBits) threshold bits [k >= 1], [k >= 2], ...
+  Bus countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits = kMaxCountBits);
 
   void output(const std::string& name, WireId wire);
   void outputBus(const std::string& name, const Bus& bus);
@@ -147,6 +166,7 @@ class Circuit {
   const std::vector<std::pair<std::string, WireId>>& outputs() const { return outputs_; }
   const std::vector<MemoryPort>& memories() const { return memories_; }
   const std::vector<Lookup>& lookups() const { return lookups_; }
+  const std::vector<Counter>& counters() const { return counters_; }
   /// The wires node `id` reads (its forms' terms, a gate's control, a memory port's inputs).
   std::vector<WireId> reads(WireId id) const;
   /// Steps of value 1 of which at most one is 1 for every input: each pair's conditions
@@ -167,6 +187,7 @@ class Circuit {
   std::vector<std::pair<std::string, WireId>> outputs_;
   std::vector<MemoryPort> memories_;
   std::vector<Lookup> lookups_;
+  std::vector<Counter> counters_;
 };
 
 /// Runs a circuit position after position in exact int64 arithmetic: the memory ports'
@@ -185,6 +206,7 @@ class Evaluator {
   std::vector<std::vector<std::map<uint32_t, uint64_t>>> slots_;  // per port, per bank: slot -> data
   std::vector<std::vector<std::vector<uint64_t>>> history_;        // per port, per bank: data, newest first
   std::vector<std::vector<std::pair<uint64_t, std::vector<int64_t>>>> stored_;  // per lookup: (key, value) per position
+  std::vector<int64_t> counts_;  // per counter: k so far (-1: no marker yet, an unbounded count)
 };
 
 /// Values of every wire for one assignment of the inputs, at a first position (empty

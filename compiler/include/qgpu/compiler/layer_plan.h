@@ -67,15 +67,43 @@ constexpr int64_t kWriteGain = 400;
 /// in q and k (kMemoryKey x a bit channel per slot), the data dual-rail in v (channel i holds
 /// kMemoryValue x bit, channel 64 + i its complement), the write enable in b, decay off,
 /// the read select in z, and out_proj into one inexact Read channel per bit.
+///
+/// A counter (circuit.h's Counter) takes heads of two more kinds. Its **halving** head has
+/// two slots keyed by the marker bit m (slot 0 where m = 1, slot 1 where m = 0: a dual-rail
+/// key), writes at every position (beta 1) m dual rail — (V, 0) into slot 0 at a marker,
+/// (0, V) into slot 1 everywhere else — and decays by 1/2 where a position is counted and no
+/// marker (elsewhere exactly 1); its query reads both slots. So slot 0 holds (V 2^-k, 0) and
+/// slot 1 (0, V), and the read of the marker rail is the multi-level counterRead(k). Each
+/// **threshold** head has ONE as its only key and query, stores a constant 1 where that
+/// read is below its threshold (beta and decay exactly 1) and erases its state where it is
+/// above (beta and decay exactly 0): a 0/1 read, [k >= threshold].
 struct PlannedHead {
+  enum class Kind { Bank, Halving, Threshold };
   std::string name;
   int head = 0;  // index within the layer
-  std::vector<uint32_t> readKey, writeKey, data;  // virtual channels
-  ChannelForm writeEnable;
+  Kind kind = Kind::Bank;
+  std::vector<uint32_t> readKey, writeKey, data;  // virtual channels (a threshold head's: ONE)
+  ChannelForm writeEnable;  // Bank
+  ChannelForm decay;        // Halving: the decay's softplus argument a (dt_bias 0)
+  std::optional<uint32_t> count;  // Threshold: the halving head's Read channel
+  uint32_t threshold = 0;         // Threshold: its bit is [k >= threshold]
   std::optional<uint32_t> readSelect;
   std::vector<uint32_t> out;  // per data bit: its Read channel
   uint32_t delay = 0;         // the data's conv tap: this many positions back
 };
+
+/// The halving head's decay argument a = 160 counted - 160 marker - 128: 32 where counted
+/// (softplus(32) = 32, times exp(A_log) = ln 2 / 32: decay 1/2 up to roundings), <= -128
+/// elsewhere (softplus underflows to 0: decay exactly 1).
+constexpr int64_t kCounterDecayGain = 160, kCounterDecayOff = -128, kCounterDecayOn = 32;
+/// The halving head's marker-rail read after k counted positions since the marker, with the
+/// emitted scale (a marker whose slot 1 is still empty reads 1, no marker yet 0):
+/// sqrt(dv) a / sqrt(a^2 + V^2) for a = V 2^-k, i.e. 2^-k / sqrt(4^-k + 1). Consecutive
+/// levels are at least sqrt(2.5) apart.
+double counterRead(int k);
+/// A threshold head's saturation: |b| and |a| at least this far from 0 at every level
+/// (beyond -89 and 17 for beta, -104 and 110 for the decay, with room for roundings).
+constexpr double kThresholdSwing = 128;
 
 /// An attention lookup as the layer's attention head (docs/compiler.md §2): key and query
 /// dual rail in the unrotated dims (kLookupRail x bit, kLookupRail x (1 - bit)), padded to

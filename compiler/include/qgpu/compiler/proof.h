@@ -23,6 +23,11 @@ struct ProofOptions {
   // units of the grid it is rounded to (at most 0.5).
   double readError = 1.0 / 1024;
   double minReadMargin = 0.25;
+  // The relative error assumed for a counter's decay, compounded once per counted position:
+  // 1/2 up to exp's roundings in the recurrent form; HF's chunked form takes exp of
+  // differences of cumulative sums of up to 64 logs (about 2^-12 at most: docs/compiler.md §3,
+  // "counters"), so 2^-10 leaves a factor of 4.
+  double decayError = 1.0 / 1024;
 };
 
 struct LayerProof {
@@ -35,6 +40,10 @@ struct LayerProof {
   size_t memoryHeads = 0;      // DeltaNet heads proven as memory banks
   size_t lookups = 0;          // attention heads proven as one-hot lookups (given one match)
   double readMargin = 0;       // smallest re-quantisation margin (grid units; inf: no read)
+  size_t counterHeads = 0;     // halving and threshold heads of counters among memoryHeads
+  // Smallest distance of a threshold head's beta or decay argument from where sigmoid or
+  // the decay stop being exactly 0 or 1, over every level of its read (inf: none).
+  double saturationMargin = 0;
 };
 
 struct ProofReport {
@@ -43,6 +52,7 @@ struct ProofReport {
   std::string tightestGate;
   int tightestLayer = 0;
   double minReadMargin = 0;  // over every layer (inf: no memory read)
+  double minSaturationMargin = 0;  // over every layer (inf: no counter)
 };
 
 /// Proves `unit` exact for every input in its declared ranges; throws CompileError

@@ -24,6 +24,9 @@ struct Schedule {
   std::vector<std::vector<int>> bankLayer;
   // Per lookup: the attention layer that holds it (one head per layer; no banks there).
   std::vector<int> lookupLayer;
+  // Per counter: the layer of its halving head; its threshold heads fill the next layer's
+  // mixer, and its bits are re-quantised in that layer's MLP (their level).
+  std::vector<int> counterLayer;
   std::vector<int> headsIn(int layer) const;  // per layer (1-based): the (port, bank) count
 };
 

@@ -163,4 +163,9 @@ const std::vector<std::string>& compareCodes();
 /// The ops of logicUnit's selectors, in order.
 const std::vector<std::string>& logicOps();
 
+/// The counter of docs/machine.md §5.2: inputs marker and counted (bits), outputs
+/// [k >= 1] .. [k >= bits] for k the counted positions since the last marker (circuit.h's
+/// countSince): one halving head, then `bits` threshold heads, 3 layers with the last.
+Unit counterUnit(uint32_t bits);
+
 }  // namespace qgpu::compiler
