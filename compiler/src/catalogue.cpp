@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/sequencer.h"
+#include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -45,6 +47,28 @@ std::vector<int64_t> romSample(std::mt19937_64& rng, int index) {
 std::vector<int64_t> counterSample(std::mt19937_64& rng, int index) {
   const bool marker = index == 5 || rng() % 28 == 0;
   return {marker ? 1 : 0, rng() % 4 != 0 ? 1 : 0};
+}
+
+// sequencer's positions: GO, then random machine tokens of every class the sequencer reads
+// (steps' chunks most often), in a launch of 8 full warps and a tail of 2 lanes.
+std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  auto pick = [&](uint32_t first, uint32_t count) { return first + static_cast<uint32_t>(rng() % count); };
+  uint32_t id = ctl(Ctl::Go);
+  if (index > 0) switch (rng() % 12) {
+      case 0: case 1: case 2: id = pick(kChunkLast, 65536); break;
+      case 3: id = pick(kChunkMore, 65536); break;
+      case 4: id = pick(kPack4, 65536); break;
+      case 5: id = topToken(static_cast<uint32_t>(rng() % kMaxPc), static_cast<uint32_t>(rng() % 16),
+                            1 + static_cast<uint32_t>(rng() % 4)); break;
+      case 6: id = pick(kGoto, kMaxPc); break;
+      case 7: id = rng() % 4 ? pick(ctl(Ctl::Lanes), 4) : pick(ctl(Ctl::LanesHigh), 4); break;
+      case 8: id = rng() % 2 ? ctl(Ctl::Done) : rng() % 2 ? ctl(Ctl::Affine) : ctl(Ctl::Atomic); break;
+      case 9: id = rng() % 2 ? pick(kWarpStart, 9) : pick(kWarpResume, 9); break;
+      case 10: id = rng() % 4 ? pick(kDepth + 2, 8) : pick(kBlock, 64); break;
+      default: id = rng() % 2 ? ctl(Ctl::Wait) : ctl(Ctl::Fall); break;
+    }
+  return sequencerInputs(id, 8, 0x3);
 }
 
 }  // namespace
@@ -88,6 +112,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
       // --- end multiplier ---
       {"count16", "sequencer counter: positions since a marker as [k >= 1..16] (a halving head, 16 threshold heads)",
        [] { return counterUnit(16); }, false, counterSample},
+      {"sequencer", "token intake and sequencer: block, warp, pc, mask, depth, step end from the token stream",
+       [] { return sequencerUnit(); }, false, sequencerSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

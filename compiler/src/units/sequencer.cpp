@@ -1,0 +1,163 @@
+// The machine step's token intake and sequencer (docs/machine.md §5.2, layers 1–3 of the
+// plan): from each token's features (what its embedding row holds: the class flags and
+// fields of machine/tokens.h) and the launch's warp shape, the control state the stream
+// implies after it — block, warp, pc, mask, SIMT depth, whether a step ended — by the rules
+// of docs/machine.md §3.3: every field is the last token that carried it (a one-slot memory
+// written where that token's flag is 1), the pc the last pc-carrying token's plus the steps
+// ended since (a counter), a step's end its token's class or, for a CHUNK-LAST, the value
+// count of the last prefix reached (another counter). machine::StreamDeriver is the
+// reference; nothing here is updated from its own previous value.
+#include "qgpu/compiler/sequencer.h"
+
+#include <fmt/format.h>
+
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::compiler {
+namespace {
+
+// A last-write-wins field: one slot keyed by `key` (1 at every machine token), written with
+// `data` where `write` is 1 and read back at once (after this position's write).
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data) {
+  MemoryBank b;
+  b.writeKey = {key};
+  b.readKey = {key};
+  b.writeEnable = w(write);
+  b.data = data;
+  return c.memoryRead(name, {std::move(b)});
+}
+
+std::vector<Expr> forms(const Bus& b, size_t width) {
+  std::vector<Expr> out;
+  for (size_t i = 0; i < width; ++i) out.push_back(i < b.size() ? w(b[i]) : Expr(0));
+  return out;
+}
+
+}  // namespace
+
+Unit sequencerUnit() {
+  Unit u{Circuit("sequencer"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  // The token's features, in sequencerInputs' order.
+  const WireId machineToken = c.inputBit("machine token");
+  const WireId chunkLast = c.inputBit("chunk last");
+  const WireId prefix = c.inputBit("prefix");
+  const Bus count = c.inputBus("prefix count", 5);  // one-hot: 1, 2, 3, 4 values, none (ATOMIC)
+  const WireId endsByClass = c.inputBit("ends step");
+  const WireId carriesPc = c.inputBit("carries pc");
+  const WireId setsMask = c.inputBit("sets mask");
+  const WireId maskExplicit = c.inputBit("mask explicit");  // TOP: its mask; BLOCK, WARP-START: the warp's valid lanes
+  const Bus depthMode = c.inputBus("depth mode", 2);       // TOP depth 2, TOP deeper (the last DEPTH's); else depth 1
+  const WireId isBlock = c.inputBit("block");
+  const WireId setsWarp = c.inputBit("sets warp");
+  const WireId isDepth = c.inputBit("depth");
+  const Bus pcField = c.inputBus("pc field", 10);
+  const Bus maskField = c.inputBus("mask field", 4);
+  const Bus blockField = c.inputBus("block field", 12);
+  const Bus warpField = c.inputBus("warp field", 8);
+  const Bus depthField = c.inputBus("depth field", 5);  // DEPTH d: d - 1
+  // The launch: warps whose four lanes all exist, and the next warp's valid lanes.
+  const Bus fullWarps = c.inputBus("full warps", 9);
+  const Bus tailMask = c.inputBus("tail mask", 4);
+
+  // Layer 1: the fields as last written, and the values since the last prefix.
+  const Bus pcBase = lastWritten(c, "pc base", machineToken, carriesPc, pcField);
+  Bus maskData = maskField;
+  maskData.push_back(maskExplicit);
+  const Bus maskRead = lastWritten(c, "mask", machineToken, setsMask, maskData);
+  const Bus block = lastWritten(c, "block", machineToken, isBlock, blockField);
+  const Bus warp = lastWritten(c, "warp", machineToken, setsWarp, warpField);
+  const Bus lastDepth = lastWritten(c, "last depth", machineToken, isDepth, depthField);
+  const Bus n = lastWritten(c, "prefix count", machineToken, prefix, count);
+  const Bus values = c.countSince("values", prefix, chunkLast, 4);
+
+  // A step ends at its class, or at a CHUNK-LAST that is at least the n-th value since the
+  // prefix: sum_j [v >= j] (v capped at 4) >= n, with n = 0 before any prefix (a uniform
+  // step's) and 5 for ATOMIC (its DONE ends it).
+  Expr reached = 12 * w(endsByClass) + 6 * w(chunkLast) - 6;
+  for (uint32_t j = 0; j < 4; ++j) reached += w(values[j]) - static_cast<int64_t>(j + 1) * w(n[j]);
+  reached -= 5 * w(n[4]);
+  const WireId ended = c.step("ended", reached);
+
+  // The pc: the base plus the steps ended since it (binary from the thermometer bits).
+  const Bus steps = c.countSince("steps", carriesPc, ended, machine::kPcCheckpointSteps);
+  // Bit b of k (k <= 16) is the sum over the multiples j of 2^b of +-[k >= j], + where j / 2^b
+  // is odd: a linear form whose value is a bit.
+  std::vector<Expr> countBits(11, Expr(0));
+  for (uint32_t b = 0; b < 5; ++b)
+    for (uint32_t j = 1u << b; j <= 16; j += 1u << b) countBits[b] += ((j >> b) & 1 ? 1 : -1) * w(steps[j - 1]);
+  const Bus pc = addBuses(c, "pc", forms(pcBase, 11), countBits, 0);
+
+  // The mask: TOP's as written, else the warp's valid lanes: [w < full] or [w = full] and tail.
+  Expr fw(0), ww(0);
+  for (uint32_t i = 0; i < 9; ++i) fw += (static_cast<int64_t>(1) << i) * w(fullWarps[i]);
+  for (uint32_t i = 0; i < 8; ++i) ww += (static_cast<int64_t>(1) << i) * w(warp[i]);
+  const WireId below = c.step("warp below full", fw - ww - 1), within = c.step("warp at most full", fw - ww);
+  const WireId explicitMask = maskRead[4];
+  Bus mask;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const WireId tail = c.step(fmt::format("tail lane {}", l), w(within) - w(below) + w(tailMask[l]) - 2);
+    const WireId valid = c.step(fmt::format("valid lane {}", l), w(below) + w(tail) - w(explicitMask) - 1);
+    const WireId given = c.step(fmt::format("given lane {}", l), w(maskRead[l]) + w(explicitMask) - 2);
+    mask.push_back(c.sum(fmt::format("mask[{}]", l), w(valid) + w(given)));
+  }
+  // The depth - 1 as the last TOP, BLOCK or WARP-START set it: 0 (depth 1, and before any),
+  // 1 (TOP depth 2), or the last DEPTH's as of that TOP — stored then, because a DEPTH token
+  // names the depth of the TOP that follows it, not of the entry running before it.
+  Bus depthNow;
+  for (uint32_t i = 0; i < 5; ++i)
+    depthNow.push_back(c.step(fmt::format("depth now[{}]", i),
+                              (i == 0 ? 2 * w(depthMode[0]) : Expr(0)) + w(depthMode[1]) + w(lastDepth[i]) - 2));
+  const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
+
+  c.outputBus("block", block);
+  c.outputBus("warp", warp);
+  c.outputBus("pc", pc);
+  c.outputBus("mask", mask);
+  c.outputBus("depth-1", depth);
+  c.output("ended", ended);
+  c.outputBus("steps>=", steps);
+  LaneBuses lb;
+  lb.results = {block, warp, pc, mask, depth, {ended}, steps};
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask) {
+  using namespace machine;
+  std::vector<int64_t> in;
+  auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
+  auto bits = [&](uint64_t v, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  };
+  const bool isTop = id >= kTop && id < kGoto, isGoto = id >= kGoto && id < kBlock;
+  const bool isBlock = id >= kBlock && id < kWarpStart, isWarpStart = id >= kWarpStart && id < kWarpResume;
+  const bool isWarp = id >= kWarpResume && id < kDepth, isDepth = id >= kDepth && id < kControl;
+  const bool go = id == ctl(Ctl::Go);  // the prompt's last token: the stream starts at pc 0
+  const TopFields top = isTop ? topFields(id) : TopFields{};
+  const uint32_t n = prefixValueCount(id);
+  bit(id >= kChunkMore);
+  bit(id >= kChunkLast && id < kPack4);
+  bit(n != 0);
+  for (uint32_t j = 1; j <= 4; ++j) bit(n == j);
+  bit(n == UINT32_MAX);
+  bit(endsStepByClass(id));
+  bit(isTop || isGoto || isBlock || isWarpStart || go);
+  bit(isTop || isBlock || isWarpStart);
+  bit(isTop);
+  bit(isTop && top.k == 1);
+  bit(isTop && top.k == 2);
+  bit(isBlock);
+  bit(isBlock || isWarpStart || isWarp);
+  bit(isDepth);
+  bits(isTop ? top.pc : isGoto ? id - kGoto : 0, 10);
+  bits(isTop ? top.mask : 0, 4);
+  bits(isBlock ? id - kBlock : 0, 12);
+  bits(isWarpStart ? id - kWarpStart : isWarp ? id - kWarpResume : 0, 8);
+  bits(isDepth ? id - kDepth : 0, 5);
+  bits(fullWarps, 9);
+  bits(tailMask, 4);
+  return in;
+}
+
+}  // namespace qgpu::compiler
