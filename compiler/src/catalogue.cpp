@@ -71,6 +71,32 @@ std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
   return sequencerInputs(id, 8, 0x3);
 }
 
+// fetch's positions: a prompt of 40 code words (AT 1 and AT 2 among them), then random
+// machine tokens as the sequencer's samples (pcs past the code fetch 0).
+std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  static const std::vector<uint32_t> prompt = [] {
+    std::mt19937_64 words(5);
+    std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 40};
+    for (uint32_t k = 0; k < 40; ++k) {
+      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
+      const uint64_t w = words();
+      for (int i = 0; i < 4; ++i) p.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+    }
+    p.push_back(ctl(Ctl::Consts));
+    p.push_back(kChunkLast);
+    p.push_back(ctl(Ctl::Go));
+    return p;
+  }();
+  if (index < static_cast<int>(prompt.size())) return fetchInputs(prompt[static_cast<size_t>(index)], 8, 0x3);
+  std::vector<int64_t> in = sequencerSample(rng, index);
+  const std::vector<int64_t> all = fetchInputs(kChunkLast, 8, 0x3);  // the prompt features of a generated token
+  const std::vector<int64_t> tail(all.begin() + static_cast<std::ptrdiff_t>(in.size()), all.end());
+  std::vector<int64_t> features = in;
+  for (size_t i = 0; i < tail.size(); ++i) features.push_back(0);
+  return features;
+}
+
 }  // namespace
 
 const std::vector<UnitSpec>& unitCatalogue() {
@@ -114,6 +140,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return counterUnit(16); }, false, counterSample},
       {"sequencer", "token intake and sequencer: block, warp, pc, mask, depth, step end from the token stream",
        [] { return sequencerUnit(); }, false, sequencerSample},
+      {"fetch", "the sequencer and the fetch: the code word at the pc, looked up among the prompt's CODE words",
+       [] { return fetchUnit(); }, false, fetchSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

@@ -296,15 +296,18 @@ Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, c
   return lookups_[index].read;
 }
 
-Bus Circuit::countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits) {
+Bus Circuit::countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits, uint32_t from) {
   if (bits == 0 || bits > kMaxCountBits)
     throw CompileError(fmt::format("{}: counter '{}': {} bits (1..{}: one layer of threshold heads)", name_, name, bits,
                                    kMaxCountBits));
+  if (from == 0 || from + bits > 33)
+    throw CompileError(fmt::format("{}: counter '{}': thresholds {}..{} (1..32: the levels its read separates)", name_,
+                                   name, from, from + bits - 1));
   for (WireId x : {marker, counted})
     if (x >= nodes_.size() || !nodes_[x].structuralBit)
       throw CompileError(fmt::format("{}: counter '{}': wire {} is not a structural bit", name_, name, x));
   const uint32_t index = static_cast<uint32_t>(counters_.size());
-  counters_.push_back({name, marker, counted, {}});
+  counters_.push_back({name, marker, counted, from, {}});
   counters_[index].atLeast = readBits(NodeKind::CountRead, name, index, bits);
   return counters_[index].atLeast;
 }
@@ -332,6 +335,7 @@ Evaluator::Evaluator(const Circuit& c) : c_(c) {
     history_.emplace_back(p.banks.size(), std::vector<uint64_t>(kMaxDelay + 1, 0));
   }
   stored_.resize(c.lookups().size());
+  positions_.assign(c.lookups().size(), 0);
   counts_.assign(c.counters().size(), -1);
 }
 
@@ -341,7 +345,8 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     throw CompileError(fmt::format("{}: {} input values for {} inputs", c.name(), inputs.size(), c.inputs().size()));
   std::vector<int64_t> v(c.nodes().size(), 0);
   std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
-  std::vector<std::optional<size_t>> match(c.lookups().size());    // per lookup: the matching position
+  std::vector<std::optional<size_t>> match(c.lookups().size());    // per lookup: found at this position
+  std::vector<const std::vector<int64_t>*> lookupValue(c.lookups().size(), nullptr);  // the matched value
   std::vector<bool> counted(c.counters().size(), false);           // per counter: this position taken
   // The one slot a key selects (nullopt: none); more than one is an error.
   auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
@@ -365,22 +370,25 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
         const Lookup& l = c.lookups()[n.port];
         auto& stored = stored_[n.port];
         if (!match[n.port]) {  // the lookup's first bit: store this position, then find the query's key
-          std::vector<int64_t> value;
-          for (WireId x : l.value) value.push_back(v[x]);
-          stored.push_back({busValue(v, l.key), std::move(value)});
+          Stored& here = stored[busValue(v, l.key)];
+          ++here.count;
+          here.value.clear();
+          for (WireId x : l.value) {
+            here.value.push_back(v[x]);
+            here.allZero = here.allZero && v[x] == 0;  // several matches are exact when all their values are 0
+          }
+          ++positions_[n.port];
           const uint64_t q = busValue(v, l.query);
-          size_t found = 0;
-          for (size_t s = 0; s < stored.size(); ++s)
-            if (stored[s].first == q) {
-              ++found;
-              match[n.port] = s;
-            }
-          if (found != 1)
+          auto it = stored.find(q);
+          const size_t found = it == stored.end() ? 0 : it->second.count;
+          if (found != 1 && !(found > 1 && it->second.allZero))
             throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
-                                           "must: the softmax is one-hot only then)",
-                                           c.name(), l.name, stored.size() - 1, found, q));
+                                           "must, or several all of whose values are 0: the softmax is exact only then)",
+                                           c.name(), l.name, positions_[n.port] - 1, found, q));
+          match[n.port] = 0;
+          lookupValue[n.port] = &it->second.value;
         }
-        v[i] = stored[*match[n.port]].second[n.bit];
+        v[i] = (*lookupValue[n.port])[n.bit];
         break;
       }
       case NodeKind::CountRead: {
@@ -391,7 +399,7 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
           if (v[k.marker]) count = 0;
           else if (v[k.counted] && count >= 0) ++count;
         }
-        v[i] = count < 0 || count >= static_cast<int64_t>(n.bit) + 1 ? 1 : 0;
+        v[i] = count < 0 || count >= static_cast<int64_t>(n.bit + k.from) ? 1 : 0;
         break;
       }
       case NodeKind::MemoryRead: {

@@ -81,6 +81,7 @@ class Planner {
     }
     // Which wires are read by a later level (so they need a channel).
     std::vector<bool> readLater(c_.nodes().size(), false);
+    std::set<std::pair<NodeKind, uint32_t>> inputsMarked;
     for (size_t i = 0; i < c_.nodes().size(); ++i) {
       const Node& n = c_.nodes()[i];
       if (!live_[i]) continue;
@@ -89,16 +90,17 @@ class Planner {
         for (const Term& t : expandStop(n.value, s_.level[i]).terms) readLater[t.wire] = true;
         if (n.kind == NodeKind::Gate) readLater[n.control] = true;
       }
-      if (n.kind == NodeKind::LookupRead && n.bit == 0) {
+      // A port's, lookup's or counter's mixer inputs, once for its first live read bit.
+      if (n.kind == NodeKind::LookupRead && inputsMarked.insert({NodeKind::LookupRead, n.port}).second) {
         const Lookup& lk = c_.lookups()[n.port];
         for (const Bus* b : {&lk.key, &lk.query, &lk.value})
           for (WireId x : *b) readLater[x] = true;
       }
-      if (n.kind == NodeKind::CountRead && n.bit == 0) {  // the halving head's inputs
+      if (n.kind == NodeKind::CountRead && inputsMarked.insert({NodeKind::CountRead, n.port}).second) {
         readLater[c_.counters()[n.port].marker] = true;
         readLater[c_.counters()[n.port].counted] = true;
       }
-      if (n.kind == NodeKind::MemoryRead && n.bit == 0) {  // the port's mixer inputs
+      if (n.kind == NodeKind::MemoryRead && inputsMarked.insert({NodeKind::MemoryRead, n.port}).second) {
         const MemoryPort& p = c_.memories()[n.port];
         for (size_t b = 0; b < p.banks.size(); ++b) {
           const MemoryBank& bank = p.banks[b];
@@ -237,6 +239,7 @@ class Planner {
     const Counter& k = c_.counters()[index];
     const int layer = s_.counterLayer[index];
     const uint32_t r = newChannel(k.name + " (halving read)", ChannelInfo::Kind::Read, layer, {0, 1});
+    plan_.channels[r].keep = true;
     PlannedHead h;
     h.name = k.name + " halving";
     h.kind = PlannedHead::Kind::Halving;
@@ -250,12 +253,12 @@ class Planner {
     for (size_t j = 0; j < k.atLeast.size(); ++j) {
       reads.push_back(newChannel(c_.node(k.atLeast[j]).name + " (read)", ChannelInfo::Kind::Read, level, {0, 1}));
       PlannedHead t;
-      t.name = fmt::format("{} threshold {}", k.name, j + 1);
+      t.name = fmt::format("{} threshold {}", k.name, k.from + j);
       t.kind = PlannedHead::Kind::Threshold;
       t.head = static_cast<int>(tl.heads.size());
       t.readKey = t.writeKey = t.data = {kOneChannel};
       t.count = r;
-      t.threshold = static_cast<uint32_t>(j + 1);
+      t.threshold = k.from + static_cast<uint32_t>(j);
       t.out = {reads.back()};
       tl.heads.push_back(std::move(t));
     }
@@ -364,6 +367,7 @@ class Planner {
     std::vector<bool> pinned(V, false);  // anchors and outputs: read by every norm or the head
     for (uint32_t a = 0; a < plan_.anchors; ++a) pinned[a] = true;
     for (uint32_t o : plan_.outputChannels) pinned[o] = true;
+    for (uint32_t v = 0; v < V; ++v) pinned[v] = pinned[v] || plan_.channels[v].keep;
     for (size_t l = 0; l < plan_.mlp.size(); ++l)
       for (const PlannedNeuron& n : plan_.mlp[l].neurons)
         for (const ChannelForm* f : {&n.gate, &n.up})

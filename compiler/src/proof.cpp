@@ -396,6 +396,12 @@ class Prover {
         d.finest = dyadicGcd(d.finest, wd * prod[n].grain);
       }
       if (!inexactWriters.empty()) {
+        // A multi-level read's deep levels are tiny: the norm's x * 2^-k can be subnormal (no
+        // longer x's bits), and the clear would leave a residue where a later write expects 0.
+        if (!facts_[c].levels.empty())
+          refuse(L, fmt::format("down projection into channel {}: clears a counter's multi-level read, whose deep "
+                                "levels underflow in the norm (the clear would not leave an exact 0)",
+                                c));
         if (!writers.empty() || !facts_[c].inexact || !isClear(l, inexactWriters, c, g, uu, down))
           refuse(L, fmt::format("down projection into channel {}: an inexact memory read is written anywhere but "
                                 "into its own channel's clear",

@@ -1,8 +1,9 @@
-// The machine step's token intake and sequencer (sequencer.h) against the reference,
+// The machine step's token intake, sequencer and fetch (sequencer.h) against the reference,
 // machine::StreamDeriver: after every token of every lowered corpus run's generated stream
 // (W=4, both PTX flavours), the block, warp, pc, mask, SIMT depth, step end and steps since
 // the last pc-carrying token — first the IR (tier 2), then the compiled weights in the engine
-// on the streams of up to 1,000 tokens (every one in the nightly label's run, QGPU_SEQUENCER_ALL=1).
+// on the streams of up to 1,000 tokens (every one in the nightly label's run, QGPU_SEQUENCER_ALL=1);
+// and the fetch: the prompt's code words, looked up by the pc, against the lowered program.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/lower.h"
+#include "qgpu/machine/prompt.h"
 #include "qgpu/machine/stream_state.h"
 #include "qgpu/machine/tokens.h"
 
@@ -109,6 +111,46 @@ std::string describeDiff(const std::vector<int64_t>& got, const std::vector<int6
   return out;
 }
 
+// A compiled unit proven, with its counter heads and lookups counted.
+struct Proven {
+  CompiledUnit cu;
+  size_t counterHeads = 0, lookups = 0;
+};
+Proven compileAndProve(const Unit& u) {
+  Proven p{compileCircuit(u.circuit)};
+  const ProofReport proof = proveExact(p.cu);
+  for (const LayerProof& lp : proof.layers) {
+    p.counterHeads += lp.counterHeads;
+    p.lookups += lp.lookups;
+  }
+  EXPECT_LE(p.cu.config.hiddenSize, 2048);
+  return p;
+}
+
+// `seq` through the engine from an empty state, prefilled in pieces of 512 positions (the
+// attention layer is quadratic); checks every position from `from` on against its expected
+// outputs and returns how many it checked.
+size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq, size_t from) {
+  model::DecodeState st = m.newState();
+  size_t checked = 0;
+  for (size_t first = 0; first < seq.size(); first += 512) {
+    const size_t n = std::min<size_t>(512, seq.size() - first);
+    Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(n));
+    for (size_t i = 0; i < n; ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(seq[first + i].inputs);
+    const Eigen::MatrixXf logits = m.forwardEmbeddings(st, x);
+    for (size_t i = 0; i < n; ++i) {
+      const Position& p = seq[first + i];
+      if (first + i < from) continue;
+      std::vector<int64_t> got;
+      EXPECT_NO_THROW(got = cu.decode(logits.col(static_cast<Eigen::Index>(i)))) << "engine at " << p.describe;
+      EXPECT_EQ(got, p.expected) << "engine (sparse prefill) at " << p.describe << ":" << describeDiff(got, p.expected);
+      if (got != p.expected) return checked;
+      ++checked;
+    }
+  }
+  return checked;
+}
+
 TEST(Sequencer, TheIrFollowsEveryCorpusStream) {
   Unit u = sequencerUnit();
   size_t tokens = 0;
@@ -128,12 +170,9 @@ TEST(Sequencer, TheIrFollowsEveryCorpusStream) {
 
 TEST(Sequencer, CompiledThroughTheEngine) {
   Unit u = sequencerUnit();
-  CompiledUnit cu = compileCircuit(u.circuit);
-  ProofReport proof = proveExact(cu);
-  size_t counterHeads = 0;
-  for (const LayerProof& lp : proof.layers) counterHeads += lp.counterHeads;
-  EXPECT_EQ(counterHeads, 2u + 4u + 16u);
-  EXPECT_LE(cu.config.hiddenSize, 2048);
+  const Proven p = compileAndProve(u);
+  const CompiledUnit& cu = p.cu;
+  EXPECT_EQ(p.counterHeads, 2u + 4u + 16u);
   RecordProperty("layers", cu.config.numLayers);
   model::Model sparse = load(cu, 1.0), dense = load(cu, 0.0);
   const bool all = std::getenv("QGPU_SEQUENCER_ALL") != nullptr;
@@ -142,21 +181,9 @@ TEST(Sequencer, CompiledThroughTheEngine) {
     // CI: the streams of up to 1,000 tokens; QGPU_SEQUENCER_ALL=1 (label nightly): every one.
     if (!all && s.positions.size() > 1000) continue;
     ++streams;
-    // Prefill in pieces of 512 positions on one state (the attention layer is quadratic).
-    model::DecodeState st = sparse.newState();
-    for (size_t first = 0; first < s.positions.size(); first += 512) {
-      const size_t n = std::min<size_t>(512, s.positions.size() - first);
-      Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(n));
-      for (size_t i = 0; i < n; ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(s.positions[first + i].inputs);
-      Eigen::MatrixXf logits = sparse.forwardEmbeddings(st, x);
-      for (size_t i = 0; i < n; ++i) {
-        const Position& p = s.positions[first + i];
-        const std::vector<int64_t> got = cu.decode(logits.col(static_cast<Eigen::Index>(i)));
-        ASSERT_EQ(got, p.expected) << "engine (sparse prefill) vs StreamDeriver at " << p.describe << ":"
-                                   << describeDiff(got, p.expected);
-        ++tokens;
-      }
-    }
+    const size_t checked = checkInPieces(cu, sparse, s.positions, 0);
+    ASSERT_EQ(checked, s.positions.size()) << s.name;
+    tokens += checked;
   }
   EXPECT_GE(streams, 10u);
   RecordProperty("engine_tokens", static_cast<int>(tokens));
@@ -165,6 +192,109 @@ TEST(Sequencer, CompiledThroughTheEngine) {
   std::vector<Position> head(first.positions.begin(), first.positions.begin() + std::min<size_t>(300, first.positions.size()));
   std::vector<std::vector<int64_t>> got = run(cu, dense, head, true);
   for (size_t t = 0; t < head.size(); ++t) ASSERT_EQ(got[t], head[t].expected) << "dense decode: " << head[t].describe;
+}
+
+// A corpus run's prompt and generated stream as fetch positions: the prompt expects the
+// word 0 (its sequencer state means nothing yet: the first pc-carrying token is GO, after
+// which the word at pc 0 is fetched), every
+// generated token the sequencer state after it and the code word at its pc. `promptLength`
+// tells where generation starts.
+std::optional<std::vector<Position>> fetchStream(size_t& promptLength, const machine::test::CorpusCase& c) {
+  LaunchSpec spec = loadLaunchSpec(c.dir);
+  machine::MachineProgram mp;
+  try {
+    mp = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Decode) throw;
+    return std::nullopt;
+  }
+  machine::MachineLaunch ml = machine::machineLaunch(mp, materializeLaunch(spec));
+  machine::MachineResult ex = machine::execute(mp, ml);
+  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
+  std::vector<uint32_t> valid;
+  for (uint32_t w = 0; w * 4 < threads; ++w) valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
+  const uint32_t full = threads / 4, tail = (1u << (threads % 4)) - 1;
+  machine::StreamDeriver d(valid);
+  std::vector<Position> out;
+  const std::vector<uint32_t> prompt = machine::encodePrompt(mp, ml);
+  promptLength = prompt.size();
+  auto add = [&](uint32_t id, std::vector<int64_t> state, uint64_t word, std::string describe) {
+    Position p;
+    p.inputs = fetchInputs(id, full, tail);
+    p.expected = std::move(state);
+    putBits(p.expected, word, 64);
+    p.describe = std::move(describe);
+    out.push_back(std::move(p));
+  };
+  for (size_t i = 0; i < prompt.size(); ++i)  // after GO (the last) the word at pc 0
+    add(prompt[i], expectedAfter(d), i + 1 == prompt.size() ? machine::encode(mp.code.at(0)) : 0,
+        fmt::format("{} prompt token {} ({})", machine::test::corpusCaseName(c), i, machine::tokenName(prompt[i])));
+  for (size_t i = 0; i < ex.trace.tokens.size(); ++i) {
+    const uint32_t id = ex.trace.tokens[i];
+    d.take(id);
+    const uint32_t pc = d.state().pc;
+    add(id, expectedAfter(d), pc < mp.code.size() ? machine::encode(mp.code[pc]) : 0,
+        fmt::format("{} token {} ({}), pc {}", machine::test::corpusCaseName(c), i, machine::tokenName(id), pc));
+  }
+  return out;
+}
+
+// The wires of the fetched word in an output vector (its last 64 entries).
+Bus seqWordBus() {
+  Bus b;
+  for (uint32_t i = 0; i < 64; ++i) b.push_back(kSequencerOutputs + i);
+  return b;
+}
+
+TEST(Fetch, TheIrFetchesEveryStepsWordFromThePrompt) {
+  Unit u = fetchUnit();
+  size_t tokens = 0, runs = 0;
+  for (const auto& c : machine::test::corpusCases()) {
+    size_t promptLength = 0;
+    const std::optional<std::vector<Position>> seq = fetchStream(promptLength, c);
+    if (!seq) continue;
+    ++runs;
+    Evaluator ev(u.circuit);
+    for (size_t t = 0; t < seq->size(); ++t) {
+      const Position& p = (*seq)[t];
+      const std::vector<int64_t> got = ev.stepOutputs(p.inputs);
+      const std::vector<int64_t> word(got.end() - 64, got.end()), wantWord(p.expected.end() - 64, p.expected.end());
+      if (t + 1 < promptLength) {  // the prompt before GO: only the word (0) means something
+        ASSERT_EQ(word, wantWord) << "IR at " << p.describe;
+        continue;
+      }
+      ASSERT_EQ(std::vector<int64_t>(got.begin(), got.end() - 64), std::vector<int64_t>(p.expected.begin(), p.expected.end() - 64))
+          << "IR at " << p.describe << ":" << describeDiff(got, p.expected);
+      ASSERT_EQ(word, wantWord) << "IR at " << p.describe << ": fetched " << fmt::format("{:#018x}", busValue(got, seqWordBus()))
+                                << ", expected " << fmt::format("{:#018x}", busValue(p.expected, seqWordBus()));
+      ++tokens;
+    }
+  }
+  EXPECT_GE(runs, 90u);
+  RecordProperty("tokens", static_cast<int>(tokens));
+}
+
+TEST(Fetch, CompiledThroughTheEngine) {
+  Unit u = fetchUnit();
+  const Proven p = compileAndProve(u);
+  const CompiledUnit& cu = p.cu;
+  EXPECT_EQ(p.lookups, 1u);
+  EXPECT_LE(cu.config.numLayers, 8);  // the word after layer 8 (docs/machine.md §5.2)
+  RecordProperty("layers", cu.config.numLayers);
+  model::Model sparse = load(cu, 1.0);
+  size_t tokens = 0, runs = 0;
+  for (const auto& c : machine::test::corpusCases()) {
+    size_t promptLength = 0;
+    const std::optional<std::vector<Position>> seq = fetchStream(promptLength, c);
+    if (!seq || seq->size() > 1500) continue;  // CI: the launches of up to 1,500 positions
+    ++runs;
+    // From GO on (before it the sequencer's state means nothing).
+    const size_t checked = checkInPieces(cu, sparse, *seq, promptLength - 1);
+    ASSERT_EQ(checked, seq->size() - promptLength + 1) << machine::test::corpusCaseName(c);
+    tokens += checked;
+  }
+  EXPECT_GE(runs, 4u);
+  RecordProperty("engine_tokens", static_cast<int>(tokens));
 }
 
 }  // namespace

@@ -89,6 +89,15 @@ Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t 
   return c.memoryRead(name, {std::move(b)});
 }
 
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data) {
+  MemoryBank b;
+  b.writeKey = {key};
+  b.readKey = {key};
+  b.writeEnable = w(write);
+  b.data = data;
+  return c.memoryRead(name, {std::move(b)});
+}
+
 Unit windowUnit(uint32_t bits) {
   Unit u{Circuit(fmt::format("window{}", bits)), {}, {}, {}, {}};
   Circuit& c = u.circuit;

@@ -16,17 +16,6 @@
 namespace qgpu::compiler {
 namespace {
 
-// A last-write-wins field: one slot keyed by `key` (1 at every machine token), written with
-// `data` where `write` is 1 and read back at once (after this position's write).
-Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data) {
-  MemoryBank b;
-  b.writeKey = {key};
-  b.readKey = {key};
-  b.writeEnable = w(write);
-  b.data = data;
-  return c.memoryRead(name, {std::move(b)});
-}
-
 std::vector<Expr> forms(const Bus& b, size_t width) {
   std::vector<Expr> out;
   for (size_t i = 0; i < width; ++i) out.push_back(i < b.size() ? w(b[i]) : Expr(0));
@@ -35,9 +24,7 @@ std::vector<Expr> forms(const Bus& b, size_t width) {
 
 }  // namespace
 
-Unit sequencerUnit() {
-  Unit u{Circuit("sequencer"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
+SequencerWires buildSequencer(Circuit& c) {
   // The token's features, in sequencerInputs' order.
   const WireId machineToken = c.inputBit("machine token");
   const WireId chunkLast = c.inputBit("chunk last");
@@ -110,16 +97,25 @@ Unit sequencerUnit() {
                               (i == 0 ? 2 * w(depthMode[0]) : Expr(0)) + w(depthMode[1]) + w(lastDepth[i]) - 2));
   const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
 
-  c.outputBus("block", block);
-  c.outputBus("warp", warp);
-  c.outputBus("pc", pc);
-  c.outputBus("mask", mask);
-  c.outputBus("depth-1", depth);
-  c.output("ended", ended);
-  c.outputBus("steps>=", steps);
+  return {machineToken, chunkLast, pcBase, block, warp, pc, mask, depth, ended, steps};
+}
+
+LaneBuses outputSequencer(Circuit& c, const SequencerWires& s) {
+  c.outputBus("block", s.block);
+  c.outputBus("warp", s.warp);
+  c.outputBus("pc", s.pc);
+  c.outputBus("mask", s.mask);
+  c.outputBus("depth-1", s.depth);
+  c.output("ended", s.ended);
+  c.outputBus("steps>=", s.steps);
   LaneBuses lb;
-  lb.results = {block, warp, pc, mask, depth, {ended}, steps};
-  u.lanes.push_back(std::move(lb));
+  lb.results = {s.block, s.warp, s.pc, s.mask, s.depth, {s.ended}, s.steps};
+  return lb;
+}
+
+Unit sequencerUnit() {
+  Unit u{Circuit("sequencer"), {}, {}, {}, {}};
+  u.lanes.push_back(outputSequencer(u.circuit, buildSequencer(u.circuit)));
   return u;
 }
 

@@ -107,9 +107,10 @@ struct MemoryPort {
 
 /// An attention one-hot lookup (docs/compiler.md §1.2): at every position an attention head
 /// stores (key, value); the read at a position returns the value of the one position up to
-/// and including it whose key equals the query. Exactly one must match (a precondition the
-/// evaluator checks: the softmax is one-hot only then), e.g. a program ROM whose entries
-/// sit at distinct prompt positions, with a bit in the key that marks them.
+/// and including it whose key equals the query. Exactly one must match, or several whose
+/// values are all 0 (a precondition the evaluator checks: the softmax is one-hot only then,
+/// and an average of zeros is exactly 0), e.g. a program ROM whose entries sit at distinct
+/// prompt positions with a bit in the key that marks them, every other position storing 0.
 struct Lookup {
   std::string name;
   Bus key, query, value;  // key and query of equal width (<= kLookupKeyBits), value <= 128 bits
@@ -128,6 +129,7 @@ constexpr uint32_t kLookupKeyBits = 16;  // dual rail: 16 of the head's 192 unro
 struct Counter {
   std::string name;
   WireId marker = 0, counted = 0;  // structural bits
+  uint32_t from = 1;               // atLeast[i] is [k >= from + i]
   Bus atLeast;                     // CountRead wires
 };
 constexpr uint32_t kMaxCountBits = 16;  // threshold heads: one layer's 16 DeltaNet heads
@@ -154,8 +156,10 @@ class Circuit {
   /// An attention lookup of `value` by `key` == `query` (structural bits); returns the read bits.
   Bus lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value);
   /// The count since `marker` of positions with `counted` (structural bits), as `bits`
-  /// (1..kMaxCountBits) threshold bits [k >= 1], [k >= 2], ...
-  Bus countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits = kMaxCountBits);
+  /// (1..kMaxCountBits) threshold bits [k >= from], [k >= from + 1], ... (from + bits <= 33:
+  /// the levels that the halving read separates).
+  Bus countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits = kMaxCountBits,
+                 uint32_t from = 1);
 
   void output(const std::string& name, WireId wire);
   void outputBus(const std::string& name, const Bus& bus);
@@ -205,7 +209,15 @@ class Evaluator {
   const Circuit& c_;
   std::vector<std::vector<std::map<uint32_t, uint64_t>>> slots_;  // per port, per bank: slot -> data
   std::vector<std::vector<std::vector<uint64_t>>> history_;        // per port, per bank: data, newest first
-  std::vector<std::vector<std::pair<uint64_t, std::vector<int64_t>>>> stored_;  // per lookup: (key, value) per position
+  // Per lookup, per key stored so far: how many positions hold it, the last one's value, and
+  // whether every one of their values was 0.
+  struct Stored {
+    size_t count = 0;
+    std::vector<int64_t> value;
+    bool allZero = true;
+  };
+  std::vector<std::map<uint64_t, Stored>> stored_;
+  std::vector<size_t> positions_;  // per lookup: positions stored so far
   std::vector<int64_t> counts_;  // per counter: k so far (-1: no marker yet, an unbounded count)
 };
 

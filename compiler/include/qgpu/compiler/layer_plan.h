@@ -134,6 +134,9 @@ struct ChannelInfo {
   int writtenAt = 0;  // 0: embedding (anchors, inputs); else the layer whose MLP writes it
   Range range;        // IR range (inputs: declared)
   int clearedAt = 0;  // the layer whose MLP clears it (its last reader's); 0: never
+  // Never cleared (a counter's halving read: its deep levels are so small that the norm's
+  // x * 2^-k is subnormal, so a clear would not leave an exact 0); its channel is not reused.
+  bool keep = false;
   uint32_t physical = 0;  // the residual channel that holds it
 };
 

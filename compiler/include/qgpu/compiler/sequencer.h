@@ -10,6 +10,19 @@
 
 namespace qgpu::compiler {
 
+/// The sequencer's wires in a circuit of its own or a larger one (the fetch's): the
+/// inputs it declares (sequencerInputs' order) and the state it computes.
+struct SequencerWires {
+  WireId machineToken, chunkLast;  // two of its inputs other stages read
+  Bus pcBase;  // the last pc-carrying token's pc (the fetch's range check reads it)
+  Bus block, warp, pc, mask, depth;
+  WireId ended;
+  Bus steps;
+};
+SequencerWires buildSequencer(Circuit& c);
+/// Declares the sequencer's outputs (sequencerUnit's order) and returns them as one lane's results.
+LaneBuses outputSequencer(Circuit& c, const SequencerWires& s);
+
 /// Outputs in order: block (12 bits), warp (8), pc (11), mask (4), depth - 1 (5), ended (1:
 /// this token ended a step), steps since the last pc-carrying token as [k >= 1..16].
 Unit sequencerUnit();
@@ -19,5 +32,16 @@ constexpr uint32_t kSequencerOutputs = 12 + 8 + 11 + 4 + 5 + 1 + 16;
 /// class flags and fields of machine/tokens.h) — and the launch's warp shape (warps with all
 /// four lanes, the next warp's valid lanes). The prompt's GO starts a stream at pc 0.
 std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask);
+
+/// The fetch (docs/machine.md §5.2, layer 7 of the plan): the sequencer, the prompt's code
+/// words stored at their CODE positions as attention lookup entries keyed by their pc (the
+/// count of words since the last AT or the code size, the AT's 16 j, and the three chunks
+/// before the last one from the conv window), and the lookup of the word at the
+/// sequencer's pc at every generated position (0 in the prompt). Outputs: the sequencer's,
+/// then the fetched word (64 bits).
+Unit fetchUnit();
+constexpr uint32_t kFetchOutputs = kSequencerOutputs + 64;
+/// fetchUnit's inputs for token `id`: sequencerInputs', then the prompt features.
+std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask);
 
 }  // namespace qgpu::compiler

@@ -141,6 +141,10 @@ Unit loadStoreUnit(uint32_t lanes);
 /// `data` as it was `delay` (1..3) positions back (0 before the start): a one-slot bank whose
 /// value channels' conv tap reads that token; `one` an always-1 structural bit (its key).
 Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t delay, WireId one);
+/// A last-write-wins field: one slot keyed by `key` (a bit that is 1 wherever the field is
+/// read or written), written with `data` where `write` is 1, read back after this position's
+/// write. How the machine step keeps the fields the stream names (docs/machine.md §5.2).
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data);
 /// Conv-window reads: a `bits`-bit input as it was 1, 2 and 3 positions back.
 Unit windowUnit(uint32_t bits);
 // --- end load/store unit ---

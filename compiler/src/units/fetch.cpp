@@ -1,0 +1,111 @@
+// The machine step's fetch (docs/machine.md §5.2, layer 7 of the plan) on top of the
+// sequencer: the prompt's code words become attention lookup entries at the positions of
+// their last chunks, keyed by their pc — the AT's 16 j plus the words counted since that AT
+// or since the code size (the CHUNK-LAST right after CODE), so no index is kept from one
+// position to the next — with the three chunks before the last one from the conv window;
+// every generated position looks up the word at the sequencer's pc. Positions that are no
+// entry store key and value 0, and a prompt position's query is 0: it matches those and
+// reads exactly 0.
+#include <fmt/format.h>
+
+#include "qgpu/compiler/sequencer.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::compiler {
+namespace {
+
+// [on and x], x a bit-valued form: the structural bit a lookup's key, query or value needs.
+WireId gated(Circuit& c, const std::string& name, WireId on, const Expr& x) { return c.step(name, w(on) + x - 2); }
+
+}  // namespace
+
+Unit fetchUnit() {
+  Unit u{Circuit("fetch"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const SequencerWires s = buildSequencer(c);
+  // The prompt's features, in fetchInputs' order.
+  const WireId sectionHeader = c.inputBit("section header");  // PROMPT CODE CONSTS LAUNCH SEGMENT ZERO-SEGMENT GO
+  const WireId codeHeader = c.inputBit("code header");
+  const WireId goHeader = c.inputBit("go");
+  const WireId setsAt = c.inputBit("sets at");  // AT, or a section header (AT 0)
+  const WireId isAt = c.inputBit("at");
+  const Bus atField = c.inputBus("at field", 6);  // AT j: j < 64 (1,024 words)
+  const Bus chunk = c.inputBus("chunk value", 16);
+
+  // Layer 1: the section (in CODE; generating), the last AT, the token before, the chunks before.
+  const Bus section = lastWritten(c, "section", s.machineToken, sectionHeader, {codeHeader, goHeader});
+  const Bus at = lastWritten(c, "last at", s.machineToken, setsAt, atField);
+  const Bus afterCode = previousBits(c, "after code", {codeHeader}, 1, s.machineToken);
+  std::vector<Bus> before;
+  for (uint32_t d = 1; d <= 3; ++d) before.push_back(previousBits(c, fmt::format("chunk(t-{})", d), chunk, d, s.machineToken));
+
+  // A code word's last chunk is an entry; the words since the last AT (or the code size's
+  // CHUNK-LAST) give its pc's low 4 bits, the AT its high ones.
+  const WireId marker = c.step("word count mark", 2 * w(isAt) + w(s.chunkLast) + w(afterCode[0]) - 2);
+  const WireId entry = c.step("rom entry", w(section[0]) + w(s.chunkLast) - w(afterCode[0]) - 2);
+  // [k >= 2] .. [k >= 16]: k >= 1 holds at every entry (it counts itself), and 15 threshold
+  // heads fit beside the sequencer's steps counter in one layer, where 16 would not.
+  const Bus words = c.countSince("words", marker, s.chunkLast, 15, 2);
+  Bus key{entry};
+  for (uint32_t b = 0; b < 4; ++b) {  // bit b of k - 1: +-[k >= m + 1] over the multiples m of 2^b
+    Expr bit(0);
+    for (uint32_t m = 1u << b; m <= 15; m += 1u << b) bit += ((m >> b) & 1 ? 1 : -1) * w(words[m - 1]);
+    key.push_back(gated(c, fmt::format("rom key pc[{}]", b), entry, bit));
+  }
+  for (uint32_t b = 0; b < 6; ++b) key.push_back(gated(c, fmt::format("rom key pc[{}]", 4 + b), entry, w(at[b])));
+  Bus value;
+  for (uint32_t i = 0; i < 64; ++i) {
+    const uint32_t part = i / 16, bit = i % 16;  // chunk 0 (low) was three tokens back; chunk 3 is this one
+    const Expr x = part == 3 ? w(chunk[bit]) : w(before[2 - part][bit]);
+    value.push_back(gated(c, fmt::format("rom word[{}]", i), entry, x));
+  }
+  // The code size n (the CHUNK-LAST right after CODE), kept to tell a pc past the last word
+  // (the implied pc after a warp's last step): pc < n is base + count < n, one threshold on
+  // the count's thermometer bits, at the pc's own level.
+  MemoryBank sizeBank;
+  sizeBank.writeKey = sizeBank.readKey = {s.machineToken};
+  sizeBank.writeEnable = w(afterCode[0]) + w(s.chunkLast) - 1;
+  sizeBank.data = Bus(chunk.begin(), chunk.begin() + 11);
+  const Bus size = c.memoryRead("code size", {std::move(sizeBank)});
+  Expr room(-1);  // n - base - count - 1
+  for (uint32_t b = 0; b < 11; ++b) room += (int64_t{1} << b) * w(size[b]);
+  for (uint32_t b = 0; b < 10; ++b) room -= (int64_t{1} << b) * w(s.pcBase[b]);
+  for (WireId t : s.steps) room -= w(t);
+  const WireId inCode = c.step("pc in code", room);
+  // The query: while generating and in the code, 1 and the pc (10 bits: at most 1,024 words);
+  // else 0, which every position that is no entry holds, with the word 0.
+  const WireId running = c.step("generating", w(section[1]) - 1);
+  Bus query{c.step("fetching", w(running) + w(inCode) - 2)};
+  for (uint32_t b = 0; b < 10; ++b)  // one level: [generating, in the code and pc bit b]
+    query.push_back(c.step(fmt::format("fetch pc[{}]", b), w(running) + w(inCode) + w(s.pc[b]) - 3));
+  const Bus word = c.lookup("rom", key, query, value);
+
+  LaneBuses lb = outputSequencer(c, s);
+  c.outputBus("word", word);
+  lb.results.push_back(word);
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask) {
+  using namespace machine;
+  std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
+  auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
+  auto bits = [&](uint64_t v, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  };
+  bool header = false;
+  for (Ctl h : {Ctl::Prompt, Ctl::Code, Ctl::Consts, Ctl::Launch, Ctl::Segment, Ctl::ZeroSegment, Ctl::Go})
+    header = header || id == ctl(h);
+  const bool isAt = id >= kAt && id < kTextVocab + kNumMachineIds;
+  bit(header);
+  bit(id == ctl(Ctl::Code));
+  bit(id == ctl(Ctl::Go));
+  bit(header || isAt);
+  bit(isAt);
+  bits(isAt ? id - kAt : 0, 6);
+  bits(id >= kChunkMore && id < kPack4 ? (id - kChunkMore) & 0xffff : 0, 16);
+  return in;
+}
+
+}  // namespace qgpu::compiler
