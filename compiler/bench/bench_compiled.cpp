@@ -1,11 +1,14 @@
 // Speed of compiled units in the engine (Google Benchmark): decoding one token of the
-// four-lane memory unit lsu32 (16 layers of 16 DeltaNet memory heads, one-hot keys), with the
-// engine's one-hot DeltaNet fast path on and off (the same sparse projections either way).
+// four-lane memory unit lsu32 (16 layers of 16 DeltaNet memory heads, one-hot keys), and of
+// the machine step's sequencer and fetch (8 layers: counters, fields, the ROM lookup), with
+// the engine's one-hot DeltaNet fast path on and off (the same sparse projections either way).
 //   build/bin/bench_compiled --benchmark_filter=MemoryUnitDecode
+//   build/bin/bench_compiled --benchmark_filter=FetchDecode
 #include <benchmark/benchmark.h>
 
 #include <random>
 
+#include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/units.h"
 #include "qgpu/model/model.h"
@@ -45,6 +48,38 @@ void BM_MemoryUnitDecode(benchmark::State& state) {
   state.SetLabel(o.linear.oneHotDeltaNet ? "one-hot fast path" : "every head dense");
 }
 BENCHMARK(BM_MemoryUnitDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// The fetch unit after its catalogue samples' prompt (40 code words): one generated token
+// at a time (random machine tokens); the state restarts from the prompt every 2,048 tokens
+// so that the attention layer's cache stays the size of a short launch.
+void BM_FetchDecode(benchmark::State& state) {
+  const compiler::UnitSpec& spec = compiler::findUnit("fetch");
+  static const compiler::CompiledUnit cu = compiler::compileCircuit(spec.build().circuit);
+  model::ModelOptions o;
+  o.linear.oneHotDeltaNet = state.range(0) != 0;
+  const model::Model m = model::Model::fromStore(cu.config, cu.store, o);
+  std::mt19937_64 rng(7);
+  constexpr int kPrompt = 176, kTokens = 2048;  // the samples' prompt: 3 + 40 x 4 + 2 ATs + 3
+  Eigen::MatrixXf prompt(cu.config.hiddenSize, kPrompt);
+  for (int i = 0; i < kPrompt; ++i) prompt.col(i) = cu.residual(spec.sample(rng, i));
+  std::vector<Eigen::MatrixXf> xs;
+  for (int i = 0; i < kTokens; ++i) xs.push_back(cu.residual(spec.sample(rng, kPrompt + i)));
+  model::DecodeState st = m.newState();
+  m.forwardEmbeddings(st, prompt);
+  size_t i = 0;
+  for (auto _ : state) {
+    if (i > 0 && i % kTokens == 0) {
+      state.PauseTiming();
+      st = m.newState();
+      m.forwardEmbeddings(st, prompt);
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(m.forwardEmbeddings(st, xs[i++ % xs.size()]));
+  }
+  state.SetItemsProcessed(state.iterations());  // tokens
+  state.SetLabel(o.linear.oneHotDeltaNet ? "one-hot fast path" : "every head dense");
+}
+BENCHMARK(BM_FetchDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <cstring>
 #include <random>
 
 #include "edited_unit.h"
@@ -149,6 +150,34 @@ TEST(CounterUnit, MutantsThatProveStillDisagree) {
   size_t wrong = 0;
   for (size_t t = 0; t < seq.size(); ++t) wrong += got[t] != seq[t].expected ? 1 : 0;
   EXPECT_GT(wrong, 30u) << "two swapped threshold heads went unnoticed";
+}
+
+// The engine's one-hot DeltaNet fast path with a decay of exactly 0 (the threshold heads'
+// erase): every logit's bits equal the dense loop's, position by position, while nearly
+// every head-step takes the fast path.
+TEST(CounterUnit, ErasingHeadsOnTheFastPathGiveTheDensePathsBits) {
+  Unit u = counterUnit(kBits);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  std::mt19937_64 rng(53);
+  const std::vector<Position> seq = sequence(400, rng, 12, 3);
+  model::ModelOptions fastOpts, slowOpts;
+  slowOpts.linear.oneHotDeltaNet = false;  // the same sparse projections, every head dense
+  const model::Model fast = model::Model::fromStore(cu.config, cu.store, fastOpts);
+  const model::Model slow = model::Model::fromStore(cu.config, cu.store, slowOpts);
+  model::DecodeState sf = fast.newState(), ss = slow.newState();
+  for (size_t t = 0; t < seq.size(); ++t) {
+    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
+    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0);
+    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+  }
+  // The threshold heads (layer 2) take the fast path at nearly every position, erasing or not.
+  uint64_t taken = 0, headSteps = 0;
+  for (uint64_t steps : sf.deltaNet.at(1).oneHotSteps) {
+    taken += steps;
+    headSteps += seq.size();
+  }
+  EXPECT_GE(static_cast<double>(taken), 0.9 * static_cast<double>(headSteps)) << taken << " of " << headSteps;
 }
 
 }  // namespace

@@ -138,7 +138,14 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
         // A silent head (key and query +0 only) on a state of +0 only keeps it so, whatever its
         // (finite) decay, and reads +0.
         const std::size_t hj = static_cast<std::size_t>(j);
-        const bool eligible = oneHotFastPath_ && decay == 1.0f && state.signClear[hj];
+        // A decay of exactly 0 on a finite state of +0 and positive entries leaves all +0
+        // (0 * x = +0): the dense loop's bits, and from there the one-hot path below applies.
+        if (oneHotFastPath_ && decay == 0.0f && state.signClear[hj] && !state.allZero[hj] && s.allFinite()) {
+            s.setZero();
+            state.allZero[hj] = 1;
+        }
+        const bool erased = decay == 0.0f && state.allZero[hj];
+        const bool eligible = oneHotFastPath_ && (decay == 1.0f || erased) && state.signClear[hj];
         const int kj = eligible ? exactOneHot(kh, 1.0f) : -1;
         const int qj = kj >= 0 ? exactOneHot(qh, qh.maxCoeff()) : -1;
         const bool silent = oneHotFastPath_ && kj < 0 && state.allZero[hj] && std::isfinite(decay) &&
