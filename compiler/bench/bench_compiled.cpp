@@ -49,7 +49,7 @@ void BM_MemoryUnitDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_MemoryUnitDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
-// The fetch unit after its catalogue samples' prompt (40 code words): one generated token
+// The fetch unit after its catalogue samples' prompt (20 code words): one generated token
 // at a time (random machine tokens); the state restarts from the prompt every 2,048 tokens
 // so that the attention layer's cache stays the size of a short launch.
 void BM_FetchDecode(benchmark::State& state) {
@@ -59,7 +59,7 @@ void BM_FetchDecode(benchmark::State& state) {
   o.linear.oneHotDeltaNet = state.range(0) != 0;
   const model::Model m = model::Model::fromStore(cu.config, cu.store, o);
   std::mt19937_64 rng(7);
-  constexpr int kPrompt = 176, kTokens = 2048;  // the samples' prompt: 3 + 40 x 4 + 2 ATs + 3
+  constexpr int kPrompt = 87, kTokens = 2048;  // the samples' prompt: 3 + 20 x 4 + 1 AT + 3
   Eigen::MatrixXf prompt(cu.config.hiddenSize, kPrompt);
   for (int i = 0; i < kPrompt; ++i) prompt.col(i) = cu.residual(spec.sample(rng, i));
   std::vector<Eigen::MatrixXf> xs;

@@ -71,14 +71,15 @@ std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
   return sequencerInputs(id, 8, 0x3);
 }
 
-// fetch's positions: a prompt of 40 code words (AT 1 and AT 2 among them), then random
-// machine tokens as the sequencer's samples (pcs past the code fetch 0).
+// fetch's positions: a prompt of 20 code words (AT 1 among them: 87 positions, so that the
+// cross-engine check's 130 reach generated ones), then random machine tokens as the
+// sequencer's samples (pcs past the code fetch 0).
 std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
   using namespace machine;
   static const std::vector<uint32_t> prompt = [] {
     std::mt19937_64 words(5);
-    std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 40};
-    for (uint32_t k = 0; k < 40; ++k) {
+    std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 20};
+    for (uint32_t k = 0; k < 20; ++k) {
       if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
       const uint64_t w = words();
       for (int i = 0; i < 4; ++i) p.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
