@@ -345,8 +345,7 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     throw CompileError(fmt::format("{}: {} input values for {} inputs", c.name(), inputs.size(), c.inputs().size()));
   std::vector<int64_t> v(c.nodes().size(), 0);
   std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
-  std::vector<std::optional<size_t>> match(c.lookups().size());    // per lookup: found at this position
-  std::vector<const std::vector<int64_t>*> lookupValue(c.lookups().size(), nullptr);  // the matched value
+  std::vector<const std::vector<int64_t>*> lookupValue(c.lookups().size(), nullptr);  // per lookup: the matched value
   std::vector<bool> counted(c.counters().size(), false);           // per counter: this position taken
   // The one slot a key selects (nullopt: none); more than one is an error.
   auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
@@ -369,7 +368,7 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
       case NodeKind::LookupRead: {
         const Lookup& l = c.lookups()[n.port];
         auto& stored = stored_[n.port];
-        if (!match[n.port]) {  // the lookup's first bit: store this position, then find the query's key
+        if (!lookupValue[n.port]) {  // the lookup's first bit: store this position, then find the query's key
           Stored& here = stored[busValue(v, l.key)];
           ++here.count;
           here.value.clear();
@@ -385,7 +384,6 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
             throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
                                            "must, or several all of whose values are 0: the softmax is exact only then)",
                                            c.name(), l.name, positions_[n.port] - 1, found, q));
-          match[n.port] = 0;
           lookupValue[n.port] = &it->second.value;
         }
         v[i] = (*lookupValue[n.port])[n.bit];

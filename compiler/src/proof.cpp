@@ -12,7 +12,6 @@
 #include <tuple>
 
 #include "qgpu/compiler/error.h"
-#include "qgpu/compiler/layer_plan.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -742,13 +741,8 @@ class Prover {
   void checkComplement(int L, const model::TensorView& m, size_t rb, const std::vector<Fact>& x,
                        const std::pair<uint32_t, double>& bit, const std::string& what) const {
     const double V = bit.second;
-    const FormFact comp = form(m, rb, x);
-    bool ok = comp.constant == V && comp.constantTerms == 1 && comp.inexactTerms == 0;
-    for (int c = 0; c < H_ && ok; ++c) {
-      if (x[c].isConstant()) continue;
-      ok = at(m, rb * H_ + static_cast<size_t>(c)) == (static_cast<uint32_t>(c) == bit.first ? -V : 0.0);
-    }
-    if (!ok) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
+    const auto comp = complementRow(m, rb, x);
+    if (!comp || *comp != bit) refuse(L, fmt::format("{}: the complement rail is not {} - {} x bit", what, V, V));
   }
 
   // The single channel a row reads, with its weight, when the row is w * (a bit channel)

@@ -27,56 +27,76 @@
 namespace qgpu::compiler {
 namespace {
 
-// One lowered corpus run's generated stream, as sequencer positions: GO (the prompt's last
-// token) and then every generated token, each expecting the deriver's state after it.
+// One lowered corpus run, executed once: its prompt, its generated tokens and its warps'
+// valid lanes (full warps and the next one's lanes, as the sequencer takes them).
+struct CorpusRun {
+  std::string name;
+  machine::MachineProgram program;
+  std::vector<uint32_t> prompt, tokens, valid;
+  uint32_t full = 0, tail = 0;
+};
+
+const std::vector<CorpusRun>& corpusRuns() {
+  static const std::vector<CorpusRun> runs = [] {
+    std::vector<CorpusRun> out;
+    for (const auto& c : machine::test::corpusCases()) {
+      LaunchSpec spec = loadLaunchSpec(c.dir);
+      CorpusRun r{machine::test::corpusCaseName(c), {}, {}, {}, {}};
+      try {
+        r.program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Decode) throw;
+        continue;  // does not lower (docs/machine.md §2.4)
+      }
+      const machine::MachineLaunch ml = machine::machineLaunch(r.program, materializeLaunch(spec));
+      r.prompt = machine::encodePrompt(r.program, ml);
+      r.tokens = machine::execute(r.program, ml).trace.tokens;
+      const uint32_t threads = static_cast<uint32_t>(ml.block.count());
+      for (uint32_t w = 0; w * 4 < threads; ++w) r.valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
+      r.full = threads / 4;
+      r.tail = (1u << (threads % 4)) - 1;
+      out.push_back(std::move(r));
+    }
+    return out;
+  }();
+  return runs;
+}
+
+// A run as positions: `positions[from..]` are checked (before it, the prompt before GO).
 struct Stream {
   std::string name;
   std::vector<Position> positions;
+  size_t from = 0;
 };
 
 std::vector<int64_t> expectedAfter(const machine::StreamDeriver& d) {
   const machine::StreamState& s = d.state();
   std::vector<int64_t> out;
-  auto bits = [&](uint64_t v, uint32_t n) {
-    for (uint32_t i = 0; i < n; ++i) out.push_back(static_cast<int64_t>((v >> i) & 1));
-  };
-  bits(s.block, 12);
-  bits(s.warp, 8);
-  bits(s.pc, 11);
-  bits(s.mask, 4);
-  bits(s.depth - 1, 5);
+  putBits(out, s.block, 12);
+  putBits(out, s.warp, 8);
+  putBits(out, s.pc, 11);
+  putBits(out, s.mask, 4);
+  putBits(out, s.depth - 1, 5);
   out.push_back(d.lastEndedStep() ? 1 : 0);
   for (uint32_t j = 1; j <= machine::kPcCheckpointSteps; ++j) out.push_back(s.stepsSincePc >= j ? 1 : 0);
   return out;
 }
 
-std::optional<Stream> corpusStream(const machine::test::CorpusCase& c) {
-  LaunchSpec spec = loadLaunchSpec(c.dir);
-  machine::MachineProgram mp;
-  try {
-    mp = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Decode) throw;
-    return std::nullopt;  // does not lower (docs/machine.md §2.4)
-  }
-  machine::MachineLaunch ml = machine::machineLaunch(mp, materializeLaunch(spec));
-  machine::MachineResult ex = machine::execute(mp, ml);
-  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
-  std::vector<uint32_t> valid;
-  for (uint32_t w = 0; w * 4 < threads; ++w) valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
-  const uint32_t full = threads / 4, tail = (1u << (threads % 4)) - 1;
-  machine::StreamDeriver d(valid);
-  Stream s{machine::test::corpusCaseName(c), {}};
+// The sequencer's positions: GO (the prompt's last token) and then every generated token,
+// each expecting the deriver's state after it.
+Stream sequencerStream(const CorpusRun& r) {
+  machine::StreamDeriver d(r.valid);
+  Stream s{r.name, {}, 0};
   Position go;
-  go.inputs = sequencerInputs(machine::ctl(machine::Ctl::Go), full, tail);
+  go.inputs = sequencerInputs(machine::ctl(machine::Ctl::Go), r.full, r.tail);
   go.expected = expectedAfter(d);
   go.describe = "GO";
   s.positions.push_back(std::move(go));
-  for (size_t i = 0; i < ex.trace.tokens.size(); ++i) {
-    const uint32_t id = ex.trace.tokens[i];
+  for (size_t i = 0; i < r.tokens.size(); ++i) {
+    const uint32_t id = r.tokens[i];
     d.take(id);
     Position p;
-    p.inputs = sequencerInputs(id, full, tail);
+    p.inputs = sequencerInputs(id, r.full, r.tail);
     p.expected = expectedAfter(d);
     p.describe = fmt::format("{} token {} ({})", s.name, i, machine::tokenName(id));
     s.positions.push_back(std::move(p));
@@ -87,8 +107,7 @@ std::optional<Stream> corpusStream(const machine::test::CorpusCase& c) {
 const std::vector<Stream>& corpusStreams() {
   static const std::vector<Stream> streams = [] {
     std::vector<Stream> out;
-    for (const auto& c : machine::test::corpusCases())
-      if (auto s = corpusStream(c)) out.push_back(std::move(*s));
+    for (const CorpusRun& r : corpusRuns()) out.push_back(sequencerStream(r));
     return out;
   }();
   return streams;
@@ -181,7 +200,7 @@ TEST(Sequencer, CompiledThroughTheEngine) {
     // CI: the streams of up to 1,000 tokens; QGPU_SEQUENCER_ALL=1 (label nightly): every one.
     if (!all && s.positions.size() > 1000) continue;
     ++streams;
-    const size_t checked = checkInPieces(cu, sparse, s.positions, 0);
+    const size_t checked = checkInPieces(cu, sparse, s.positions, s.from);
     ASSERT_EQ(checked, s.positions.size()) << s.name;
     tokens += checked;
   }
@@ -196,47 +215,30 @@ TEST(Sequencer, CompiledThroughTheEngine) {
 
 // A corpus run's prompt and generated stream as fetch positions: the prompt expects the
 // word 0 (its sequencer state means nothing yet: the first pc-carrying token is GO, after
-// which the word at pc 0 is fetched), every
-// generated token the sequencer state after it and the code word at its pc. `promptLength`
-// tells where generation starts.
-std::optional<std::vector<Position>> fetchStream(size_t& promptLength, const machine::test::CorpusCase& c) {
-  LaunchSpec spec = loadLaunchSpec(c.dir);
-  machine::MachineProgram mp;
-  try {
-    mp = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Decode) throw;
-    return std::nullopt;
-  }
-  machine::MachineLaunch ml = machine::machineLaunch(mp, materializeLaunch(spec));
-  machine::MachineResult ex = machine::execute(mp, ml);
-  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
-  std::vector<uint32_t> valid;
-  for (uint32_t w = 0; w * 4 < threads; ++w) valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
-  const uint32_t full = threads / 4, tail = (1u << (threads % 4)) - 1;
-  machine::StreamDeriver d(valid);
-  std::vector<Position> out;
-  const std::vector<uint32_t> prompt = machine::encodePrompt(mp, ml);
-  promptLength = prompt.size();
-  auto add = [&](uint32_t id, std::vector<int64_t> state, uint64_t word, std::string describe) {
+// which the word at pc 0 is fetched), every generated token the sequencer state after it and
+// the code word at its pc. Checked from GO on.
+Stream fetchStream(const CorpusRun& r) {
+  machine::StreamDeriver d(r.valid);
+  Stream s{r.name, {}, r.prompt.size() - 1};
+  auto add = [&](uint32_t id, uint64_t word, std::string describe) {
     Position p;
-    p.inputs = fetchInputs(id, full, tail);
-    p.expected = std::move(state);
+    p.inputs = fetchInputs(id, r.full, r.tail);
+    p.expected = expectedAfter(d);
     putBits(p.expected, word, 64);
     p.describe = std::move(describe);
-    out.push_back(std::move(p));
+    s.positions.push_back(std::move(p));
   };
-  for (size_t i = 0; i < prompt.size(); ++i)  // after GO (the last) the word at pc 0
-    add(prompt[i], expectedAfter(d), i + 1 == prompt.size() ? machine::encode(mp.code.at(0)) : 0,
-        fmt::format("{} prompt token {} ({})", machine::test::corpusCaseName(c), i, machine::tokenName(prompt[i])));
-  for (size_t i = 0; i < ex.trace.tokens.size(); ++i) {
-    const uint32_t id = ex.trace.tokens[i];
+  for (size_t i = 0; i < r.prompt.size(); ++i)
+    add(r.prompt[i], i + 1 == r.prompt.size() ? machine::encode(r.program.code.at(0)) : 0,
+        fmt::format("{} prompt token {} ({})", r.name, i, machine::tokenName(r.prompt[i])));
+  for (size_t i = 0; i < r.tokens.size(); ++i) {
+    const uint32_t id = r.tokens[i];
     d.take(id);
     const uint32_t pc = d.state().pc;
-    add(id, expectedAfter(d), pc < mp.code.size() ? machine::encode(mp.code[pc]) : 0,
-        fmt::format("{} token {} ({}), pc {}", machine::test::corpusCaseName(c), i, machine::tokenName(id), pc));
+    add(id, pc < r.program.code.size() ? machine::encode(r.program.code[pc]) : 0,
+        fmt::format("{} token {} ({}), pc {}", r.name, i, machine::tokenName(id), pc));
   }
-  return out;
+  return s;
 }
 
 // The wires of the fetched word in an output vector (its last 64 entries).
@@ -249,17 +251,15 @@ Bus seqWordBus() {
 TEST(Fetch, TheIrFetchesEveryStepsWordFromThePrompt) {
   Unit u = fetchUnit();
   size_t tokens = 0, runs = 0;
-  for (const auto& c : machine::test::corpusCases()) {
-    size_t promptLength = 0;
-    const std::optional<std::vector<Position>> seq = fetchStream(promptLength, c);
-    if (!seq) continue;
+  for (const CorpusRun& r : corpusRuns()) {
+    const Stream seq = fetchStream(r);
     ++runs;
     Evaluator ev(u.circuit);
-    for (size_t t = 0; t < seq->size(); ++t) {
-      const Position& p = (*seq)[t];
+    for (size_t t = 0; t < seq.positions.size(); ++t) {
+      const Position& p = seq.positions[t];
       const std::vector<int64_t> got = ev.stepOutputs(p.inputs);
       const std::vector<int64_t> word(got.end() - 64, got.end()), wantWord(p.expected.end() - 64, p.expected.end());
-      if (t + 1 < promptLength) {  // the prompt before GO: only the word (0) means something
+      if (t < seq.from) {  // the prompt before GO: only the word (0) means something
         ASSERT_EQ(word, wantWord) << "IR at " << p.describe;
         continue;
       }
@@ -283,14 +283,12 @@ TEST(Fetch, CompiledThroughTheEngine) {
   RecordProperty("layers", cu.config.numLayers);
   model::Model sparse = load(cu, 1.0);
   size_t tokens = 0, runs = 0;
-  for (const auto& c : machine::test::corpusCases()) {
-    size_t promptLength = 0;
-    const std::optional<std::vector<Position>> seq = fetchStream(promptLength, c);
-    if (!seq || seq->size() > 1500) continue;  // CI: the launches of up to 1,500 positions
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.prompt.size() + r.tokens.size() > 1500) continue;  // CI: the launches of up to 1,500 positions
+    const Stream seq = fetchStream(r);
     ++runs;
-    // From GO on (before it the sequencer's state means nothing).
-    const size_t checked = checkInPieces(cu, sparse, *seq, promptLength - 1);
-    ASSERT_EQ(checked, seq->size() - promptLength + 1) << machine::test::corpusCaseName(c);
+    const size_t checked = checkInPieces(cu, sparse, seq.positions, seq.from);
+    ASSERT_EQ(checked, seq.positions.size() - seq.from) << r.name;
     tokens += checked;
   }
   EXPECT_GE(runs, 4u);
