@@ -30,6 +30,7 @@ TokenVocabulary machineVocabulary(int64_t base) {
       {"inner_lanes_high", Ctl::InnerLanesHigh}};
   for (const auto& [name, c] : controls) v.classes.push_back({name, at(machine::ctl(c)), 0});
   v.classes.push_back({"at", at(machine::kAt), 12});  // j = 0 does not occur
+  v.classes.push_back({"active", at(machine::kActive), 4});  // m = 0 does not occur
   return v;
 }
 

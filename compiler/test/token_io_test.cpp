@@ -2,7 +2,7 @@
 // current token (a chunk value or HALT) through the embedding and names the next one (value
 // + 1, HALT after 255) through the token head; the engine's greedy generation, prefill and
 // token by token, dense and sparse, must produce exactly the counter's stream. And the
-// machine protocol's 255,544 ids as a vocabulary (machine_vocabulary.h) through an echo.
+// machine protocol's 255,560 ids as a vocabulary (machine_vocabulary.h) through an echo.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -210,6 +210,7 @@ TEST(MachineVocabulary, ClassesAreTheProtocolsIds) {
   is(machine::ctl(machine::Ctl::Atomic), "atomic", 0);
   is(machine::ctl(machine::Ctl::InnerLanesHigh), "inner_lanes_high", 0);
   is(machine::kAt + 4095, "at", 4095);
+  is(machine::kActive + 0xd, "active", 0xd);
   EXPECT_EQ(v.decode(int64_t{machine::kTextVocab} + machine::kNumMachineIds).first, -1);  // past the last machine id
   EXPECT_EQ(v.decode(1000).first, -1);                                        // text
 }

@@ -298,8 +298,12 @@ class Machine {
         }
         case MExec::Store: store(w, in, pc, eff); break;
         case MExec::Atomic: atomic(w, in, pc, eff); break;
-        case MExec::LaneSerial: laneSerialPositions(w, pc, eff); [[fallthrough]];
-        case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote: compute(w, in, pc, eff); break;
+        case MExec::LaneSerial: case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote:
+          if (eff != 0 && eff != mask)
+            say(kActive + eff, fmt::format("{}: ACTIVE lanes {:#x} of {:#x} (the guard is off in the others)", where(w, pc), eff, mask));
+          if (opInfo(in.op).exec == MExec::LaneSerial) laneSerialPositions(w, pc, eff);
+          compute(w, in, pc, eff);
+          break;
       }
     }
     w.state = WarpState::Done;
@@ -430,8 +434,10 @@ class Machine {
           std::memcpy(&olds[l], p, bytes);
           news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
         }
-        if (in.d != kNoOperand)
+        if (in.d != kNoOperand) {
           emitWrite(w, pc, olds, lanes, bytes, fmt::format("write {} (old values){}", operandName(in.d), what), true);
+          trace.writes.push_back({trace.tokens.size() - 1, in.d, lanes, bytes, olds, true});
+        }
         emitWrite(w, pc, news, lanes, bytes, "new memory values" + what, true);
       } else {
         if (in.d != kNoOperand) olds = reader_.write(lanes, bytes, true);
@@ -477,6 +483,8 @@ class Machine {
         if ((eff >> l) & 1) vals[l] = laneValue(w, in, l, eff);
       emitWrite(w, pc, vals, eff, bytes,
                 fmt::format("write {} ({})", operandName(in.d), in.d < p_.regNames.size() ? p_.regNames[in.d] : "?"));
+      for (uint64_t& v : vals) v &= widthMask(bytes);
+      trace.writes.push_back({trace.tokens.size() - 1, in.d, eff, bytes, vals, false});
     } else {
       vals = reader_.write(eff, bytes);
     }

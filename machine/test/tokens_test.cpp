@@ -17,11 +17,11 @@ TEST(MachineTokens, VocabularyIsAfterTheTextIdsAndUnder18Bits) {
   EXPECT_LT(bitsPerToken(), 18.0);
   EXPECT_GE(kChunkMore, kTextVocab);
   // The classes tile the machine ids in order, without gaps.
-  const uint32_t starts[] = {kChunkMore, kChunkLast, kPack4, kTop, kGoto, kBlock, kWarpStart, kWarpResume, kDepth, kControl, kAt};
+  const uint32_t starts[] = {kChunkMore, kChunkLast, kPack4, kTop, kGoto, kBlock, kWarpStart, kWarpResume, kDepth, kControl, kAt, kActive};
   const uint32_t sizes[] = {65536, 65536, 65536, 3 * 16 * kMaxPc, kMaxPc, kMaxBlocks, kMaxWarpsPerBlock, kMaxWarpsPerBlock, 32,
-                            kNumControlIds, kMaxPromptSectionItems / kPromptCheckpointItems};
+                            kNumControlIds, kMaxPromptSectionItems / kPromptCheckpointItems, 16};
   for (size_t i = 0; i + 1 < std::size(starts); ++i) EXPECT_EQ(starts[i] + sizes[i], starts[i + 1]) << i;
-  EXPECT_EQ(kAt + sizes[std::size(sizes) - 1], kTextVocab + kNumMachineIds);
+  EXPECT_EQ(kActive + sizes[std::size(sizes) - 1], kTextVocab + kNumMachineIds);
   std::set<std::string> names;
   for (uint32_t c = 0; c < kNumControlIds; ++c) names.insert(tokenName(kControl + c));
   EXPECT_EQ(names.size(), kNumControlIds);  // every control token has its own meaning

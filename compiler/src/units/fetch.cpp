@@ -97,7 +97,7 @@ std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailM
   bool header = false;
   for (Ctl h : {Ctl::Prompt, Ctl::Code, Ctl::Consts, Ctl::Launch, Ctl::Segment, Ctl::ZeroSegment, Ctl::Go})
     header = header || id == ctl(h);
-  const bool isAt = id >= kAt && id < kTextVocab + kNumMachineIds;
+  const bool isAt = id >= kAt && id < kActive;
   bit(header);
   bit(id == ctl(Ctl::Code));
   bit(id == ctl(Ctl::Go));

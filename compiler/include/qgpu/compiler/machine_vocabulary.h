@@ -8,9 +8,9 @@
 
 namespace qgpu::compiler {
 
-/// The 255,544 machine ids as token classes: CHUNK-MORE, CHUNK-LAST, PACK4 (16-bit values),
+/// The 255,560 machine ids as token classes: CHUNK-MORE, CHUNK-LAST, PACK4 (16-bit values),
 /// TOP at depth 1, 2 and deeper (pc and mask, 14), GOTO (pc, 10), BLOCK (12), WARP-START and
-/// WARP (8), DEPTH (5), LANES and LANES-HIGH (the lane count, 2), AT (12), the control ids
+/// WARP (8), DEPTH (5), LANES and LANES-HIGH (the lane count, 2), AT (12), ACTIVE (the lanes, 4), the control ids
 /// (no value). Machine id m (m >= 248,320 as
 /// tokens.h numbers them) is id m - 248,320 + `base`: base 0 for a machine-only checkpoint,
 /// 248,320 for one whose ids are Qwen3.5's (text ids below, part 2c's splice).

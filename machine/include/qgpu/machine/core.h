@@ -40,10 +40,21 @@ struct StepState {
   uint32_t block = 0, warp = 0, pc = 0, mask = 0, depth = 0;
 };
 
+/// One register write of a step as committed (Execute mode): the register, the lanes, the
+/// width and the values, and the index of the write's last token (where the compiled machine
+/// commits it into its register-file copies).
+struct RegisterWrite {
+  size_t lastToken = 0;
+  uint32_t reg = 0, lanes = 0, bytes = 0;
+  std::array<uint64_t, 4> values{};
+  bool atomic = false;  // an atomic step's old values (INNER forms)
+};
+
 struct Trace {
   std::vector<uint32_t> tokens;
   std::vector<std::string> meanings;  // one per token (Execute mode)
   std::vector<StepState> stepStates;  // one per step (Execute mode)
+  std::vector<RegisterWrite> writes;  // every register write (Execute mode)
   uint64_t steps = 0;
 };
 
