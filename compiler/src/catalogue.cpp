@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/machine/tokens.h"
 
@@ -51,7 +52,7 @@ std::vector<int64_t> counterSample(std::mt19937_64& rng, int index) {
 
 // sequencer's positions: GO, then random machine tokens of every class the sequencer reads
 // (steps' chunks most often), in a launch of 8 full warps and a tail of 2 lanes.
-std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
+uint32_t sequencerToken(std::mt19937_64& rng, int index) {
   using namespace machine;
   auto pick = [&](uint32_t first, uint32_t count) { return first + static_cast<uint32_t>(rng() % count); };
   uint32_t id = ctl(Ctl::Go);
@@ -68,7 +69,19 @@ std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
       case 10: id = rng() % 4 ? pick(kDepth + 2, 8) : pick(kBlock, 64); break;
       default: id = rng() % 2 ? ctl(Ctl::Wait) : ctl(Ctl::Fall); break;
     }
-  return sequencerInputs(id, 8, 0x3);
+  return id;
+}
+std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
+  return sequencerInputs(sequencerToken(rng, index), 8, 0x3);
+}
+
+// commit's positions: the sequencer's tokens and ACTIVE ones, each with a write width
+// (4 and 8 bytes most often, sometimes none).
+std::vector<int64_t> commitSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  const uint32_t id = index > 0 && rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
+  static const uint32_t kBytes[] = {4, 8, 4, 8, 1, 2, 0};
+  return commitInputs(id, 8, 0x3, kBytes[rng() % std::size(kBytes)]);
 }
 
 // fetch's positions: a prompt of 20 code words (AT 1 among them: 87 positions, so that the
@@ -143,6 +156,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return sequencerUnit(); }, false, sequencerSample},
       {"fetch", "the sequencer and the fetch: the code word at the pc, looked up among the prompt's CODE words",
        [] { return fetchUnit(); }, false, fetchSample},
+      {"commit", "the sequencer and the pending write: each lane's value and the lanes a step's register write commits",
+       [] { return commitUnit(); }, false, commitSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

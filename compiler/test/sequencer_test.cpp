@@ -3,7 +3,9 @@
 // (W=4, both PTX flavours), the block, warp, pc, mask, SIMT depth, step end and steps since
 // the last pc-carrying token — first the IR (tier 2), then the compiled weights in the engine
 // on the streams of up to 1,000 tokens (every one in the nightly label's run, QGPU_SEQUENCER_ALL=1);
-// and the fetch: the prompt's code words, looked up by the pc, against the lowered program.
+// the fetch: the prompt's code words, looked up by the pc, against the lowered program; and
+// the pending write: at each register write's last token its lanes and values, against the
+// executor's register writes.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "engine_run.h"
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
+#include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/compiler/sequencer.h"
@@ -34,28 +37,97 @@ struct CorpusRun {
   machine::MachineProgram program;
   std::vector<uint32_t> prompt, tokens, valid;
   uint32_t full = 0, tail = 0;
+  std::vector<machine::RegisterWrite> writes;
+  std::vector<size_t> stepStarts;  // each step's first token
 };
+
+// Register writes guarded so that some running lanes keep their values, in every write form
+// (uniform, AFFINE, PACK4, LANES, LANES-HIGH; 4 and 8 bytes; no lane on) and inside a
+// divergent region: the corpus has none (nvcc and clang guard stores and branches, not
+// register writes), and they are the steps that say ACTIVE.
+constexpr const char* kPredicatedWrites = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry pw(.param .u64 out) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r9, %r1, 3;
+  mov.u32 %r2, 1000;
+  mov.u32 %r3, 5;
+  mov.u32 %r4, 6;
+  mov.u32 %r5, 7;
+  mov.u32 %r6, 8;
+  mov.u64 %rd3, 9;
+  setp.ne.u32 %p1, %r9, 1;
+  setp.gt.u32 %p2, %r9, 7;
+  @%p1 mov.u32 %r2, 77777;
+  @%p1 mul.lo.u32 %r3, %r1, 12345;
+  @%p1 mul.lo.u32 %r4, %r9, %r9;
+  mul.lo.u32 %r7, %r4, 100003;
+  @%p1 add.u32 %r5, %r7, 1;
+  @%p1 shl.b32 %r6, %r4, 16;
+  @%p1 mul.wide.u32 %rd3, %r7, 40503;
+  @%p2 mov.u32 %r2, 3;
+  setp.lt.u32 %p3, %r9, 3;
+  @!%p3 bra DONE;
+  setp.eq.u32 %p1, %r9, 0;
+  @%p1 add.u32 %r3, %r3, 70000;
+  @%p1 mov.u32 %r4, 2;
+DONE:
+  mul.wide.u32 %rd2, %r1, 32;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r2;
+  st.global.u32 [%rd2+4], %r3;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r5;
+  st.global.u32 [%rd2+16], %r6;
+  st.global.u64 [%rd2+24], %rd3;
+  ret;
+}
+)";
+
+CorpusRun runOf(std::string name, machine::MachineProgram program, const machine::MachineLaunch& ml) {
+  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}};
+  r.prompt = machine::encodePrompt(r.program, ml);
+  machine::Trace trace = machine::execute(r.program, ml).trace;
+  r.tokens = std::move(trace.tokens);
+  r.writes = std::move(trace.writes);
+  for (const machine::StepState& st : trace.stepStates) r.stepStarts.push_back(st.firstToken);
+  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
+  for (uint32_t w = 0; w * 4 < threads; ++w) r.valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
+  r.full = threads / 4;
+  r.tail = (1u << (threads % 4)) - 1;
+  return r;
+}
 
 const std::vector<CorpusRun>& corpusRuns() {
   static const std::vector<CorpusRun> runs = [] {
     std::vector<CorpusRun> out;
     for (const auto& c : machine::test::corpusCases()) {
       LaunchSpec spec = loadLaunchSpec(c.dir);
-      CorpusRun r{machine::test::corpusCaseName(c), {}, {}, {}, {}};
+      machine::MachineProgram program;
       try {
-        r.program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
+        program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Decode) throw;
         continue;  // does not lower (docs/machine.md §2.4)
       }
-      const machine::MachineLaunch ml = machine::machineLaunch(r.program, materializeLaunch(spec));
-      r.prompt = machine::encodePrompt(r.program, ml);
-      r.tokens = machine::execute(r.program, ml).trace.tokens;
-      const uint32_t threads = static_cast<uint32_t>(ml.block.count());
-      for (uint32_t w = 0; w * 4 < threads; ++w) r.valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
-      r.full = threads / 4;
-      r.tail = (1u << (threads % 4)) - 1;
-      out.push_back(std::move(r));
+      const machine::MachineLaunch ml = machine::machineLaunch(program, materializeLaunch(spec));
+      out.push_back(runOf(machine::test::corpusCaseName(c), std::move(program), ml));
+    }
+    // The predicated writes, in one warp of 4 and in 6 threads (a partial second warp).
+    for (uint32_t threads : {4u, 6u}) {
+      const Launch launch = machine::test::oneBufferLaunch(threads, 8 * threads);
+      const machine::test::BothResult both = machine::test::runBoth(kPredicatedWrites, "pw", launch);
+      EXPECT_EQ(both.machine, both.oracle) << "the predicated-writes kernel on the machine vs the interpreter";
+      machine::MachineProgram program = both.program;
+      out.push_back(runOf(fmt::format("predicated_writes_{}", threads), std::move(program),
+                          machine::machineLaunch(both.program, launch)));
     }
     return out;
   }();
@@ -292,6 +364,114 @@ TEST(Fetch, CompiledThroughTheEngine) {
     tokens += checked;
   }
   EXPECT_GE(runs, 4u);
+  RecordProperty("engine_tokens", static_cast<int>(tokens));
+}
+
+// A corpus run as pending-write positions: GO, then every generated token with the width of
+// the register write it ends (0 elsewhere), and the executor's writes by their last token.
+struct CommitStream {
+  Stream stream;
+  std::vector<const machine::RegisterWrite*> writeAt;  // per position: the write it commits, if any
+};
+CommitStream commitStream(const CorpusRun& r) {
+  CommitStream cs{{r.name, {}, 1}, {}};
+  std::vector<const machine::RegisterWrite*> at(r.tokens.size(), nullptr);
+  std::vector<uint32_t> bytes(r.tokens.size(), 0);  // the width of the write each token's step commits
+  for (const machine::RegisterWrite& w : r.writes) {
+    if (w.atomic) continue;
+    at.at(w.lastToken) = &w;
+    const auto next = std::upper_bound(r.stepStarts.begin(), r.stepStarts.end(), w.lastToken);
+    const size_t first = next == r.stepStarts.begin() ? 0 : *(next - 1);
+    for (size_t t = first; t <= w.lastToken; ++t) bytes[t] = w.bytes;
+  }
+  Position go;
+  go.inputs = commitInputs(machine::ctl(machine::Ctl::Go), r.full, r.tail, 0);
+  go.describe = "GO";
+  cs.stream.positions.push_back(std::move(go));
+  cs.writeAt.push_back(nullptr);
+  for (size_t i = 0; i < r.tokens.size(); ++i) {
+    Position p;
+    p.inputs = commitInputs(r.tokens[i], r.full, r.tail, bytes[i]);
+    p.describe = fmt::format("{} token {} ({})", r.name, i, machine::tokenName(r.tokens[i]));
+    cs.stream.positions.push_back(std::move(p));
+    cs.writeAt.push_back(at[i]);
+  }
+  return cs;
+}
+
+// The outputs the executor decides at a position: commit, the lanes, and each written
+// lane's value (in `got`'s layout, from `got` where the executor leaves them open).
+std::vector<int64_t> expectedCommit(const machine::RegisterWrite* w, const std::vector<int64_t>& got) {
+  std::vector<int64_t> want = got;
+  want[0] = w ? 1 : 0;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const bool on = w && ((w->lanes >> l) & 1);
+    want[1 + l] = on ? 1 : 0;
+    if (on)
+      for (uint32_t b = 0; b < 64; ++b) want[5 + 64 * l + b] = static_cast<int64_t>((w->values[l] >> b) & 1);
+  }
+  return want;
+}
+
+std::string describeCommit(const std::vector<int64_t>& got, const machine::RegisterWrite* w) {
+  std::string out = fmt::format("commit {}, lanes", got[0]);
+  for (uint32_t l = 0; l < 4; ++l) out += fmt::format(" {}", got[1 + l]);
+  for (uint32_t l = 0; l < 4; ++l) {
+    uint64_t v = 0;
+    for (uint32_t b = 0; b < 64; ++b) v |= static_cast<uint64_t>(got[5 + 64 * l + b] & 1) << b;
+    out += fmt::format(" l{}={:#x}", l, v);
+  }
+  if (w) {
+    out += fmt::format("; the executor writes r{} lanes {:#x}, {} bytes:", w->reg, w->lanes, w->bytes);
+    for (uint64_t v : w->values) out += fmt::format(" {:#x}", v);
+  }
+  return out;
+}
+
+TEST(PendingWrite, TheIrRebuildsEveryRegisterWriteFromItsTokens) {
+  Unit u = commitUnit();
+  size_t commits = 0, runs = 0, active = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    const CommitStream cs = commitStream(r);
+    ++runs;
+    Evaluator ev(u.circuit);
+    for (size_t t = 0; t < cs.stream.positions.size(); ++t) {
+      const Position& p = cs.stream.positions[t];
+      const std::vector<int64_t> got = ev.stepOutputs(p.inputs);
+      ASSERT_EQ(got.size(), kCommitOutputs);
+      const machine::RegisterWrite* w = cs.writeAt[t];
+      ASSERT_EQ(got, expectedCommit(w, got)) << "IR at " << p.describe << ": " << describeCommit(got, w);
+      commits += w ? 1 : 0;
+    }
+    for (uint32_t id : r.tokens) active += id >= machine::kActive && id < machine::kTextVocab + machine::kNumMachineIds;
+  }
+  EXPECT_GE(runs, 90u);
+  EXPECT_GT(commits, 100000u);
+  EXPECT_GT(active, 0u);  // ACTIVE steps: the predicated kernel's (the lowered corpus has none)
+  RecordProperty("commits", static_cast<int>(commits));
+  RecordProperty("active_tokens", static_cast<int>(active));
+}
+
+// The weights against the IR at every position and every output (the IR is the executor's
+// where the executor decides: the test above): the streams of up to 1,000 tokens.
+TEST(PendingWrite, CompiledThroughTheEngine) {
+  Unit u = commitUnit();
+  const Proven p = compileAndProve(u);
+  const CompiledUnit& cu = p.cu;
+  RecordProperty("layers", cu.config.numLayers);
+  model::Model sparse = load(cu, 1.0);
+  size_t tokens = 0, runs = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.tokens.size() > 1000) continue;
+    CommitStream cs = commitStream(r);
+    Evaluator ev(u.circuit);
+    for (Position& q : cs.stream.positions) q.expected = ev.stepOutputs(q.inputs);
+    ++runs;
+    const size_t checked = checkInPieces(cu, sparse, cs.stream.positions, 0);
+    ASSERT_EQ(checked, cs.stream.positions.size()) << r.name;
+    tokens += checked;
+  }
+  EXPECT_GE(runs, 10u);
   RecordProperty("engine_tokens", static_cast<int>(tokens));
 }
 

@@ -13,7 +13,8 @@ namespace qgpu::compiler {
 /// The sequencer's wires in a circuit of its own or a larger one (the fetch's): the
 /// inputs it declares (sequencerInputs' order) and the state it computes.
 struct SequencerWires {
-  WireId machineToken, chunkLast;  // two of its inputs other stages read
+  WireId machineToken, chunkLast, prefix;  // inputs other stages read
+  Bus values;  // [CHUNK-LASTs since the last prefix >= 1..4]
   Bus pcBase;  // the last pc-carrying token's pc (the fetch's range check reads it)
   Bus block, warp, pc, mask, depth;
   WireId ended;
