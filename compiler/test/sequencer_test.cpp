@@ -53,6 +53,7 @@ constexpr const char* kPredicatedWrites = R"(
   .reg .pred %p<4>;
   .reg .b32 %r<12>;
   .reg .b64 %rd<8>;
+  .reg .f32 %f<4>;
   ld.param.u64 %rd1, [out];
   cvta.to.global.u64 %rd1, %rd1;
   mov.u32 %r1, %tid.x;
@@ -73,13 +74,16 @@ constexpr const char* kPredicatedWrites = R"(
   @%p1 shl.b32 %r6, %r4, 16;
   @%p1 mul.wide.u32 %rd3, %r7, 40503;
   @%p2 mov.u32 %r2, 3;
+  mov.b32 %f1, %r7;
+  @%p1 mul.rn.f32 %f2, %f1, %f1;
+  @%p1 fma.rn.f32 %f3, %f1, %f1, %f1;
   setp.lt.u32 %p3, %r9, 3;
   @!%p3 bra DONE;
   setp.eq.u32 %p1, %r9, 0;
   @%p1 add.u32 %r3, %r3, 70000;
   @%p1 mov.u32 %r4, 2;
 DONE:
-  mul.wide.u32 %rd2, %r1, 32;
+  mul.wide.u32 %rd2, %r1, 48;
   add.u64 %rd2, %rd1, %rd2;
   st.global.u32 [%rd2], %r2;
   st.global.u32 [%rd2+4], %r3;
@@ -87,6 +91,8 @@ DONE:
   st.global.u32 [%rd2+12], %r5;
   st.global.u32 [%rd2+16], %r6;
   st.global.u64 [%rd2+24], %rd3;
+  st.global.f32 [%rd2+32], %f2;
+  st.global.f32 [%rd2+36], %f3;
   ret;
 }
 )";
@@ -122,7 +128,7 @@ const std::vector<CorpusRun>& corpusRuns() {
     }
     // The predicated writes, in one warp of 4 and in 6 threads (a partial second warp).
     for (uint32_t threads : {4u, 6u}) {
-      const Launch launch = machine::test::oneBufferLaunch(threads, 8 * threads);
+      const Launch launch = machine::test::oneBufferLaunch(threads, 12 * threads);
       const machine::test::BothResult both = machine::test::runBoth(kPredicatedWrites, "pw", launch);
       EXPECT_EQ(both.machine, both.oracle) << "the predicated-writes kernel on the machine vs the interpreter";
       machine::MachineProgram program = both.program;
@@ -263,7 +269,7 @@ TEST(Sequencer, CompiledThroughTheEngine) {
   Unit u = sequencerUnit();
   const Proven p = compileAndProve(u);
   const CompiledUnit& cu = p.cu;
-  EXPECT_EQ(p.counterHeads, 2u + 4u + 16u);
+  EXPECT_EQ(p.counterHeads, 2u + 5u + 16u);
   RecordProperty("layers", cu.config.numLayers);
   model::Model sparse = load(cu, 1.0), dense = load(cu, 0.0);
   const bool all = std::getenv("QGPU_SEQUENCER_ALL") != nullptr;
@@ -430,7 +436,7 @@ std::string describeCommit(const std::vector<int64_t>& got, const machine::Regis
 
 TEST(PendingWrite, TheIrRebuildsEveryRegisterWriteFromItsTokens) {
   Unit u = commitUnit();
-  size_t commits = 0, runs = 0, active = 0;
+  size_t commits = 0, runs = 0, active = 0, activeAfterWait = 0;
   for (const CorpusRun& r : corpusRuns()) {
     const CommitStream cs = commitStream(r);
     ++runs;
@@ -443,11 +449,16 @@ TEST(PendingWrite, TheIrRebuildsEveryRegisterWriteFromItsTokens) {
       ASSERT_EQ(got, expectedCommit(w, got)) << "IR at " << p.describe << ": " << describeCommit(got, w);
       commits += w ? 1 : 0;
     }
-    for (uint32_t id : r.tokens) active += id >= machine::kActive && id < machine::kTextVocab + machine::kNumMachineIds;
+    for (size_t i = 0; i < r.tokens.size(); ++i) {
+      const bool isActive = r.tokens[i] >= machine::kActive && r.tokens[i] < machine::kTextVocab + machine::kNumMachineIds;
+      active += isActive;
+      activeAfterWait += isActive && i > 0 && r.tokens[i - 1] == machine::ctl(machine::Ctl::Wait);
+    }
   }
   EXPECT_GE(runs, 90u);
   EXPECT_GT(commits, 100000u);
   EXPECT_GT(active, 0u);  // ACTIVE steps: the predicated kernel's (the lowered corpus has none)
+  EXPECT_GT(activeAfterWait, 0u);  // a guarded lane-serial step: ACTIVE after its WAITs
   RecordProperty("commits", static_cast<int>(commits));
   RecordProperty("active_tokens", static_cast<int>(active));
 }

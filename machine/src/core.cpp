@@ -299,9 +299,11 @@ class Machine {
         case MExec::Store: store(w, in, pc, eff); break;
         case MExec::Atomic: atomic(w, in, pc, eff); break;
         case MExec::LaneSerial: case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote:
+          if (opInfo(in.op).exec == MExec::LaneSerial) laneSerialPositions(w, pc, eff);
+          // Said right before the write, so the compiled commit finds it next to the write's
+          // own prefix (the form, or the value when uniform): docs/machine.md §5.2.
           if (eff != 0 && eff != mask)
             say(kActive + eff, fmt::format("{}: ACTIVE lanes {:#x} of {:#x} (the guard is off in the others)", where(w, pc), eff, mask));
-          if (opInfo(in.op).exec == MExec::LaneSerial) laneSerialPositions(w, pc, eff);
           compute(w, in, pc, eff);
           break;
       }

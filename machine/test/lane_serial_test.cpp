@@ -54,15 +54,15 @@ TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
   test::BothResult r = test::runBoth(kPtx, "k", test::oneBufferLaunch(4, 4));
   EXPECT_EQ(r.machine, r.oracle);
   EXPECT_EQ(r.replayed, r.machine);
-  // The FFMA step's tokens in order: ACTIVE (the guard is off in lane 1), two lane positions,
-  // then the write.
+  // The FFMA step's tokens in order: two lane positions, ACTIVE (the guard is off in lane 1)
+  // right before the write, then the write.
   std::vector<std::string> ffma;
   for (const std::string& m : r.trace.meanings)
     if (m.find("FFMA") != std::string::npos) ffma.push_back(m);
   ASSERT_GE(ffma.size(), 4u);
-  EXPECT_NE(ffma[0].find("ACTIVE lanes 0xd"), std::string::npos) << ffma[0];
-  EXPECT_NE(ffma[1].find("WAIT (float lane 1/3"), std::string::npos) << ffma[1];
-  EXPECT_NE(ffma[2].find("WAIT (float lane 2/3"), std::string::npos) << ffma[2];
+  EXPECT_NE(ffma[0].find("WAIT (float lane 1/3"), std::string::npos) << ffma[0];
+  EXPECT_NE(ffma[1].find("WAIT (float lane 2/3"), std::string::npos) << ffma[1];
+  EXPECT_NE(ffma[2].find("ACTIVE lanes 0xd"), std::string::npos) << ffma[2];
   EXPECT_NE(ffma[3].find("write"), std::string::npos) << ffma[3];
   EXPECT_EQ(countContaining(r.trace, "float lane 1/3"), 2u);  // the fma and the mul
   EXPECT_EQ(countContaining(r.trace, "float lane 2/3"), 2u);

@@ -56,7 +56,9 @@ SequencerWires buildSequencer(Circuit& c) {
   const Bus warp = lastWritten(c, "warp", machineToken, setsWarp, warpField);
   const Bus lastDepth = lastWritten(c, "last depth", machineToken, isDepth, depthField);
   const Bus n = lastWritten(c, "prefix count", machineToken, prefix, count);
-  const Bus values = c.countSince("values", prefix, chunkLast, 4);
+  // Five thresholds though a write has at most four values: the pending write (commit.cpp)
+  // tells a prefix's fourth value from a uniform write's value right after it.
+  const Bus values = c.countSince("values", prefix, chunkLast, 5);
 
   // A step ends at its class, or at a CHUNK-LAST that is at least the n-th value since the
   // prefix: sum_j [v >= j] (v capped at 4) >= n, with n = 0 before any prefix (a uniform
@@ -97,7 +99,7 @@ SequencerWires buildSequencer(Circuit& c) {
                               (i == 0 ? 2 * w(depthMode[0]) : Expr(0)) + w(depthMode[1]) + w(lastDepth[i]) - 2));
   const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
 
-  return {machineToken, chunkLast, prefix, values, pcBase, block, warp, pc, mask, depth, ended, steps};
+  return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps};
 }
 
 LaneBuses outputSequencer(Circuit& c, const SequencerWires& s) {

@@ -14,7 +14,8 @@ namespace qgpu::compiler {
 /// inputs it declares (sequencerInputs' order) and the state it computes.
 struct SequencerWires {
   WireId machineToken, chunkLast, prefix;  // inputs other stages read
-  Bus values;  // [CHUNK-LASTs since the last prefix >= 1..4]
+  Bus values;  // [CHUNK-LASTs since the last prefix >= 1..5]
+  Bus prefixCount;  // the last prefix's value count, one-hot: 1, 2, 3, 4, none (ATOMIC)
   Bus pcBase;  // the last pc-carrying token's pc (the fetch's range check reads it)
   Bus block, warp, pc, mask, depth;
   WireId ended;
