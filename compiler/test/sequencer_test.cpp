@@ -450,7 +450,7 @@ TEST(PendingWrite, TheIrRebuildsEveryRegisterWriteFromItsTokens) {
       commits += w ? 1 : 0;
     }
     for (size_t i = 0; i < r.tokens.size(); ++i) {
-      const bool isActive = r.tokens[i] >= machine::kActive && r.tokens[i] < machine::kTextVocab + machine::kNumMachineIds;
+      const bool isActive = machine::isActiveToken(r.tokens[i]);
       active += isActive;
       activeAfterWait += isActive && i > 0 && r.tokens[i - 1] == machine::ctl(machine::Ctl::Wait);
     }

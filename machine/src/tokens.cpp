@@ -59,7 +59,7 @@ std::string tokenName(uint32_t id) {
   if (id < kWarpResume) return fmt::format("WARP-START {}", id - kWarpStart);
   if (id < kDepth) return fmt::format("WARP {} (resumes)", id - kWarpResume);
   if (id < kControl) return fmt::format("DEPTH {}", id - kDepth + 1);
-  if (id >= kActive && id < kTextVocab + kNumMachineIds) return fmt::format("ACTIVE lanes {:#x}", id - kActive);
+  if (isActiveToken(id)) return fmt::format("ACTIVE lanes {:#x}", id - kActive);
   if (id >= kAt) {
     if (id < kActive) return fmt::format("AT item {}", (id - kAt) * kPromptCheckpointItems);
     return fmt::format("unknown machine id {}", id);

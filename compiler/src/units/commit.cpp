@@ -126,10 +126,8 @@ Unit commitUnit() {
   // Bit b is kept by a write of width class widthClass(b) (1, 2, 4, 8 bytes) and wider.
   auto widthClass = [](uint32_t b) { return b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; };
   Expr fits[4];
-  for (uint32_t k = 0; k < 4; ++k) {
-    fits[k] = Expr(0);
+  for (uint32_t k = 0; k < 4; ++k)
     for (uint32_t j = k; j < 4; ++j) fits[k] += w(width[j]);
-  }
   // The routes, one control per (route, width class): uniform (no form, or a value past the
   // prefix's), AFFINE, and per lane and index LANES and LANES-HIGH.
   WireId uniformNoForm[4], uniformPast[4], affineSel[4];
@@ -228,7 +226,7 @@ std::vector<int64_t> commitInputs(uint32_t id, uint32_t fullWarps, uint32_t tail
   std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
   auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
   const bool chunk = id >= kChunkMore && id < kPack4, pack4 = id >= kPack4 && id < kTop;
-  const bool active = id >= kActive && id < kTextVocab + kNumMachineIds;
+  const bool active = isActiveToken(id);
   bit(id >= kChunkMore && id < kChunkLast);
   bit(pack4);
   bit(active);

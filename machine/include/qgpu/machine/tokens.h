@@ -68,12 +68,14 @@ constexpr uint32_t kAt = kControl + kNumControlIds;
 constexpr uint32_t kPromptCheckpointItems = 16;
 constexpr uint32_t kMaxPromptSectionItems = 4096 * kPromptCheckpointItems;
 // + m (0 < m < 16): the register write that follows goes to lanes m, not to all the running
-// entry's lanes (the guard predicates some of them off). Said first in such a step. Which
+// entry's lanes (the guard predicates some of them off). Said right before the write (after
+// a lane-serial step's WAITs), so it is the write's prefix or the token before it. Which
 // lanes a write commits must follow from the tokens: the compiled machine writes its
 // register-file copies from the tokens at a layer below their reads, so it cannot re-read
 // the guard register there (docs/machine.md §5.2, "the lanes of a write").
 constexpr uint32_t kActive = kAt + kMaxPromptSectionItems / kPromptCheckpointItems;
 constexpr uint32_t kNumMachineIds = 251424 + kNumControlIds + 4096 + 16;
+constexpr bool isActiveToken(uint32_t id) { return id >= kActive && id < kTextVocab + kNumMachineIds; }
 constexpr uint32_t ctl(Ctl c, uint32_t arg = 0) { return kControl + static_cast<uint32_t>(c) + arg; }
 /// TOP for the running entry {pc, mask} at SIMT depth `depth` (>= 3: a DEPTH token says it).
 constexpr uint32_t topToken(uint32_t pc, uint32_t mask, uint32_t depth) {
