@@ -18,6 +18,7 @@
 
 #include "dataflow.h"
 #include "inline.h"
+#include "register_allocation.h"
 #include "qgpu/machine/units.h"
 #include "qgpu/interp/address_space.h"
 #include "qgpu/interp/error.h"
@@ -88,10 +89,11 @@ uint8_t voteCode(VoteMode m) {
 
 class Lowerer {
  public:
-  Lowerer(const Program& p, const FunctionInfo& f) : p_(p), f_(f) {}
+  Lowerer(const Program& p, const FunctionInfo& f, const LowerOptions& options) : p_(p), f_(f), options_(options) {}
   /// A kernel whose calls were inlined (inline.h): instructions are described by the oracle pc
   /// they come from.
-  explicit Lowerer(const InlinedKernel& k) : p_(k.program), f_(k.program.functions[k.function]), inlined_(&k) {}
+  Lowerer(const InlinedKernel& k, const LowerOptions& options)
+      : p_(k.program), f_(k.program.functions[k.function]), options_(options), inlined_(&k) {}
 
   MachineProgram run() {
     const uint32_t n = f_.endPc - f_.entryPc;
@@ -161,6 +163,8 @@ class Lowerer {
     mp.constants = std::move(constants_);
     mp.numRegs = static_cast<uint32_t>(regNames_.size());
     mp.regNames = std::move(regNames_);
+    mp.unallocatedRegs = mp.numRegs;
+    if (options_.allocateRegisters) allocateRegisters(mp);
     mp.ptxPc = std::move(ptxPc_);
     for (uint32_t pc : mp.ptxPc) mp.ptxText.push_back(p_.describePc(pc));
     for (const KernelParam& kp : f_.kernelParams) {
@@ -1103,6 +1107,7 @@ class Lowerer {
 
   const Program& p_;
   const FunctionInfo& f_;
+  LowerOptions options_;
   const InlinedKernel* inlined_ = nullptr;  // a kernel whose calls were inlined
   std::optional<RegisterSharing> sharing_;       // inlined kernels only
   std::vector<std::vector<uint32_t>> regOwners_;  // per machine register: the instances of its slots
@@ -1122,13 +1127,13 @@ class Lowerer {
 
 }  // namespace
 
-MachineProgram lowerKernel(const Program& program, const std::string& entry) {
+MachineProgram lowerKernel(const Program& program, const std::string& entry, const LowerOptions& options) {
   const uint32_t index = program.findEntry(entry);
   if (hasCalls(program, index)) {
     const InlinedKernel flat = inlineCalls(program, index);
-    return Lowerer(flat).run();
+    return Lowerer(flat, options).run();
   }
-  return Lowerer(program, program.functions[index]).run();
+  return Lowerer(program, program.functions[index], options).run();
 }
 
 }  // namespace qgpu::machine

@@ -732,7 +732,8 @@ def repro(path, seed, known_bad, reason, qgpu):
         for cfg in CONFIGS[:6]:
             st, res = run_qgpu(qgpu, kdir, cfg)
             d = first_diff(ref, res) if st == "ok" else None
-            print(f"repro: {cfg_name(cfg)}: {st}{' ' + json.dumps(d) if d else ''}")
+            why = f" {str(res).strip().splitlines()[-1] if str(res).strip() else ''}" if st == "error" else ""
+            print(f"repro: {cfg_name(cfg)}: {st}{' ' + json.dumps(d) if d else ''}{why}")
             if st == "error" or d:
                 (bad if cfg_name(cfg) in known_bad else other).append(cfg_name(cfg))
         if other:

@@ -155,6 +155,7 @@ struct MachineProgram {
   std::vector<MInstr> code;
   std::vector<uint64_t> constants;       // ROM constant k<i>
   uint32_t numRegs = 0;                   // registers used (r0..numRegs-1)
+  uint32_t unallocatedRegs = 0;           // before register allocation: one per PTX register and temporary
   std::vector<std::string> regNames;      // PTX names, for token meanings
   std::vector<uint32_t> ptxPc;            // per machine pc: the oracle pc it came from
   std::vector<std::string> ptxText;       // per machine pc: PTX instruction text

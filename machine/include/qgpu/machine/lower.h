@@ -8,8 +8,14 @@
 
 namespace qgpu::machine {
 
+struct LowerOptions {
+  /// Renumber the registers by liveness (§2.5). Off: one machine register per PTX register
+  /// and temporary, which the register-allocation tests compare against.
+  bool allocateRegisters = true;
+};
+
 /// Lowers the .entry `entry`. Throws qgpu::Error(ErrorKind::Decode) whose message starts with
 /// "not lowerable to the machine:" and names the PTX instruction (file:line and text) and why.
-MachineProgram lowerKernel(const Program& program, const std::string& entry);
+MachineProgram lowerKernel(const Program& program, const std::string& entry, const LowerOptions& options = {});
 
 }  // namespace qgpu::machine
