@@ -7,6 +7,7 @@
 
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/commit.h"
+#include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/machine/tokens.h"
 
@@ -84,6 +85,22 @@ std::vector<int64_t> commitSample(std::mt19937_64& rng, int index) {
   return commitInputs(id, 8, 0x3, kBytes[rng() % std::size(kBytes)]);
 }
 
+// register-file positions: 32 warps of 16 registers (every slot of the four banks), a
+// write at half of them (random lanes and values), random reads by every port.
+std::vector<int64_t> registerFileSample(std::mt19937_64& rng, int) {
+  RegisterFileAccess a;
+  a.shift = 4;
+  a.warp = static_cast<uint32_t>(rng() % 32);
+  a.commit = rng() % 2 == 0;
+  if (a.commit) {
+    a.lanes = static_cast<uint32_t>(rng() % 16);
+    a.reg = static_cast<uint32_t>(rng() % 16);
+    for (uint64_t& v : a.values) v = rng();
+  }
+  for (uint32_t& r : a.read) r = static_cast<uint32_t>(rng() % 16);
+  return registerFileInputs(a);
+}
+
 // fetch's positions: a prompt of 20 code words (AT 1 among them: 87 positions, so that the
 // cross-engine check's 130 reach generated ones), then random machine tokens as the
 // sequencer's samples (pcs past the code fetch 0).
@@ -158,6 +175,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return fetchUnit(); }, false, fetchSample},
       {"commit", "the sequencer and the pending write: each lane's value and the lanes a step's register write commits",
        [] { return commitUnit(); }, false, commitSample},
+      {"registers", "the register file: every warp's registers, one copy per read port (a, b, c, guard), written at a commit",
+       [] { return registerFileUnit(); }, false, registerFileSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

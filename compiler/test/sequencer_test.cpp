@@ -5,12 +5,15 @@
 // on the streams of up to 1,000 tokens (every one in the nightly label's run, QGPU_SEQUENCER_ALL=1);
 // the fetch: the prompt's code words, looked up by the pc, against the lowered program; and
 // the pending write: at each register write's last token its lanes and values, against the
-// executor's register writes.
+// executor's register writes; the register file: at every step's first position, the
+// registers its instruction reads, for every lane, against the executor's writes before it.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "engine_run.h"
 #include "machine_test_util.h"
@@ -18,10 +21,12 @@
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
+#include "qgpu/machine/isa.h"
 #include "qgpu/machine/lower.h"
 #include "qgpu/machine/prompt.h"
 #include "qgpu/machine/stream_state.h"
@@ -39,6 +44,7 @@ struct CorpusRun {
   uint32_t full = 0, tail = 0;
   std::vector<machine::RegisterWrite> writes;
   std::vector<size_t> stepStarts;  // each step's first token
+  std::vector<machine::StepState> steps;
 };
 
 // Register writes guarded so that some running lanes keep their values, in every write form
@@ -98,12 +104,13 @@ DONE:
 )";
 
 CorpusRun runOf(std::string name, machine::MachineProgram program, const machine::MachineLaunch& ml) {
-  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}};
+  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}, {}};
   r.prompt = machine::encodePrompt(r.program, ml);
   machine::Trace trace = machine::execute(r.program, ml).trace;
   r.tokens = std::move(trace.tokens);
   r.writes = std::move(trace.writes);
   for (const machine::StepState& st : trace.stepStates) r.stepStarts.push_back(st.firstToken);
+  r.steps = trace.stepStates;
   const uint32_t threads = static_cast<uint32_t>(ml.block.count());
   for (uint32_t w = 0; w * 4 < threads; ++w) r.valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
   r.full = threads / 4;
@@ -480,6 +487,124 @@ TEST(PendingWrite, CompiledThroughTheEngine) {
     ++runs;
     const size_t checked = checkInPieces(cu, sparse, cs.stream.positions, 0);
     ASSERT_EQ(checked, cs.stream.positions.size()) << r.name;
+    tokens += checked;
+  }
+  EXPECT_GE(runs, 10u);
+  RecordProperty("engine_tokens", static_cast<int>(tokens));
+}
+
+// A corpus run as register-file positions: GO, then every token. The write: the executor's
+// register write whose last token this is (its values, lanes and register); the warp: the
+// stream's after the token; the reads: at a step's first position (the position of the token
+// before the step), its instruction's register operands. `want` holds, per position, the
+// outputs the executor decides: (output index, bit), from a shadow register file.
+struct RegisterStream {
+  Stream stream;
+  std::vector<std::vector<std::pair<size_t, int64_t>>> want;
+  size_t reads = 0;
+};
+std::optional<RegisterStream> registerStream(const CorpusRun& r) {
+  const uint32_t k = registerShift(r.program.numRegs);
+  if (k >= kRegisterShifts || (r.valid.size() << k) > kRegisterSlots) return std::nullopt;
+  RegisterStream rs{{r.name, {}, 0}, {}, 0};
+  std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> write
+  for (const machine::RegisterWrite& w : r.writes) {
+    EXPECT_TRUE(writeAt.emplace(w.lastToken + 1, &w).second) << r.name << ": two writes end at token " << w.lastToken;
+  }
+  std::map<size_t, const machine::StepState*> stepAt;  // position -> the step computed there
+  for (const machine::StepState& st : r.steps) stepAt.emplace(st.firstToken, &st);
+  std::vector<uint64_t> shadow(r.valid.size() * r.program.numRegs * 4, 0);
+  machine::StreamDeriver d(r.valid);
+  for (size_t p = 0; p <= r.tokens.size(); ++p) {
+    if (p > 0) d.take(r.tokens[p - 1]);
+    RegisterFileAccess a;
+    a.warp = d.state().warp;
+    a.shift = k;
+    if (const auto wi = writeAt.find(p); wi != writeAt.end()) {
+      const machine::RegisterWrite& w = *wi->second;
+      a.commit = true;
+      a.lanes = w.lanes;
+      a.reg = w.reg;
+      for (uint32_t l = 0; l < 4; ++l) {
+        a.values[l] = w.values[l] & (w.bytes == 8 ? ~0ull : (1ull << (8 * w.bytes)) - 1);
+        if ((w.lanes >> l) & 1) shadow.at((a.warp * r.program.numRegs + w.reg) * 4 + l) = a.values[l];
+      }
+    }
+    std::vector<std::pair<size_t, int64_t>> want;
+    if (const auto si = stepAt.find(p); si != stepAt.end()) {
+      const machine::StepState& st = *si->second;
+      EXPECT_EQ(st.warp, a.warp) << r.name << " position " << p;
+      const machine::MInstr& in = r.program.code.at(st.pc);
+      const char* use = machine::opInfo(in.op).operands;
+      const uint16_t fields[3] = {in.a, in.b, in.c};
+      for (uint32_t port = 0; port < kRegisterFilePorts; ++port) {
+        const uint32_t reg = port < 3 ? fields[port] : (in.g == machine::kNoGuard ? machine::kNoOperand : in.g & ~machine::kGuardNegated);
+        const bool isReg = (port == 3 || use[port + 1] == 'r' || use[port + 1] == 'o') && reg < r.program.numRegs;
+        if (!isReg) continue;
+        a.read[port] = reg;
+        ++rs.reads;
+        for (uint32_t l = 0; l < 4; ++l) {
+          const uint64_t v = shadow.at((a.warp * r.program.numRegs + reg) * 4 + l);
+          const uint32_t bits = port == 3 ? 1 : 64;
+          for (uint32_t b = 0; b < bits; ++b)
+            want.push_back({port == 3 ? 3 * 256 + l : port * 256 + 64 * l + b, static_cast<int64_t>((v >> b) & 1)});
+        }
+      }
+    }
+    Position pos;
+    pos.inputs = registerFileInputs(a);
+    pos.describe = p == 0 ? "GO" : fmt::format("{} token {} ({})", r.name, p - 1, machine::tokenName(r.tokens[p - 1]));
+    rs.stream.positions.push_back(std::move(pos));
+    rs.want.push_back(std::move(want));
+  }
+  return rs;
+}
+
+TEST(RegisterFile, TheIrReadsWhatTheExecutorWrote) {
+  Unit u = registerFileUnit();
+  size_t runs = 0, reads = 0, tooBig = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    const std::optional<RegisterStream> rs = registerStream(r);
+    if (!rs) {
+      ++tooBig;
+      ADD_FAILURE() << r.name << ": " << r.valid.size() << " warps of " << r.program.numRegs << " registers do not fit";
+      continue;
+    }
+    ++runs;
+    reads += rs->reads;
+    Evaluator ev(u.circuit);
+    for (size_t p = 0; p < rs->stream.positions.size(); ++p) {
+      const std::vector<int64_t> got = ev.stepOutputs(rs->stream.positions[p].inputs);
+      ASSERT_EQ(got.size(), kRegisterFileOutputs);
+      for (const auto& [i, bit] : rs->want[p])
+        ASSERT_EQ(got[i], bit) << "IR at " << rs->stream.positions[p].describe << ": port " << i / 256 << " lane "
+                               << (i < 768 ? i % 256 / 64 : i - 768) << " bit " << (i < 768 ? i % 64 : 0);
+    }
+  }
+  EXPECT_GE(runs, 90u);
+  EXPECT_EQ(tooBig, 0u);
+  EXPECT_GT(reads, 100000u);
+  RecordProperty("register_reads", static_cast<int>(reads));
+}
+
+// The weights against the IR at every position and output: the streams of up to 1,000 tokens.
+TEST(RegisterFile, CompiledThroughTheEngine) {
+  Unit u = registerFileUnit();
+  const Proven p = compileAndProve(u);
+  const CompiledUnit& cu = p.cu;
+  RecordProperty("layers", cu.config.numLayers);
+  std::cout << "[ regfile  ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
+  model::Model sparse = load(cu, 1.0);
+  size_t tokens = 0, runs = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.tokens.size() > 1000) continue;
+    std::optional<RegisterStream> rs = registerStream(r);
+    ASSERT_TRUE(rs) << r.name;
+    Evaluator ev(u.circuit);
+    for (Position& q : rs->stream.positions) q.expected = ev.stepOutputs(q.inputs);
+    ++runs;
+    const size_t checked = checkInPieces(cu, sparse, rs->stream.positions, 0);
+    ASSERT_EQ(checked, rs->stream.positions.size()) << r.name;
     tokens += checked;
   }
   EXPECT_GE(runs, 10u);

@@ -20,11 +20,8 @@
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
-namespace {
 
-// [address == j] for every j < 2^bits: one step each; two of them sum to at most minus
-// their Hamming distance, which is what makes them provably exclusive.
-std::vector<WireId> decode(Circuit& c, const std::string& name, const Bus& address) {
+std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus& address) {
   std::vector<WireId> out;
   for (uint32_t j = 0; j < (1u << address.size()); ++j) {
     Expr cond;
@@ -36,8 +33,6 @@ std::vector<WireId> decode(Circuit& c, const std::string& name, const Bus& addre
   }
   return out;
 }
-
-}  // namespace
 
 Unit loadStoreUnit(uint32_t lanes) {
   constexpr uint32_t kSlotBits = 7, kGroupBits = 4, kWordBits = kSlotBits + kGroupBits;
@@ -52,11 +47,11 @@ Unit loadStoreUnit(uint32_t lanes) {
   std::vector<Bus> laddr;
   for (uint32_t l = 0; l < lanes; ++l) laddr.push_back(c.inputBus(fmt::format("l{}.ld.word", l), kWordBits));
   // ---- level 1: decoders ----
-  const std::vector<WireId> wslot = decode(c, "st.slot", sslotBits), wgroup = decode(c, "st.group", sgroupBits);
+  const std::vector<WireId> wslot = decodeAddress(c, "st.slot", sslotBits), wgroup = decodeAddress(c, "st.group", sgroupBits);
   for (uint32_t l = 0; l < lanes; ++l) {
     const Bus& a = laddr[l];
-    const std::vector<WireId> rslot = decode(c, fmt::format("l{}.slot", l), Bus(a.begin() + kGroupBits, a.end()));
-    const std::vector<WireId> rgroup = decode(c, fmt::format("l{}.group", l), Bus(a.begin(), a.begin() + kGroupBits));
+    const std::vector<WireId> rslot = decodeAddress(c, fmt::format("l{}.slot", l), Bus(a.begin() + kGroupBits, a.end()));
+    const std::vector<WireId> rgroup = decodeAddress(c, fmt::format("l{}.group", l), Bus(a.begin(), a.begin() + kGroupBits));
     // ---- the banks: one read port per byte ----
     Bus word;
     for (uint32_t k = 0; k < 4; ++k) {

@@ -39,6 +39,10 @@ WireId bitXor(Circuit& c, const std::string& name, WireId a, WireId b);
 WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L = Expr(0),
                std::optional<int64_t> lMax = std::nullopt);
 
+/// [address == j] for every j < 2^bits, one step each, for a memory key: two of them sum to at
+/// most minus their Hamming distance, which is what makes them provably exclusive.
+std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus& address);
+
 /// Carry-select adder of two `bits`-bit buses plus a constant carry-in, in two levels:
 /// per-chunk carries for carry-in 0 and 1, then chunk carries by a threshold over the
 /// chunks' generate/propagate digits merged with the bit carries (docs/compiler.md §4).

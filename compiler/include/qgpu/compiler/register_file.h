@@ -1,0 +1,44 @@
+// The machine step's register file (docs/machine.md §5.2, the register-file copies): the
+// registers of every warp of a block, 4 lanes × 64 bits, in DeltaNet slots, written at a
+// register write's commit and read by register index — one copy per read port (a, b, c and
+// the guard), since a head answers one read per position.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+
+/// Slots per lane and copy: 4 banks of 128 (lane l's banks are heads 4l..4l+3 of a layer).
+constexpr uint32_t kRegisterSlots = 4 * kBankSlots;
+constexpr uint32_t kRegisterSlotBits = 9;
+/// Registers per warp are rounded up to 2^k (k <= 9): slot = warp << k | register, bits
+/// chosen by k, with no multiplier. A launch fits when its warps × 2^k <= kRegisterSlots.
+constexpr uint32_t kRegisterShifts = kRegisterSlotBits + 1;
+constexpr uint32_t kRegisterWarpBits = 8;
+
+/// Inputs, in registerFileInputs' order: commit (1), the lanes written (4), each lane's value
+/// (4 × 64), the written register (9 bits), the warp (8 bits), k one-hot (10), the registers
+/// read by the ports a, b, c and the guard (9 bits each). Outputs: ports a, b, c (4 lanes ×
+/// 64 bits each), then the guard port (4 lanes × 1 bit): each the value at the position's
+/// warp after the position's write.
+Unit registerFileUnit();
+constexpr uint32_t kRegisterFilePorts = 4;
+constexpr uint32_t kRegisterFileOutputs = 3 * 4 * 64 + 4;
+
+/// The smallest k with registers <= 2^k; kRegisterShifts if there is none.
+uint32_t registerShift(uint32_t registers);
+
+struct RegisterFileAccess {
+  bool commit = false;
+  uint32_t lanes = 0, reg = 0;
+  std::array<uint64_t, 4> values{};
+  uint32_t warp = 0, shift = 0;
+  std::array<uint32_t, kRegisterFilePorts> read{};  // a, b, c, guard
+};
+std::vector<int64_t> registerFileInputs(const RegisterFileAccess& a);
+
+}  // namespace qgpu::compiler

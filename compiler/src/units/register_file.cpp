@@ -1,0 +1,105 @@
+// The machine step's register file (register_file.h, docs/machine.md §5.2): per read port a
+// copy of every warp's registers, lane l in four banks (DeltaNet heads) of 128 slots of 64
+// bits, slot = warp << k | register. The write — at a register write's commit, to the lanes
+// it names — goes into every copy; each copy then answers its port's read at the same
+// position, so a step computed at the position of the previous step's commit reads the
+// value just written.
+//
+//   1  the slot bits: bit i is register bit i below k, warp bit i - k from k on (one gate
+//      per k, k one-hot), re-thresholded into structural bits
+//   2  the decoders: [slot low 7 bits == j] (128) and [high 2 bits == h] (4) per address
+//   3+ the copies: per port and lane one read port of 4 banks; the guard port keeps 1 bit
+#include "qgpu/compiler/register_file.h"
+
+#include <fmt/format.h>
+
+namespace qgpu::compiler {
+namespace {
+
+// Bit i of warp << k | register, for k one-hot: a structural bit (two levels).
+Bus slotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k) {
+  Bus out;
+  for (uint32_t i = 0; i < kRegisterSlotBits; ++i) {
+    Expr x(0);
+    for (uint32_t s = 0; s < kRegisterShifts; ++s) {
+      const int64_t src = i < s ? static_cast<int64_t>(i) : static_cast<int64_t>(i - s);
+      const Bus& from = i < s ? reg : warp;
+      if (src >= static_cast<int64_t>(from.size())) continue;
+      x += w(c.gate(fmt::format("{} slot[{}] if k={}", name, i, s), k[s], w(from[static_cast<size_t>(src)])));
+    }
+    out.push_back(c.step(fmt::format("{} slot[{}]", name, i), x - 1));
+  }
+  return out;
+}
+
+struct Decoded {
+  std::vector<WireId> slot, bank;  // one-hot: slot within a bank (128), bank (4)
+};
+Decoded decodeSlot(Circuit& c, const std::string& name, const Bus& slot) {
+  return {decodeAddress(c, name + " slot", Bus(slot.begin(), slot.begin() + 7)),
+          decodeAddress(c, name + " bank", Bus(slot.begin() + 7, slot.end()))};
+}
+
+}  // namespace
+
+uint32_t registerShift(uint32_t registers) {
+  for (uint32_t k = 0; k < kRegisterShifts; ++k)
+    if (registers <= (1u << k)) return k;
+  return kRegisterShifts;
+}
+
+Unit registerFileUnit() {
+  Unit u{Circuit("registers"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const WireId commit = c.inputBit("commit");
+  const Bus lanes = c.inputBus("lanes written", 4);
+  std::vector<Bus> values;
+  for (uint32_t l = 0; l < 4; ++l) values.push_back(c.inputBus(fmt::format("l{} value", l), 64));
+  const Bus dest = c.inputBus("written register", kRegisterSlotBits);
+  const Bus warp = c.inputBus("warp", kRegisterWarpBits);
+  const Bus k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k slots per warp
+  static const char* kPorts[kRegisterFilePorts] = {"a", "b", "c", "guard"};
+  std::vector<Bus> readRegs;
+  for (const char* p : kPorts) readRegs.push_back(c.inputBus(fmt::format("read {}", p), kRegisterSlotBits));
+
+  const Decoded wr = decodeSlot(c, "write", slotBits(c, "write", dest, warp, k));
+  LaneBuses lb;
+  for (uint32_t p = 0; p < kRegisterFilePorts; ++p) {
+    const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]), slotBits(c, fmt::format("read {}", kPorts[p]), readRegs[p], warp, k));
+    const uint32_t bits = p == 3 ? 1 : 64;  // the guard reads a predicate: bit 0
+    for (uint32_t l = 0; l < 4; ++l) {
+      std::vector<MemoryBank> banks;
+      for (uint32_t h = 0; h < 4; ++h) {
+        MemoryBank b;
+        b.writeKey = wr.slot;
+        b.writeEnable = w(commit) + w(lanes[l]) + w(wr.bank[h]) - 2;
+        b.data = Bus(values[l].begin(), values[l].begin() + bits);
+        b.readKey = rd.slot;
+        b.readSelect = rd.bank[h];
+        banks.push_back(std::move(b));
+      }
+      const Bus read = c.memoryRead(fmt::format("{} l{}", kPorts[p], l), std::move(banks));
+      c.outputBus(fmt::format("{} l{}", kPorts[p], l), read);
+      lb.results.push_back(read);
+    }
+  }
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> registerFileInputs(const RegisterFileAccess& a) {
+  std::vector<int64_t> in;
+  auto bits = [&](uint64_t v, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  };
+  in.push_back(a.commit ? 1 : 0);
+  bits(a.lanes, 4);
+  for (uint64_t v : a.values) bits(v, 64);
+  bits(a.reg, kRegisterSlotBits);
+  bits(a.warp, kRegisterWarpBits);
+  bits(uint64_t{1} << a.shift, kRegisterShifts);
+  for (uint32_t r : a.read) bits(r, kRegisterSlotBits);
+  return in;
+}
+
+}  // namespace qgpu::compiler
