@@ -508,9 +508,8 @@ class Machine {
       case MExec::Shuffle: return shuffle(w, in, l, eff);
       case MExec::Vote: return vote(w, in, l, eff);
       default: {
-        // Only the fields ops.def names as operands are read: a width code ('w') is no register.
-        const char* use = opInfo(in.op).operands;
-        auto operand = [&](uint32_t field, uint16_t o) { return use[field] == 'r' || use[field] == 'o' ? read(o, w, l) : 0; };
+        // Only operand fields are read: a width code ('w' in ops.def) is no register.
+        auto operand = [&](uint32_t field, uint16_t o) { return isOperandField(in.op, field) ? read(o, w, l) : 0; };
         return computeLane(in, operand(1, in.a), operand(2, in.b), operand(3, in.c));
       }
     }

@@ -28,6 +28,11 @@ const MOpInfo& opInfo(MOp op) {
 
 const char* opName(MOp op) { return opInfo(op).name; }
 
+bool isOperandField(MOp op, uint32_t field) {
+  const char use = opInfo(op).operands[field];
+  return use == 'r' || use == 'o';
+}
+
 const char* specialName(MSpecial s) {
   static const char* kNames[] = {
       "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y",

@@ -204,8 +204,7 @@ class Lowerer {
       const auto& owners = regOwners_[r];
       if (std::none_of(owners.begin(), owners.end(), [&](uint32_t o) { return sharing_->related(o, owner); })) {
         regOwners_[r].push_back(owner);
-        if (regOwners_[r].size() <= 3) regNames_[r] += " | " + name;  // for token meanings
-        else if (regOwners_[r].size() == 4) regNames_[r] += " | ...";
+        addSharedName(regNames_[r], regOwners_[r].size(), name);
         return static_cast<uint16_t>(r);
       }
     }

@@ -17,7 +17,20 @@ namespace {
 
 using Live = std::bitset<kNumRegs + 1>;
 
-bool isRegister(uint32_t o, uint32_t numRegs) { return o < kConstBase && o < numRegs; }
+/// Calls f(reg, isWrite) with a reference to every register field of `in` (d, a, b, c, then
+/// the guard's register without its negation bit). d is the destination of every op that
+/// writes one; CALL reads it (the stack limit).
+template <class F>
+void forEachRegister(MInstr& in, uint32_t numRegs, F&& f) {
+  uint16_t* fields[4] = {&in.d, &in.a, &in.b, &in.c};
+  for (uint32_t i = 0; i < 4; ++i)
+    if (isOperandField(in.op, i) && *fields[i] < numRegs) f(*fields[i], i == 0 && opInfo(in.op).write != MWrite::None);
+  if (in.g == kNoGuard) return;
+  uint16_t guard = static_cast<uint16_t>(in.g & ~kGuardNegated);
+  if (guard >= numRegs) return;
+  f(guard, false);
+  in.g = static_cast<uint16_t>(guard | (in.g & kGuardNegated));
+}
 
 /// The registers an instruction reads and the one it writes (kNoOperand if none).
 struct Access {
@@ -25,18 +38,12 @@ struct Access {
   uint32_t write = kNoOperand;
 };
 
-Access accessOf(const MInstr& in, uint32_t numRegs) {
-  const MOpInfo& info = opInfo(in.op);
+Access accessOf(MInstr in, uint32_t numRegs) {
   Access acc;
-  const uint16_t fields[4] = {in.d, in.a, in.b, in.c};
-  for (uint32_t f = 0; f < 4; ++f) {
-    const char use = info.operands[f];
-    if ((use != 'r' && use != 'o') || !isRegister(fields[f], numRegs)) continue;
-    // d is the destination of every op that writes one; CALL reads it (the stack limit).
-    if (f == 0 && info.write != MWrite::None) acc.write = fields[f];
-    else acc.reads.set(fields[f]);
-  }
-  if (in.g != kNoGuard && isRegister(in.g & ~kGuardNegated, numRegs)) acc.reads.set(in.g & ~kGuardNegated);
+  forEachRegister(in, numRegs, [&](uint16_t& r, bool isWrite) {
+    if (isWrite) acc.write = r;
+    else acc.reads.set(r);
+  });
   return acc;
 }
 
@@ -137,26 +144,22 @@ void allocateRegisters(MachineProgram& program) {
   }
 
   // Rename the fields, and the names (for token meanings: "a | b | c | ...").
-  for (MInstr& in : code) {
-    const char* use = opInfo(in.op).operands;
-    uint16_t* fields[4] = {&in.d, &in.a, &in.b, &in.c};
-    for (uint32_t f = 0; f < 4; ++f)
-      if ((use[f] == 'r' || use[f] == 'o') && isRegister(*fields[f], regs)) *fields[f] = static_cast<uint16_t>(colour[*fields[f]]);
-    if (in.g != kNoGuard && isRegister(in.g & ~kGuardNegated, regs))
-      in.g = static_cast<uint16_t>(colour[in.g & ~kGuardNegated] | (in.g & kGuardNegated));
-  }
+  for (MInstr& in : code)
+    forEachRegister(in, regs, [&](uint16_t& r, bool) { r = static_cast<uint16_t>(colour[r]); });
   std::vector<std::string> names(colours);
-  std::vector<uint32_t> sharers(colours, 0);
+  std::vector<size_t> sharers(colours, 0);
   for (uint32_t r : order) {
     const uint32_t c = colour[r];
-    const std::string name = r < program.regNames.size() ? program.regNames[r] : "?";
-    ++sharers[c];
-    if (sharers[c] == 1) names[c] = name;
-    else if (sharers[c] <= 3) names[c] += " | " + name;
-    else if (sharers[c] == 4) names[c] += " | ...";
+    addSharedName(names[c], ++sharers[c], r < program.regNames.size() ? program.regNames[r] : "?");
   }
   program.numRegs = colours;
   program.regNames = std::move(names);
+}
+
+void addSharedName(std::string& names, size_t sharers, const std::string& name) {
+  if (sharers == 1) names = name;
+  else if (sharers <= 3) names += " | " + name;
+  else if (sharers == 4) names += " | ...";
 }
 
 }  // namespace qgpu::machine

@@ -5,6 +5,8 @@
 // the ISA's 511, is what a launch must fit.
 #pragma once
 
+#include <string>
+
 #include "qgpu/machine/isa.h"
 
 namespace qgpu::machine {
@@ -15,5 +17,9 @@ namespace qgpu::machine {
 /// and a write changes only the lanes that execute it, so each lane sees the same values as
 /// before; a register read before any write still reads 0.
 void allocateRegisters(MachineProgram& program);
+
+/// The token-meaning name of a register shared by several: `name` added as the `sharers`-th
+/// ("a | b | c | ..."; the first one is the name itself).
+void addSharedName(std::string& names, size_t sharers, const std::string& name);
 
 }  // namespace qgpu::machine

@@ -53,6 +53,9 @@ struct MOpInfo {
 /// The row of `op` (an op number past the list gets a row named "?" that no unit computes).
 const MOpInfo& opInfo(MOp op);
 const char* opName(MOp op);
+/// Whether field `field` (0 d, 1 a, 2 b, 3 c) of `op` holds an operand: 'r' or 'o' in
+/// ops.def, not a width code, a pc or nothing.
+bool isOperandField(MOp op, uint32_t field);
 
 /// Special registers: values implied by the launch and the warp, never written.
 enum class MSpecial : uint8_t {
