@@ -372,8 +372,11 @@ class Prover {
         refuse(L, fmt::format("{}: silu(g) * u can reach {:.4g} (more than 2^24 of its grain: inexact)", neuronName(L, n),
                               gmax * umax));
     }
-    // Down projection: each channel's increment, then the residual add.
+    // Down projection: each channel's increment, then the residual add. The gates read the
+    // layer's input: a step's record names its channels' versions before this layer's writes
+    // (a channel cleared here, after its last reader, is a newer version for later readers).
     std::vector<Fact> next = facts_;
+    const std::vector<uint64_t> inputVersion = version_;
     for (int c = 0; c < H_; ++c) {
       FormFact d;
       std::vector<size_t> writers, inexactWriters;
@@ -430,7 +433,7 @@ class Prover {
       if (!old.isConstant() && isClear(l, writers, c, g, uu, down)) nf = {0, 0, 0, false};  // x - x = +0
       next[c] = nf;
       ++version_[static_cast<size_t>(c)];
-      if (unitStep) recordStep(l, c, *unitStep, g[*unitStep]);
+      if (unitStep) recordStep(l, c, *unitStep, g[*unitStep], inputVersion);
     }
     facts_ = std::move(next);
     report_.layers.push_back(lp);
@@ -480,7 +483,7 @@ class Prover {
     g = out;
   }
 
-  void recordStep(int l, int c, size_t n, const FormFact& g) {
+  void recordStep(int l, int c, size_t n, const FormFact& g, const std::vector<uint64_t>& inputVersion) {
     const model::TensorView& gate = tensor(fmt::format("model.layers.{}.mlp.gate_proj.weight", l));
     StepRecord r;
     r.version = version_[static_cast<size_t>(c)];
@@ -489,7 +492,7 @@ class Prover {
       const double wgt = at(gate, n * H_ + static_cast<size_t>(ch));
       if (wgt == 0 || facts_[ch].isConstant()) continue;
       const double wr = wgt * scale_[static_cast<size_t>(ch)];  // on the raw channel
-      r.terms.push_back({static_cast<uint32_t>(ch), version_[static_cast<size_t>(ch)], wr, facts_[ch].lo, facts_[ch].hi});
+      r.terms.push_back({static_cast<uint32_t>(ch), inputVersion[static_cast<size_t>(ch)], wr, facts_[ch].lo, facts_[ch].hi});
     }
     records_[static_cast<uint32_t>(c)] = std::move(r);
   }
