@@ -9,6 +9,7 @@
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
+#include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
@@ -104,7 +105,7 @@ std::vector<int64_t> registerFileSample(std::mt19937_64& rng, int) {
 // fetch's positions: a prompt of 20 code words (AT 1 among them: 87 positions, so that the
 // cross-engine check's 130 reach generated ones), then random machine tokens as the
 // sequencer's samples (pcs past the code fetch 0).
-std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
+const std::vector<uint32_t>& fetchPrompt() {
   using namespace machine;
   static const std::vector<uint32_t> prompt = [] {
     std::mt19937_64 words(5);
@@ -119,6 +120,11 @@ std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
     p.push_back(ctl(Ctl::Go));
     return p;
   }();
+  return prompt;
+}
+std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  const std::vector<uint32_t>& prompt = fetchPrompt();
   if (index < static_cast<int>(prompt.size())) return fetchInputs(prompt[static_cast<size_t>(index)], 8, 0x3);
   std::vector<int64_t> in = sequencerSample(rng, index);
   const std::vector<int64_t> all = fetchInputs(kChunkLast, 8, 0x3);  // the prompt features of a generated token
@@ -126,6 +132,17 @@ std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
   std::vector<int64_t> features = in;
   for (size_t i = 0; i < tail.size(); ++i) features.push_back(0);
   return features;
+}
+
+// front's positions: fetch's prompt, then the pending write's random tokens (ACTIVE among
+// them), in a launch of 8 full warps and a tail of 2 lanes with 16 register slots per warp.
+std::vector<int64_t> frontSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  const std::vector<uint32_t>& prompt = fetchPrompt();
+  uint32_t id = 0;
+  if (index < static_cast<int>(prompt.size())) id = prompt[static_cast<size_t>(index)];
+  else id = rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
+  return frontInputs(id, 8, 0x3, 4);
 }
 
 }  // namespace
@@ -177,6 +194,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return commitUnit(); }, false, commitSample},
       {"registers", "the register file: every warp's registers, one copy per read port (a, b, c, guard), written at a commit",
        [] { return registerFileUnit(); }, false, registerFileSample},
+      {"front", "the step's front end: sequencer, fetch, pending write, committed instruction and register file joined",
+       [] { return frontUnit(); }, false, frontSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

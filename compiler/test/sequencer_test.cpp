@@ -15,144 +15,20 @@
 #include <map>
 #include <optional>
 
+#include "corpus_runs.h"
 #include "engine_run.h"
-#include "machine_test_util.h"
-#include "qgpu/backend.h"
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
-#include "qgpu/interp/error.h"
-#include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/isa.h"
-#include "qgpu/machine/lower.h"
-#include "qgpu/machine/prompt.h"
 #include "qgpu/machine/stream_state.h"
 #include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
 namespace {
-
-// One lowered corpus run, executed once: its prompt, its generated tokens and its warps'
-// valid lanes (full warps and the next one's lanes, as the sequencer takes them).
-struct CorpusRun {
-  std::string name;
-  machine::MachineProgram program;
-  std::vector<uint32_t> prompt, tokens, valid;
-  uint32_t full = 0, tail = 0;
-  std::vector<machine::RegisterWrite> writes;
-  std::vector<size_t> stepStarts;  // each step's first token
-  std::vector<machine::StepState> steps;
-};
-
-// Register writes guarded so that some running lanes keep their values, in every write form
-// (uniform, AFFINE, PACK4, LANES, LANES-HIGH; 4 and 8 bytes; no lane on) and inside a
-// divergent region: the corpus has none (nvcc and clang guard stores and branches, not
-// register writes), and they are the steps that say ACTIVE.
-constexpr const char* kPredicatedWrites = R"(
-.version 7.0
-.target sm_75
-.address_size 64
-.visible .entry pw(.param .u64 out) {
-  .reg .pred %p<4>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<8>;
-  .reg .f32 %f<4>;
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd1, %rd1;
-  mov.u32 %r1, %tid.x;
-  and.b32 %r9, %r1, 3;
-  mov.u32 %r2, 1000;
-  mov.u32 %r3, 5;
-  mov.u32 %r4, 6;
-  mov.u32 %r5, 7;
-  mov.u32 %r6, 8;
-  mov.u64 %rd3, 9;
-  setp.ne.u32 %p1, %r9, 1;
-  setp.gt.u32 %p2, %r9, 7;
-  @%p1 mov.u32 %r2, 77777;
-  @%p1 mul.lo.u32 %r3, %r1, 12345;
-  @%p1 mul.lo.u32 %r4, %r9, %r9;
-  mul.lo.u32 %r7, %r4, 100003;
-  @%p1 add.u32 %r5, %r7, 1;
-  @%p1 shl.b32 %r6, %r4, 16;
-  @%p1 mul.wide.u32 %rd3, %r7, 40503;
-  @%p2 mov.u32 %r2, 3;
-  mov.b32 %f1, %r7;
-  @%p1 mul.rn.f32 %f2, %f1, %f1;
-  @%p1 fma.rn.f32 %f3, %f1, %f1, %f1;
-  setp.lt.u32 %p3, %r9, 3;
-  @!%p3 bra DONE;
-  setp.eq.u32 %p1, %r9, 0;
-  @%p1 add.u32 %r3, %r3, 70000;
-  @%p1 mov.u32 %r4, 2;
-DONE:
-  mul.wide.u32 %rd2, %r1, 48;
-  add.u64 %rd2, %rd1, %rd2;
-  st.global.u32 [%rd2], %r2;
-  st.global.u32 [%rd2+4], %r3;
-  st.global.u32 [%rd2+8], %r4;
-  st.global.u32 [%rd2+12], %r5;
-  st.global.u32 [%rd2+16], %r6;
-  st.global.u64 [%rd2+24], %rd3;
-  st.global.f32 [%rd2+32], %f2;
-  st.global.f32 [%rd2+36], %f3;
-  ret;
-}
-)";
-
-CorpusRun runOf(std::string name, machine::MachineProgram program, const machine::MachineLaunch& ml) {
-  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}, {}};
-  r.prompt = machine::encodePrompt(r.program, ml);
-  machine::Trace trace = machine::execute(r.program, ml).trace;
-  r.tokens = std::move(trace.tokens);
-  r.writes = std::move(trace.writes);
-  for (const machine::StepState& st : trace.stepStates) r.stepStarts.push_back(st.firstToken);
-  r.steps = trace.stepStates;
-  const uint32_t threads = static_cast<uint32_t>(ml.block.count());
-  for (uint32_t w = 0; w * 4 < threads; ++w) r.valid.push_back((1u << std::min(4u, threads - 4 * w)) - 1);
-  r.full = threads / 4;
-  r.tail = (1u << (threads % 4)) - 1;
-  return r;
-}
-
-const std::vector<CorpusRun>& corpusRuns() {
-  static const std::vector<CorpusRun> runs = [] {
-    std::vector<CorpusRun> out;
-    for (const auto& c : machine::test::corpusCases()) {
-      LaunchSpec spec = loadLaunchSpec(c.dir);
-      machine::MachineProgram program;
-      try {
-        program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Decode) throw;
-        continue;  // does not lower (docs/machine.md §2.4)
-      }
-      const machine::MachineLaunch ml = machine::machineLaunch(program, materializeLaunch(spec));
-      out.push_back(runOf(machine::test::corpusCaseName(c), std::move(program), ml));
-    }
-    // The predicated writes, in one warp of 4 and in 6 threads (a partial second warp).
-    for (uint32_t threads : {4u, 6u}) {
-      const Launch launch = machine::test::oneBufferLaunch(threads, 12 * threads);
-      const machine::test::BothResult both = machine::test::runBoth(kPredicatedWrites, "pw", launch);
-      EXPECT_EQ(both.machine, both.oracle) << "the predicated-writes kernel on the machine vs the interpreter";
-      machine::MachineProgram program = both.program;
-      out.push_back(runOf(fmt::format("predicated_writes_{}", threads), std::move(program),
-                          machine::machineLaunch(both.program, launch)));
-    }
-    return out;
-  }();
-  return runs;
-}
-
-// A run as positions: `positions[from..]` are checked (before it, the prompt before GO).
-struct Stream {
-  std::string name;
-  std::vector<Position> positions;
-  size_t from = 0;
-};
 
 std::vector<int64_t> expectedAfter(const machine::StreamDeriver& d) {
   const machine::StreamState& s = d.state();
@@ -215,46 +91,6 @@ std::string describeDiff(const std::vector<int64_t>& got, const std::vector<int6
   return out;
 }
 
-// A compiled unit proven, with its counter heads and lookups counted.
-struct Proven {
-  CompiledUnit cu;
-  size_t counterHeads = 0, lookups = 0;
-};
-Proven compileAndProve(const Unit& u) {
-  Proven p{compileCircuit(u.circuit)};
-  const ProofReport proof = proveExact(p.cu);
-  for (const LayerProof& lp : proof.layers) {
-    p.counterHeads += lp.counterHeads;
-    p.lookups += lp.lookups;
-  }
-  EXPECT_LE(p.cu.config.hiddenSize, 2048);
-  return p;
-}
-
-// `seq` through the engine from an empty state, prefilled in pieces of 512 positions (the
-// attention layer is quadratic); checks every position from `from` on against its expected
-// outputs and returns how many it checked.
-size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq, size_t from) {
-  model::DecodeState st = m.newState();
-  size_t checked = 0;
-  for (size_t first = 0; first < seq.size(); first += 512) {
-    const size_t n = std::min<size_t>(512, seq.size() - first);
-    Eigen::MatrixXf x(cu.config.hiddenSize, static_cast<Eigen::Index>(n));
-    for (size_t i = 0; i < n; ++i) x.col(static_cast<Eigen::Index>(i)) = cu.residual(seq[first + i].inputs);
-    const Eigen::MatrixXf logits = m.forwardEmbeddings(st, x);
-    for (size_t i = 0; i < n; ++i) {
-      const Position& p = seq[first + i];
-      if (first + i < from) continue;
-      std::vector<int64_t> got;
-      EXPECT_NO_THROW(got = cu.decode(logits.col(static_cast<Eigen::Index>(i)))) << "engine at " << p.describe;
-      EXPECT_EQ(got, p.expected) << "engine (sparse prefill) at " << p.describe << ":" << describeDiff(got, p.expected);
-      if (got != p.expected) return checked;
-      ++checked;
-    }
-  }
-  return checked;
-}
-
 TEST(Sequencer, TheIrFollowsEveryCorpusStream) {
   Unit u = sequencerUnit();
   size_t tokens = 0;
@@ -285,7 +121,7 @@ TEST(Sequencer, CompiledThroughTheEngine) {
     // CI: the streams of up to 1,000 tokens; QGPU_SEQUENCER_ALL=1 (label nightly): every one.
     if (!all && s.positions.size() > 1000) continue;
     ++streams;
-    const size_t checked = checkInPieces(cu, sparse, s.positions, s.from);
+    const size_t checked = checkInPieces(cu, sparse, s.positions, s.from, describeDiff);
     ASSERT_EQ(checked, s.positions.size()) << s.name;
     tokens += checked;
   }
@@ -372,7 +208,7 @@ TEST(Fetch, CompiledThroughTheEngine) {
     if (r.prompt.size() + r.tokens.size() > 1500) continue;  // CI: the launches of up to 1,500 positions
     const Stream seq = fetchStream(r);
     ++runs;
-    const size_t checked = checkInPieces(cu, sparse, seq.positions, seq.from);
+    const size_t checked = checkInPieces(cu, sparse, seq.positions, seq.from, describeDiff);
     ASSERT_EQ(checked, seq.positions.size() - seq.from) << r.name;
     tokens += checked;
   }
@@ -477,87 +313,7 @@ TEST(PendingWrite, CompiledThroughTheEngine) {
   const Proven p = compileAndProve(u);
   const CompiledUnit& cu = p.cu;
   RecordProperty("layers", cu.config.numLayers);
-  model::Model sparse = load(cu, 1.0);
-  size_t tokens = 0, runs = 0;
-  for (const CorpusRun& r : corpusRuns()) {
-    if (r.tokens.size() > 1000) continue;
-    CommitStream cs = commitStream(r);
-    Evaluator ev(u.circuit);
-    for (Position& q : cs.stream.positions) q.expected = ev.stepOutputs(q.inputs);
-    ++runs;
-    const size_t checked = checkInPieces(cu, sparse, cs.stream.positions, 0);
-    ASSERT_EQ(checked, cs.stream.positions.size()) << r.name;
-    tokens += checked;
-  }
-  EXPECT_GE(runs, 10u);
-  RecordProperty("engine_tokens", static_cast<int>(tokens));
-}
-
-// A corpus run as register-file positions: GO, then every token. The write: the executor's
-// register write whose last token this is (its values, lanes and register); the warp: the
-// stream's after the token; the reads: at a step's first position (the position of the token
-// before the step), its instruction's register operands. `want` holds, per position, the
-// outputs the executor decides: (output index, bit), from a shadow register file.
-struct RegisterStream {
-  Stream stream;
-  std::vector<std::vector<std::pair<size_t, int64_t>>> want;
-  size_t reads = 0;
-};
-std::optional<RegisterStream> registerStream(const CorpusRun& r) {
-  const uint32_t k = registerShift(r.program.numRegs);
-  if (k >= kRegisterShifts || (r.valid.size() << k) > kRegisterSlots) return std::nullopt;
-  RegisterStream rs{{r.name, {}, 0}, {}, 0};
-  std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> write
-  for (const machine::RegisterWrite& w : r.writes) {
-    EXPECT_TRUE(writeAt.emplace(w.lastToken + 1, &w).second) << r.name << ": two writes end at token " << w.lastToken;
-  }
-  std::map<size_t, const machine::StepState*> stepAt;  // position -> the step computed there
-  for (const machine::StepState& st : r.steps) stepAt.emplace(st.firstToken, &st);
-  std::vector<uint64_t> shadow(r.valid.size() * r.program.numRegs * 4, 0);
-  machine::StreamDeriver d(r.valid);
-  for (size_t p = 0; p <= r.tokens.size(); ++p) {
-    if (p > 0) d.take(r.tokens[p - 1]);
-    RegisterFileAccess a;
-    a.warp = d.state().warp;
-    a.shift = k;
-    if (const auto wi = writeAt.find(p); wi != writeAt.end()) {
-      const machine::RegisterWrite& w = *wi->second;
-      a.commit = true;
-      a.lanes = w.lanes;
-      a.reg = w.reg;
-      for (uint32_t l = 0; l < 4; ++l) {
-        a.values[l] = w.values[l] & (w.bytes == 8 ? ~0ull : (1ull << (8 * w.bytes)) - 1);
-        if ((w.lanes >> l) & 1) shadow.at((a.warp * r.program.numRegs + w.reg) * 4 + l) = a.values[l];
-      }
-    }
-    std::vector<std::pair<size_t, int64_t>> want;
-    if (const auto si = stepAt.find(p); si != stepAt.end()) {
-      const machine::StepState& st = *si->second;
-      EXPECT_EQ(st.warp, a.warp) << r.name << " position " << p;
-      const machine::MInstr& in = r.program.code.at(st.pc);
-      const char* use = machine::opInfo(in.op).operands;
-      const uint16_t fields[3] = {in.a, in.b, in.c};
-      for (uint32_t port = 0; port < kRegisterFilePorts; ++port) {
-        const uint32_t reg = port < 3 ? fields[port] : (in.g == machine::kNoGuard ? machine::kNoOperand : in.g & ~machine::kGuardNegated);
-        const bool isReg = (port == 3 || use[port + 1] == 'r' || use[port + 1] == 'o') && reg < r.program.numRegs;
-        if (!isReg) continue;
-        a.read[port] = reg;
-        ++rs.reads;
-        for (uint32_t l = 0; l < 4; ++l) {
-          const uint64_t v = shadow.at((a.warp * r.program.numRegs + reg) * 4 + l);
-          const uint32_t bits = port == 3 ? 1 : 64;
-          for (uint32_t b = 0; b < bits; ++b)
-            want.push_back({port == 3 ? 3 * 256 + l : port * 256 + 64 * l + b, static_cast<int64_t>((v >> b) & 1)});
-        }
-      }
-    }
-    Position pos;
-    pos.inputs = registerFileInputs(a);
-    pos.describe = p == 0 ? "GO" : fmt::format("{} token {} ({})", r.name, p - 1, machine::tokenName(r.tokens[p - 1]));
-    rs.stream.positions.push_back(std::move(pos));
-    rs.want.push_back(std::move(want));
-  }
-  return rs;
+  engineEqualsTheIr(u, cu, [](const CorpusRun& r) { return commitStream(r).stream; });
 }
 
 TEST(RegisterFile, TheIrReadsWhatTheExecutorWrote) {
@@ -594,21 +350,11 @@ TEST(RegisterFile, CompiledThroughTheEngine) {
   const CompiledUnit& cu = p.cu;
   RecordProperty("layers", cu.config.numLayers);
   std::cout << "[ regfile  ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
-  model::Model sparse = load(cu, 1.0);
-  size_t tokens = 0, runs = 0;
-  for (const CorpusRun& r : corpusRuns()) {
-    if (r.tokens.size() > 1000) continue;
+  engineEqualsTheIr(u, cu, [](const CorpusRun& r) {
     std::optional<RegisterStream> rs = registerStream(r);
-    ASSERT_TRUE(rs) << r.name;
-    Evaluator ev(u.circuit);
-    for (Position& q : rs->stream.positions) q.expected = ev.stepOutputs(q.inputs);
-    ++runs;
-    const size_t checked = checkInPieces(cu, sparse, rs->stream.positions, 0);
-    ASSERT_EQ(checked, rs->stream.positions.size()) << r.name;
-    tokens += checked;
-  }
-  EXPECT_GE(runs, 10u);
-  RecordProperty("engine_tokens", static_cast<int>(tokens));
+    EXPECT_TRUE(rs) << r.name;
+    return rs ? rs->stream : Stream{r.name, {}, 0};
+  });
 }
 
 }  // namespace

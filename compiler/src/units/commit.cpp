@@ -19,17 +19,20 @@
 
 namespace qgpu::compiler {
 
-Unit commitUnit() {
-  Unit u{Circuit("commit"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
-  const SequencerWires s = buildSequencer(c);
-  // The write's features, in commitInputs' order.
-  const WireId isMore = c.inputBit("chunk more");
-  const WireId isPack4 = c.inputBit("pack4");
-  const WireId isActive = c.inputBit("active");
-  const Bus formBits = {c.inputBit("affine"), c.inputBit("lanes"), c.inputBit("lanes high")};
-  const Bus field = c.inputBus("write field", 16);  // a chunk's value, PACK4's nibbles, ACTIVE's lanes
-  const Bus width = c.inputBus("write bytes", 4);   // one-hot: 1, 2, 4, 8 bytes
+WriteFeatures declareWriteFeatures(Circuit& c) {
+  WriteFeatures f;
+  f.isMore = c.inputBit("chunk more");
+  f.isPack4 = c.inputBit("pack4");
+  f.isActive = c.inputBit("active");
+  f.formBits = {c.inputBit("affine"), c.inputBit("lanes"), c.inputBit("lanes high")};
+  f.field = c.inputBus("write field", 16);
+  return f;
+}
+
+PendingWrite buildCommit(Circuit& c, const SequencerWires& s, const WriteFeatures& features, const Bus& width) {
+  const WireId isMore = features.isMore, isPack4 = features.isPack4, isActive = features.isActive;
+  const Bus& formBits = features.formBits;
+  const Bus& field = features.field;
   const WireId one = s.machineToken;
   const WireId cl = s.chunkLast;
 
@@ -123,20 +126,28 @@ Unit commitUnit() {
     return w(x) + w(y);
   };
 
-  // Bit b is kept by a write of width class widthClass(b) (1, 2, 4, 8 bytes) and wider.
-  auto widthClass = [](uint32_t b) { return b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; };
+  // Bit b is kept by a write of width class widthClass(b) (1, 2, 4, 8 bytes) and wider. With
+  // no width given the routes keep all 64 bits and the reader cuts them (one class).
+  const bool cut = !width.empty();
+  const uint32_t classes = cut ? 4 : 1;
+  auto widthClass = [&](uint32_t b) { return !cut ? 0u : b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; };
   Expr fits[4];
-  for (uint32_t k = 0; k < 4; ++k)
-    for (uint32_t j = k; j < 4; ++j) fits[k] += w(width[j]);
+  if (cut)
+    for (uint32_t k = 0; k < 4; ++k)
+      for (uint32_t j = k; j < 4; ++j) fits[k] += w(width[j]);
+  auto fitting = [&](std::vector<Expr> bits, uint32_t k) {
+    if (cut) bits.push_back(fits[k]);
+    return bits;
+  };
   // The routes, one control per (route, width class): uniform (no form, or a value past the
   // prefix's), AFFINE, and per lane and index LANES and LANES-HIGH.
   WireId uniformNoForm[4], uniformPast[4], affineSel[4];
   WireId lanesSel[2][4][4][4] = {};  // [high][lane][index][class]
-  for (uint32_t k = 0; k < 4; ++k) {
-    uniformNoForm[k] = andStep(c, fmt::format("uniform, width class {}", k), {1 - w(isPack4), 1 - anyFormRaw, fits[k]});
-    uniformPast[k] = andStep(c, fmt::format("uniform past the prefix, width class {}", k), {1 - w(isPack4), anyFormRaw, fits[k]},
-                             -live - 1);
-    affineSel[k] = liveAnd(fmt::format("affine, width class {}", k), {w(cl), w(formRaw[0]), fits[k]});
+  for (uint32_t k = 0; k < classes; ++k) {
+    uniformNoForm[k] = andStep(c, fmt::format("uniform, width class {}", k), fitting({1 - w(isPack4), 1 - anyFormRaw}, k));
+    uniformPast[k] = andStep(c, fmt::format("uniform past the prefix, width class {}", k),
+                             fitting({1 - w(isPack4), anyFormRaw}, k), -live - 1);
+    affineSel[k] = liveAnd(fmt::format("affine, width class {}", k), fitting({w(cl), w(formRaw[0])}, k));
   }
   for (uint32_t l = 0; l < 4; ++l) {
     std::vector<Expr> atLeast(l + 1);  // [rank >= i] for i = 1..l
@@ -146,11 +157,11 @@ Unit commitUnit() {
       if (i > 0) rank.push_back(atLeast[i]);
       if (i < l) rank.push_back(1 - atLeast[i + 1]);
       for (uint32_t h = 0; h < 2; ++h)
-        for (uint32_t k = 0; k < 4; ++k) {
+        for (uint32_t k = 0; k < classes; ++k) {
           std::vector<Expr> bits = rank;
           bits.push_back(w(formRaw[1 + h]));
-          bits.push_back(fits[k]);
-          lanesSel[h][l][i][k] = liveAnd(fmt::format("lane {} takes value {}{}, width class {}", l, i, h ? " high" : "", k), bits);
+          lanesSel[h][l][i][k] =
+              liveAnd(fmt::format("lane {} takes value {}{}, width class {}", l, i, h ? " high" : "", k), fitting(bits, k));
         }
     }
   }
@@ -212,18 +223,35 @@ Unit commitUnit() {
     }
     values.push_back(std::move(out));
   }
-  c.output("commit", commit);
-  c.outputBus("lanes", written);
-  for (uint32_t l = 0; l < 4; ++l) c.outputBus(fmt::format("l{}.value", l), values[l]);
+  return {commit, written, values};
+}
+
+Unit commitUnit() {
+  Unit u{Circuit("commit"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const SequencerWires s = buildSequencer(c);
+  // The write's features, in commitInputs' order.
+  const WriteFeatures f = declareWriteFeatures(c);
+  const Bus width = c.inputBus("write bytes", 4);  // one-hot: 1, 2, 4, 8 bytes
+  const PendingWrite p = buildCommit(c, s, f, width);
+  c.output("commit", p.commit);
+  c.outputBus("lanes", p.lanes);
+  for (uint32_t l = 0; l < 4; ++l) c.outputBus(fmt::format("l{}.value", l), p.values[l]);
   LaneBuses lb;
-  lb.results = {{commit}, written, values[0], values[1], values[2], values[3]};
+  lb.results = {{p.commit}, p.lanes, p.values[0], p.values[1], p.values[2], p.values[3]};
   u.lanes.push_back(std::move(lb));
   return u;
 }
 
 std::vector<int64_t> commitInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask, uint32_t writeBytes) {
-  using namespace machine;
   std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
+  appendWriteFeatures(in, id);
+  for (uint32_t bytes : {1u, 2u, 4u, 8u}) in.push_back(writeBytes == bytes ? 1 : 0);
+  return in;
+}
+
+void appendWriteFeatures(std::vector<int64_t>& in, uint32_t id) {
+  using namespace machine;
   auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
   const bool chunk = id >= kChunkMore && id < kPack4, pack4 = id >= kPack4 && id < kTop;
   const bool active = isActiveToken(id);
@@ -235,8 +263,6 @@ std::vector<int64_t> commitInputs(uint32_t id, uint32_t fullWarps, uint32_t tail
   bit(id >= ctl(Ctl::LanesHigh) && id < ctl(Ctl::LanesHigh, 4));
   const uint32_t field = chunk ? (id - kChunkMore) & 0xffff : pack4 ? id - kPack4 : active ? id - kActive : 0;
   for (uint32_t i = 0; i < 16; ++i) bit((field >> i) & 1);
-  for (uint32_t bytes : {1u, 2u, 4u, 8u}) bit(writeBytes == bytes);
-  return in;
 }
 
 }  // namespace qgpu::compiler

@@ -19,11 +19,8 @@ WireId gated(Circuit& c, const std::string& name, WireId on, const Expr& x) { re
 
 }  // namespace
 
-Unit fetchUnit() {
-  Unit u{Circuit("fetch"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
-  const SequencerWires s = buildSequencer(c);
-  // The prompt's features, in fetchInputs' order.
+FetchWires buildFetch(Circuit& c, const SequencerWires& s) {
+  // The prompt's features, in appendPromptFeatures' order.
   const WireId sectionHeader = c.inputBit("section header");  // PROMPT CODE CONSTS LAUNCH SEGMENT ZERO-SEGMENT GO
   const WireId codeHeader = c.inputBit("code header");
   const WireId goHeader = c.inputBit("go");
@@ -78,8 +75,14 @@ Unit fetchUnit() {
   Bus query{c.step("fetching", w(running) + w(inCode) - 2)};
   for (uint32_t b = 0; b < 10; ++b)  // one level: [generating, in the code and pc bit b]
     query.push_back(c.step(fmt::format("fetch pc[{}]", b), w(running) + w(inCode) + w(s.pc[b]) - 3));
-  const Bus word = c.lookup("rom", key, query, value);
+  return {c.lookup("rom", key, query, value), running};
+}
 
+Unit fetchUnit() {
+  Unit u{Circuit("fetch"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const SequencerWires s = buildSequencer(c);
+  const Bus word = buildFetch(c, s).word;
   LaneBuses lb = outputSequencer(c, s);
   c.outputBus("word", word);
   lb.results.push_back(word);
@@ -88,8 +91,13 @@ Unit fetchUnit() {
 }
 
 std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask) {
-  using namespace machine;
   std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
+  appendPromptFeatures(in, id);
+  return in;
+}
+
+void appendPromptFeatures(std::vector<int64_t>& in, uint32_t id) {
+  using namespace machine;
   auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
   auto bits = [&](uint64_t v, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
@@ -105,7 +113,6 @@ std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailM
   bit(isAt);
   bits(isAt ? id - kAt : 0, 6);
   bits(id >= kChunkMore && id < kPack4 ? (id - kChunkMore) & 0xffff : 0, 16);
-  return in;
 }
 
 }  // namespace qgpu::compiler

@@ -14,10 +14,8 @@
 #include <fmt/format.h>
 
 namespace qgpu::compiler {
-namespace {
 
-// Bit i of warp << k | register, for k one-hot: a structural bit (two levels).
-Bus slotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k) {
+Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k) {
   Bus out;
   for (uint32_t i = 0; i < kRegisterSlotBits; ++i) {
     Expr x(0);
@@ -31,6 +29,8 @@ Bus slotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& war
   }
   return out;
 }
+
+namespace {
 
 struct Decoded {
   std::vector<WireId> slot, bank;  // one-hot: slot within a bank (128), bank (4)
@@ -48,41 +48,50 @@ uint32_t registerShift(uint32_t registers) {
   return kRegisterShifts;
 }
 
-Unit registerFileUnit() {
-  Unit u{Circuit("registers"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
-  const WireId commit = c.inputBit("commit");
-  const Bus lanes = c.inputBus("lanes written", 4);
-  std::vector<Bus> values;
-  for (uint32_t l = 0; l < 4; ++l) values.push_back(c.inputBus(fmt::format("l{} value", l), 64));
-  const Bus dest = c.inputBus("written register", kRegisterSlotBits);
-  const Bus warp = c.inputBus("warp", kRegisterWarpBits);
-  const Bus k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k slots per warp
+std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in) {
   static const char* kPorts[kRegisterFilePorts] = {"a", "b", "c", "guard"};
-  std::vector<Bus> readRegs;
-  for (const char* p : kPorts) readRegs.push_back(c.inputBus(fmt::format("read {}", p), kRegisterSlotBits));
-
-  const Decoded wr = decodeSlot(c, "write", slotBits(c, "write", dest, warp, k));
-  LaneBuses lb;
+  const Decoded wr = decodeSlot(c, "write", in.writeSlot ? *in.writeSlot : registerSlotBits(c, "write", in.dest, in.warp, in.k));
+  std::vector<Bus> reads;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p) {
-    const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]), slotBits(c, fmt::format("read {}", kPorts[p]), readRegs[p], warp, k));
+    const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]), registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k));
     const uint32_t bits = p == 3 ? 1 : 64;  // the guard reads a predicate: bit 0
     for (uint32_t l = 0; l < 4; ++l) {
       std::vector<MemoryBank> banks;
       for (uint32_t h = 0; h < 4; ++h) {
         MemoryBank b;
         b.writeKey = wr.slot;
-        b.writeEnable = w(commit) + w(lanes[l]) + w(wr.bank[h]) - 2;
-        b.data = Bus(values[l].begin(), values[l].begin() + bits);
+        b.writeEnable = w(in.commit) + w(in.lanes[l]) + w(wr.bank[h]) - 2;
+        b.data = Bus(in.values[l].begin(), in.values[l].begin() + bits);
         b.readKey = rd.slot;
         b.readSelect = rd.bank[h];
         banks.push_back(std::move(b));
       }
-      const Bus read = c.memoryRead(fmt::format("{} l{}", kPorts[p], l), std::move(banks));
-      c.outputBus(fmt::format("{} l{}", kPorts[p], l), read);
-      lb.results.push_back(read);
+      reads.push_back(c.memoryRead(fmt::format("{} l{}", kPorts[p], l), std::move(banks)));
     }
   }
+  return reads;
+}
+
+void outputRegisterReads(Circuit& c, const std::vector<Bus>& reads) {
+  static const char* kPorts[kRegisterFilePorts] = {"a", "b", "c", "guard"};
+  for (size_t i = 0; i < reads.size(); ++i) c.outputBus(fmt::format("{} l{}", kPorts[i / 4], i % 4), reads[i]);
+}
+
+Unit registerFileUnit() {
+  Unit u{Circuit("registers"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  RegisterFileWires in;
+  in.commit = c.inputBit("commit");
+  in.lanes = c.inputBus("lanes written", 4);
+  for (uint32_t l = 0; l < 4; ++l) in.values.push_back(c.inputBus(fmt::format("l{} value", l), 64));
+  in.dest = c.inputBus("written register", kRegisterSlotBits);
+  in.warp = c.inputBus("warp", kRegisterWarpBits);
+  in.k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k slots per warp
+  for (const char* p : {"a", "b", "c", "guard"}) in.read.push_back(c.inputBus(fmt::format("read {}", p), kRegisterSlotBits));
+  const std::vector<Bus> reads = buildRegisterFile(c, in);
+  outputRegisterReads(c, reads);
+  LaneBuses lb;
+  lb.results = reads;
   u.lanes.push_back(std::move(lb));
   return u;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
@@ -16,6 +17,30 @@ namespace qgpu::compiler {
 /// meaningful where the lane is written). Atomic steps' writes (INNER forms) are not covered.
 Unit commitUnit();
 constexpr uint32_t kCommitOutputs = 1 + 4 + 4 * 64;
+
+/// The token features the pending write reads beside the sequencer's (the write's form,
+/// chunk and ACTIVE flags, the 16-bit field), as declared inputs.
+struct WriteFeatures {
+  WireId isMore = 0, isPack4 = 0, isActive = 0;
+  Bus formBits;  // AFFINE, LANES n, LANES-HIGH n
+  Bus field;     // a chunk's value, PACK4's nibbles, ACTIVE's lanes
+};
+/// Declares them (appendWriteFeatures' order).
+WriteFeatures declareWriteFeatures(Circuit& c);
+/// Token `id`'s write features, appended to `in`.
+void appendWriteFeatures(std::vector<int64_t>& in, uint32_t id);
+
+/// The pending write at every position: commit, the lanes written, each lane's value.
+struct PendingWrite {
+  WireId commit = 0;
+  Bus lanes;
+  std::vector<Bus> values;  // per lane, 64 bits
+};
+/// The pending write on the sequencer `s` in a circuit of its own or a larger one; `width`
+/// is the committed write's width one-hot (1, 2, 4, 8 bytes): forms whose values are 0 or 1
+/// at a commit position. With `width` empty the values are not cut to a width (the caller
+/// cuts them: bits the write's width does not hold are the value's sign extension).
+PendingWrite buildCommit(Circuit& c, const SequencerWires& s, const WriteFeatures& features, const Bus& width);
 
 /// commitUnit's inputs for machine token `id`: sequencerInputs', the token's write fields and
 /// the width in bytes (1, 2, 4 or 8; 0 if none) of the register write the token belongs to —

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qgpu/compiler/units.h"
@@ -28,6 +29,26 @@ constexpr uint32_t kRegisterWarpBits = 8;
 Unit registerFileUnit();
 constexpr uint32_t kRegisterFilePorts = 4;
 constexpr uint32_t kRegisterFileOutputs = 3 * 4 * 64 + 4;
+
+/// The register file's inputs as wires of a circuit of its own or a larger one.
+struct RegisterFileWires {
+  WireId commit = 0;
+  Bus lanes;                // 4: the lanes written
+  std::vector<Bus> values;  // per lane, 64 bits
+  Bus dest;                 // the written register (kRegisterSlotBits; higher bits unused)
+  std::optional<Bus> writeSlot;  // if given, the written slot's bits (then dest is unused)
+  Bus warp;                 // kRegisterWarpBits
+  Bus k;                    // one-hot, kRegisterShifts
+  std::vector<Bus> read;    // per port (a, b, c, guard): the register read (kRegisterSlotBits)
+};
+/// The slot bits warp << k | reg (k one-hot; reg's bits: forms whose values are bits):
+/// kRegisterSlotBits structural bits, two levels (a gate per k, then a threshold).
+Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k);
+/// The copies on those wires; returns the reads, port-major: reads[4 * port + lane] (64
+/// bits for a, b, c; 1 for the guard).
+std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in);
+/// Declares the reads as outputs in registerFileUnit's order.
+void outputRegisterReads(Circuit& c, const std::vector<Bus>& reads);
 
 /// The smallest k with registers <= 2^k; kRegisterShifts if there is none.
 uint32_t registerShift(uint32_t registers);

@@ -42,8 +42,18 @@ std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t t
 /// sequencer's pc at every generated position (0 in the prompt). Outputs: the sequencer's,
 /// then the fetched word (64 bits).
 Unit fetchUnit();
+/// The fetch on the sequencer `s` in a circuit of its own or a larger one: declares the
+/// prompt features (appendPromptFeatures' order) and returns the fetched word (64 bits) and
+/// whether the position is past the prompt's GO (generating: the machine runs).
+struct FetchWires {
+  Bus word;
+  WireId generating = 0;
+};
+FetchWires buildFetch(Circuit& c, const SequencerWires& s);
 constexpr uint32_t kFetchOutputs = kSequencerOutputs + 64;
 /// fetchUnit's inputs for token `id`: sequencerInputs', then the prompt features.
 std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask);
+/// The prompt features of token `id` that buildFetch declares, appended to `in`.
+void appendPromptFeatures(std::vector<int64_t>& in, uint32_t id);
 
 }  // namespace qgpu::compiler

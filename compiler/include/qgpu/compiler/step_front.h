@@ -1,0 +1,42 @@
+// The machine step's front end as one circuit (docs/machine.md §5.2, rows 1–11 of the
+// plan): token intake and sequencer, the fetch, the pending write, the committed
+// instruction and the register-file copies, joined — every register operand of a step, for
+// every lane, from the tokens alone (no input placed by a test but the token's features and
+// the launch's shape).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qgpu/compiler/register_file.h"
+#include "qgpu/compiler/units.h"
+
+namespace qgpu::compiler {
+
+/// What a commit writes that its tokens do not say: the slot of the committed instruction's
+/// destination register (warp << k | d, kRegisterSlotBits structural bits) and its write width
+/// (one-hot: 1, 2, 4, 8 bytes; all 0 for an op that writes none), from `word` as it was one
+/// position back. At a commit position the fetch already holds the next step's word (the
+/// step ended at this token), and the position before it — the step's first position or one
+/// of its tokens — holds the committed step's, at the same warp.
+struct CommittedWrite {
+  Bus slot;
+  Bus width;
+};
+CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k);
+
+/// The front end. Inputs, per token: sequencerInputs', the prompt features
+/// (appendPromptFeatures), the write features (appendWriteFeatures), and k one-hot
+/// (kRegisterShifts bits: the launch's registers per warp rounded up to 2^k). Outputs: the
+/// register reads in registerFileUnit's order (ports a, b, c: 4 lanes × 64 bits; the guard:
+/// 4 × 1), each read by the fetched word's a, b, c and g fields at the sequencer's warp,
+/// then the fetched word (64 bits), then the lanes a register write commits to at this
+/// position (4 bits: 0 in the prompt and wherever no write ends).
+Unit frontUnit();
+constexpr uint32_t kFrontOutputs = kRegisterFileOutputs + 64 + 4;
+
+/// frontUnit's inputs for machine token `id` in a launch of `fullWarps` full warps, a tail
+/// warp of lanes `tailMask` and 2^`shift` register slots per warp.
+std::vector<int64_t> frontInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask, uint32_t shift);
+
+}  // namespace qgpu::compiler

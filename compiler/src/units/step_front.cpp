@@ -1,0 +1,144 @@
+// The machine step's front end (step_front.h, docs/machine.md §5.2): the sequencer, the
+// fetch, the pending write and the register-file copies in one circuit, wired as the step
+// wires them — the written register and the write's width from the committed instruction
+// (the word fetched one position before the commit, through the conv window), the warp from
+// the sequencer, the registers read from the fetched word's operand fields.
+#include "qgpu/compiler/step_front.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "qgpu/compiler/commit.h"
+#include "qgpu/compiler/sequencer.h"
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::compiler {
+namespace {
+
+// Where the fields of a machine word sit (docs/machine.md §1.6).
+constexpr uint32_t kOpBits = 7, kTyAt = 7, kFlAt = 10, kDAt = 14, kCAt = 44;
+constexpr uint32_t kOperandAt[kRegisterFilePorts] = {24, 34, 44, 54};  // a, b, c, g
+
+}  // namespace
+
+CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k) {
+  // The fields the write's width depends on — op, ty's width code, fl's I2F-destination bit,
+  // c's width code — one position back, re-thresholded into structural bits (what a bank
+  // stores; a lookup's read bits are exact, but linear).
+  std::vector<uint32_t> at;
+  for (uint32_t b = 0; b < kOpBits; ++b) at.push_back(b);
+  at.push_back(kTyAt);
+  at.push_back(kTyAt + 1);
+  at.push_back(kFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64})));
+  at.push_back(kCAt);
+  at.push_back(kCAt + 1);
+  Bus fields;
+  for (uint32_t b : at) fields.push_back(c.step(fmt::format("word[{}] bit", b), w(word[b]) - 1));
+  const Bus prev = previousBits(c, "committed fields", fields, 1, one);
+  const WireId ty0 = prev[kOpBits], ty1 = prev[kOpBits + 1], i2f64 = prev[kOpBits + 2];
+  const WireId c0 = prev[kOpBits + 3], c1 = prev[kOpBits + 4];
+  // The written slot, warp << k | d, where the word is fetched (the warp is the step's there
+  // too) and then one position back: its decoders need not wait for the fields' bank.
+  Bus d(word.begin() + kDAt, word.begin() + kDAt + kRegisterSlotBits);
+  CommittedWrite out;
+  out.slot = previousBits(c, "committed slot", registerSlotBits(c, "committed", d, warp, k), 1, one);
+
+  // One level: per op that exists and per width its write can have, [op == j and the width
+  // code's condition], each added to its width's sum (one merged channel per width).
+  auto code = [](WireId lo, WireId hi, uint32_t v) {
+    return std::vector<Expr>{v & 1 ? w(lo) : 1 - w(lo), v & 2 ? w(hi) : 1 - w(hi)};
+  };
+  Expr width[4];
+  for (uint32_t j = 0; j < static_cast<uint32_t>(machine::MOp::Count); ++j) {
+    const machine::MOp op = static_cast<machine::MOp>(j);
+    std::vector<Expr> isOp;
+    for (uint32_t b = 0; b < kOpBits; ++b) isOp.push_back((j >> b) & 1 ? w(prev[b]) : 1 - w(prev[b]));
+    auto when = [&](uint32_t bytesLog2, std::vector<Expr> more, const std::string& what) {
+      std::vector<Expr> bits = isOp;
+      bits.insert(bits.end(), more.begin(), more.end());
+      width[bytesLog2] += w(andStep(c, fmt::format("committed {} {}", machine::opName(op), what), bits));
+    };
+    switch (machine::opInfo(op).write) {
+      case machine::MWrite::W:
+        for (uint32_t t = 0; t < 4; ++t) when(t, code(ty0, ty1, t), fmt::format("ty {}", t));
+        break;
+      case machine::MWrite::TwoW:  // a 16-byte write does not exist
+        for (uint32_t t = 0; t < 3; ++t) when(t + 1, code(ty0, ty1, t), fmt::format("ty {}", t));
+        break;
+      case machine::MWrite::One: when(0, {}, "1 byte"); break;
+      case machine::MWrite::Two: when(1, {}, "2 bytes"); break;
+      case machine::MWrite::Four: when(2, {}, "4 bytes"); break;
+      case machine::MWrite::Eight: when(3, {}, "8 bytes"); break;
+      case machine::MWrite::RegWidth:
+        for (uint32_t t = 0; t < 4; ++t) when(t, code(c0, c1, t), fmt::format("c {}", t));
+        break;
+      case machine::MWrite::I2FDest:
+        when(2, {1 - w(i2f64)}, "to 4 bytes");
+        when(3, {w(i2f64)}, "to 8 bytes");
+        break;
+      case machine::MWrite::None: break;
+    }
+  }
+  for (uint32_t i = 0; i < 4; ++i) out.width.push_back(c.sum(fmt::format("committed width {} bytes", 1u << i), width[i]));
+  return out;
+}
+
+Unit frontUnit() {
+  Unit u{Circuit("front"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const SequencerWires s = buildSequencer(c);
+  const FetchWires f = buildFetch(c, s);
+  const WriteFeatures features = declareWriteFeatures(c);
+  const Bus k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k register slots per warp
+
+  const CommittedWrite committed = buildCommittedWrite(c, f.word, s.machineToken, s.warp, k);
+  // The width cuts the values where they are re-thresholded for the banks, not in the
+  // routes: the routes need not wait for the committed word (docs/machine.md §5.2).
+  const PendingWrite pending = buildCommit(c, s, features, {});
+  RegisterFileWires rf;
+  // The prompt's CHUNK-LASTs end uniform "steps" for the sequencer (no prefix yet), so a
+  // lane is written only while generating (past GO).
+  Bus writes;
+  for (uint32_t l = 0; l < 4; ++l)
+    writes.push_back(andStep(c, fmt::format("lane {} written", l), {w(pending.lanes[l]), w(f.generating)}));
+  rf.commit = pending.commit;
+  rf.lanes = writes;
+  // The values are merged sums of the routes' gates, a bank stores structural bits: one
+  // threshold per bit, [value bit and the width holds it].
+  for (uint32_t l = 0; l < 4; ++l) {
+    Bus v;
+    for (uint32_t b = 0; b < 64; ++b) {
+      Expr fits(0);
+      for (uint32_t j = b < 8 ? 0 : b < 16 ? 1 : b < 32 ? 2 : 3; j < 4; ++j) fits += w(committed.width[j]);
+      v.push_back(andStep(c, fmt::format("l{} write[{}]", l, b), {w(pending.values[l][b]), fits}));
+    }
+    rf.values.push_back(std::move(v));
+  }
+  rf.writeSlot = committed.slot;
+  rf.warp = s.warp;
+  rf.k = k;
+  for (uint32_t p = 0; p < kRegisterFilePorts; ++p)
+    rf.read.push_back(Bus(f.word.begin() + kOperandAt[p], f.word.begin() + kOperandAt[p] + kRegisterSlotBits));
+  const std::vector<Bus> reads = buildRegisterFile(c, rf);
+
+  outputRegisterReads(c, reads);
+  c.outputBus("word", f.word);
+  c.outputBus("lanes written", writes);
+  LaneBuses lb;
+  lb.results = reads;
+  lb.results.push_back(f.word);
+  lb.results.push_back(writes);
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> frontInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask, uint32_t shift) {
+  std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
+  appendPromptFeatures(in, id);
+  appendWriteFeatures(in, id);
+  for (uint32_t s = 0; s < kRegisterShifts; ++s) in.push_back(s == shift ? 1 : 0);
+  return in;
+}
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,100 @@
+// Test helper of the compiler tests: the lowered corpus runs (and a kernel of guarded
+// register writes) executed once on the reference executor, as the machine step's units
+// see them — positions, the register reads the executor implies — and a compiled unit
+// checked against such positions through the engine.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine_run.h"
+#include "qgpu/compiler/emit.h"
+#include "qgpu/compiler/units.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/isa.h"
+#include "qgpu/model/model.h"
+
+namespace qgpu::compiler {
+
+// One lowered corpus run, executed once: its prompt, its generated tokens and its warps'
+// valid lanes (full warps and the next one's lanes, as the sequencer takes them).
+struct CorpusRun {
+  std::string name;
+  machine::MachineProgram program;
+  std::vector<uint32_t> prompt, tokens, valid;
+  uint32_t full = 0, tail = 0;
+  std::vector<machine::RegisterWrite> writes;
+  std::vector<size_t> stepStarts;  // each step's first token
+  std::vector<machine::StepState> steps;
+};
+/// Every lowered corpus run (W=4, both PTX flavours), then the guarded-writes kernel in 4 and
+/// 6 threads (predicated_writes_4, predicated_writes_6).
+const std::vector<CorpusRun>& corpusRuns();
+
+// A run as positions: `positions[from..]` are checked (before it, the prompt before GO).
+struct Stream {
+  std::string name;
+  std::vector<Position> positions;
+  size_t from = 0;
+};
+
+// A compiled unit proven, with its counter heads and lookups counted.
+struct Proven {
+  CompiledUnit cu;
+  size_t counterHeads = 0, lookups = 0;
+};
+/// Compiles and proves `u` (a test failure if it does not fit hidden 2048).
+Proven compileAndProve(const Unit& u);
+
+/// A message for a position whose outputs differ from the expected ones.
+using DiffDescriber = std::function<std::string(const std::vector<int64_t>& got, const std::vector<int64_t>& want)>;
+/// The first few differing outputs by index.
+std::string firstDifferences(const std::vector<int64_t>& got, const std::vector<int64_t>& want);
+
+// `seq` through the engine from an empty state, prefilled in pieces of 512 positions (the
+// attention layer is quadratic); checks every position from `from` on against its expected
+// outputs and returns how many it checked.
+size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq, size_t from,
+                     const DiffDescriber& describe = firstDifferences);
+
+// The weights against the IR at every position and every output, on the streams of up to
+// 1,000 tokens that `streamOf` makes of the corpus runs (the IR is the executor's where the
+// executor decides: each unit's IR test).
+template <class StreamOf>
+void engineEqualsTheIr(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf) {
+  model::Model sparse = load(cu, 1.0);
+  size_t tokens = 0, runs = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.tokens.size() > 1000) continue;
+    Stream s = streamOf(r);
+    Evaluator ev(u.circuit);
+    for (Position& q : s.positions) q.expected = ev.stepOutputs(q.inputs);
+    ++runs;
+    const size_t checked = checkInPieces(cu, sparse, s.positions, 0);
+    ASSERT_EQ(checked, s.positions.size()) << r.name;
+    tokens += checked;
+  }
+  EXPECT_GE(runs, 10u);
+  testing::Test::RecordProperty("engine_tokens", static_cast<int>(tokens));
+}
+
+// A corpus run as register-file positions: GO, then every token. The write: the executor's
+// register write whose last token this is (its values, lanes and register); the warp: the
+// stream's after the token; the reads: at a step's first position (the position of the token
+// before the step), its instruction's register operands. `want` holds, per position, the
+// outputs the executor decides: (output index, bit), from a shadow register file.
+struct RegisterStream {
+  Stream stream;
+  std::vector<std::vector<std::pair<size_t, int64_t>>> want;
+  size_t reads = 0;
+};
+/// Nothing if the run's warps x 2^k register slots do not fit the register file.
+std::optional<RegisterStream> registerStream(const CorpusRun& r);
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,175 @@
+// The machine step's front end (step_front.h) — sequencer, fetch, pending write, committed
+// instruction and register file in one circuit, fed nothing but each token's features and
+// the launch's shape — against the reference executor: the committed instruction's width
+// for every op and width code; at every step's first position of the lowered corpus runs
+// (and the guarded-writes kernel), every register operand of its instruction for every lane
+// as the executor wrote it; then the compiled weights against the IR in the engine.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include "corpus_runs.h"
+#include "qgpu/compiler/step_front.h"
+#include "qgpu/machine/isa.h"
+#include "qgpu/machine/tokens.h"
+#include "qgpu/machine/units.h"
+
+namespace qgpu::compiler {
+namespace {
+
+// Every op with every width code in ty and c and both I2F destinations: the committed
+// instruction's width and destination one position later, against machine::writeBytes.
+TEST(Front, TheCommittedWriteHasTheExecutorsWidth) {
+  Circuit c("committed");
+  const WireId one = c.inputBit("one");
+  const Bus word = c.inputBus("word", 64);
+  const Bus warp = c.inputBus("warp", kRegisterWarpBits);
+  const Bus k = c.inputBus("k", kRegisterShifts);
+  const CommittedWrite cw = buildCommittedWrite(c, word, one, warp, k);
+  c.outputBus("slot", cw.slot);
+  c.outputBus("width", cw.width);
+  constexpr uint32_t kWarp = 5, kShift = 4;  // 2^4 registers per warp: d's low 4 bits, then the warp
+  size_t checked = 0, writes = 0;
+  for (uint32_t op = 0; op < static_cast<uint32_t>(machine::MOp::Count); ++op)
+    for (uint8_t ty = 0; ty < 8; ++ty)
+      for (uint16_t cw4 = 0; cw4 < 4; ++cw4)
+        for (uint8_t fl : {uint8_t{0}, machine::kFlI2FDest64}) {
+          machine::MInstr in;
+          in.op = static_cast<machine::MOp>(op);
+          in.ty = ty;
+          in.fl = fl;
+          in.d = static_cast<uint16_t>((op * 37 + ty) % 511);
+          in.c = cw4;
+          const uint64_t bits = machine::encode(in);
+          Evaluator ev(c);
+          std::vector<int64_t> at{1};
+          putBits(at, bits, 64);
+          putBits(at, kWarp, kRegisterWarpBits);
+          putBits(at, 1u << kShift, kRegisterShifts);
+          ev.stepOutputs(at);
+          std::vector<int64_t> next{1};
+          putBits(next, ~bits, 64);  // the next position: any other word and warp
+          putBits(next, kWarp + 1, kRegisterWarpBits);
+          putBits(next, 1u << kShift, kRegisterShifts);
+          const std::vector<int64_t> got = ev.stepOutputs(next);
+          const uint32_t bytes = machine::writeBytes(in);
+          std::vector<int64_t> want;
+          putBits(want, (kWarp << kShift | (in.d & ((1u << kShift) - 1))) & ((1u << kRegisterSlotBits) - 1), kRegisterSlotBits);
+          // One-hot over 1, 2, 4, 8 bytes; none for an op that writes nothing (and for
+          // MULWIDE of 8-byte operands, 16 bytes, which no lowering emits).
+          for (uint32_t b : {1u, 2u, 4u, 8u}) want.push_back(bytes == b ? 1 : 0);
+          ASSERT_EQ(got, want) << machine::disassemble(in) << ": " << bytes << " bytes";
+          ++checked;
+          writes += bytes != 0;
+        }
+  EXPECT_GT(writes, 1000u);
+  RecordProperty("words", static_cast<int>(checked));
+}
+
+constexpr size_t kFrontWrites = kRegisterFileOutputs + 64;  // the lanes written, after the word
+
+// A corpus run as front positions: the prompt (its last token GO), then every generated
+// token; the reads the executor implies at each step's first position (registerStream's,
+// whose position 0 is GO) and the lanes each position writes. Positions after the run's first atomic register write are left
+// out: the pending write does not rebuild atomics' old values (docs/machine.md §5.2).
+struct FrontStream {
+  Stream stream;
+  std::vector<std::vector<std::pair<size_t, int64_t>>> want;  // per position
+  size_t reads = 0;
+  bool cutAtAtomic = false;
+};
+std::optional<FrontStream> frontStream(const CorpusRun& r) {
+  std::optional<RegisterStream> rs = registerStream(r);
+  if (!rs) return std::nullopt;
+  size_t end = r.tokens.size();
+  for (const machine::RegisterWrite& w : r.writes)
+    if (w.atomic) end = std::min<size_t>(end, w.lastToken);
+  FrontStream fs{{r.name, {}, r.prompt.size() - 1}, {}, 0, end < r.tokens.size()};
+  const uint32_t k = registerShift(r.program.numRegs);
+  for (size_t i = 0; i < r.prompt.size(); ++i) {
+    Position p;
+    p.inputs = frontInputs(r.prompt[i], r.full, r.tail, k);
+    p.describe = fmt::format("{} prompt token {} ({})", r.name, i, machine::tokenName(r.prompt[i]));
+    fs.stream.positions.push_back(std::move(p));
+    fs.want.emplace_back();
+  }
+  fs.want.back() = rs->want[0];  // GO: the first step's reads (registers still 0)
+  for (size_t i = 0; i < end; ++i) {
+    Position p;
+    p.inputs = frontInputs(r.tokens[i], r.full, r.tail, k);
+    p.describe = fmt::format("{} token {} ({})", r.name, i, machine::tokenName(r.tokens[i]));
+    fs.stream.positions.push_back(std::move(p));
+    fs.want.push_back(rs->want[i + 1]);
+  }
+  // The lanes written: the executor's writes at their last tokens, nothing anywhere else
+  // (the prompt included).
+  std::vector<uint32_t> lanes(fs.stream.positions.size(), 0);
+  for (const machine::RegisterWrite& w : r.writes)
+    if (!w.atomic && w.lastToken < end) lanes.at(r.prompt.size() + w.lastToken) = w.lanes;
+  for (size_t p = 0; p < lanes.size(); ++p)
+    for (uint32_t l = 0; l < 4; ++l) fs.want[p].push_back({kFrontWrites + l, (lanes[p] >> l) & 1});
+  for (const auto& w : fs.want) fs.reads += w.size();
+  return fs;
+}
+
+std::string describeRead(size_t i) {
+  return i < 768 ? fmt::format("port {} lane {} bit {}", "abc"[i / 256], i % 256 / 64, i % 64)
+         : i < kRegisterFileOutputs ? fmt::format("guard lane {}", i - 768)
+                                    : fmt::format("lane {} written", i - kFrontWrites);
+}
+
+TEST(Front, TheIrReadsEveryOperandFromTheTokens) {
+  Unit u = frontUnit();
+  size_t runs = 0, reads = 0, cut = 0;
+  std::string cutNames;
+  for (const CorpusRun& r : corpusRuns()) {
+    const std::optional<FrontStream> fs = frontStream(r);
+    ASSERT_TRUE(fs) << r.name << ": its warps' registers do not fit the register file";
+    ++runs;
+    cut += fs->cutAtAtomic;
+    if (fs->cutAtAtomic) cutNames += (cutNames.empty() ? "" : " ") + r.name;
+    Evaluator ev(u.circuit);
+    for (size_t p = 0; p < fs->stream.positions.size(); ++p) {
+      const std::vector<int64_t> got = ev.stepOutputs(fs->stream.positions[p].inputs);
+      ASSERT_EQ(got.size(), kFrontOutputs);
+      for (const auto& [i, bit] : fs->want[p])
+        ASSERT_EQ(got[i], bit) << "IR at " << fs->stream.positions[p].describe << ": " << describeRead(i);
+    }
+    reads += fs->reads;
+  }
+  EXPECT_GE(runs, 90u);
+  // The runs whose atomics return the old value to a register (atomics_int's CAS loop and
+  // ticket slots); the others' atomics write no register.
+  EXPECT_LE(cut, 2u) << cutNames;
+  EXPECT_GT(reads, 90000000u);
+  RecordProperty("register_read_bits", static_cast<int>(reads));
+  RecordProperty("runs_cut_at_an_atomic", cutNames);
+}
+
+// The weights against the IR at every position and every output: the launches of up to
+// 1,500 positions, prompt included.
+TEST(Front, CompiledThroughTheEngine) {
+  Unit u = frontUnit();
+  const Proven p = compileAndProve(u);
+  const CompiledUnit& cu = p.cu;
+  RecordProperty("layers", cu.config.numLayers);
+  RecordProperty("hidden", cu.config.hiddenSize);
+  std::cout << "[ front    ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
+  model::Model sparse = load(cu, 1.0);
+  size_t tokens = 0, runs = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.prompt.size() + r.tokens.size() > 1500) continue;
+    std::optional<FrontStream> fs = frontStream(r);
+    ASSERT_TRUE(fs) << r.name;
+    Evaluator ev(u.circuit);
+    for (Position& q : fs->stream.positions) q.expected = ev.stepOutputs(q.inputs);
+    ++runs;
+    const size_t checked = checkInPieces(cu, sparse, fs->stream.positions, 0);
+    ASSERT_EQ(checked, fs->stream.positions.size()) << r.name;
+    tokens += checked;
+  }
+  EXPECT_GE(runs, 4u);
+  RecordProperty("engine_positions", static_cast<int>(tokens));
+}
+
+}  // namespace
+}  // namespace qgpu::compiler
