@@ -134,15 +134,20 @@ std::vector<int64_t> fetchSample(std::mt19937_64& rng, int index) {
   return features;
 }
 
-// front's positions: fetch's prompt, then the pending write's random tokens (ACTIVE among
-// them), in a launch of 8 full warps and a tail of 2 lanes with 16 register slots per warp.
+// front's positions: fetch's prompt with a LAUNCH section of 34 threads (8 full warps and a
+// tail of 2 lanes) and 13 registers (16 slots per warp), then the pending write's random
+// tokens (ACTIVE among them).
 std::vector<int64_t> frontSample(std::mt19937_64& rng, int index) {
   using namespace machine;
-  const std::vector<uint32_t>& prompt = fetchPrompt();
+  static const std::vector<uint32_t> prompt = [] {
+    std::vector<uint32_t> p = fetchPrompt();
+    p.insert(p.end() - 1, {ctl(Ctl::Launch), kChunkLast + 34, kChunkLast + 13});
+    return p;
+  }();
   uint32_t id = 0;
   if (index < static_cast<int>(prompt.size())) id = prompt[static_cast<size_t>(index)];
   else id = rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
-  return frontInputs(id, 8, 0x3, 4);
+  return frontInputs(id);
 }
 
 }  // namespace

@@ -84,10 +84,9 @@ std::optional<FrontStream> frontStream(const CorpusRun& r) {
   for (const machine::RegisterWrite& w : r.writes)
     if (w.atomic) end = std::min<size_t>(end, w.lastToken);
   FrontStream fs{{r.name, {}, r.prompt.size() - 1}, {}, 0, end < r.tokens.size()};
-  const uint32_t k = registerShift(r.program.numRegs);
   for (size_t i = 0; i < r.prompt.size(); ++i) {
     Position p;
-    p.inputs = frontInputs(r.prompt[i], r.full, r.tail, k);
+    p.inputs = frontInputs(r.prompt[i]);
     p.describe = fmt::format("{} prompt token {} ({})", r.name, i, machine::tokenName(r.prompt[i]));
     fs.stream.positions.push_back(std::move(p));
     fs.want.emplace_back();
@@ -95,7 +94,7 @@ std::optional<FrontStream> frontStream(const CorpusRun& r) {
   fs.want.back() = rs->want[0];  // GO: the first step's reads (registers still 0)
   for (size_t i = 0; i < end; ++i) {
     Position p;
-    p.inputs = frontInputs(r.tokens[i], r.full, r.tail, k);
+    p.inputs = frontInputs(r.tokens[i]);
     p.describe = fmt::format("{} token {} ({})", r.name, i, machine::tokenName(r.tokens[i]));
     fs.stream.positions.push_back(std::move(p));
     fs.want.push_back(rs->want[i + 1]);

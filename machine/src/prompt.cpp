@@ -75,8 +75,12 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   s.constants = out.size() - mark;
   mark = out.size();
   out.push_back(ctl(Ctl::Launch));
-  for (uint32_t v : {launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x, launch.block.y, launch.block.z,
-                     program.staticSharedBytes, launch.dynamicSharedBytes, program.localBytes})
+  // Threads per block and registers per thread first, each one CHUNK-LAST (both < 2^15): the
+  // compiled machine finds them one and two tokens after LAUNCH in its conv window.
+  const uint32_t threads = static_cast<uint32_t>(launch.block.count());
+  for (uint32_t v : {threads, program.numRegs, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
+                     launch.block.y, launch.block.z, program.staticSharedBytes, launch.dynamicSharedBytes,
+                     program.localBytes})
     number(out, v);
   s.launch = out.size() - mark;
   mark = out.size();
@@ -167,15 +171,16 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   r.expect(Ctl::Prompt, "PROMPT");
   r.expect(Ctl::Code, "CODE");
   uint32_t n = r.small("code size", kMaxCode);
-  uint32_t maxReg = 0;
+  uint32_t maxReg = 0;  // one past the highest register an operand field names
   for (uint32_t i = 0; i < n; ++i) {
     r.checkpoint(i);
     MInstr in = decode(r.word());
-    for (uint32_t o : {in.d, in.a, in.b, in.c, static_cast<uint16_t>(in.g & ~kGuardNegated)})
-      if (o < kNumRegs) maxReg = std::max(maxReg, o + 1);
+    const uint16_t fields[4] = {in.d, in.a, in.b, in.c};
+    for (uint32_t f = 0; f < 4; ++f)
+      if (isOperandField(in.op, f) && fields[f] < kNumRegs) maxReg = std::max<uint32_t>(maxReg, fields[f] + 1u);
+    if (in.g != kNoGuard) maxReg = std::max<uint32_t>(maxReg, (in.g & ~kGuardNegated) + 1u);
     d.program.code.push_back(in);
   }
-  d.program.numRegs = maxReg;  // may over-count (pc and width fields): harmless
   r.expect(Ctl::Consts, "CONSTS");
   uint32_t k = r.small("constant count", kNumConsts);
   for (uint32_t i = 0; i < k; ++i) {
@@ -183,6 +188,11 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
     d.program.constants.push_back(r.number());
   }
   r.expect(Ctl::Launch, "LAUNCH");
+  const uint32_t threads = r.small("threads", 1024);
+  d.program.numRegs = r.small("registers", kNumRegs);
+  if (maxReg > d.program.numRegs)
+    throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} registers, the code names r{}", d.program.numRegs,
+                                              maxReg - 1));
   d.launch.grid.x = r.small("grid.x", 0x7fffffff);
   d.launch.grid.y = r.small("grid.y", 65535);
   d.launch.grid.z = r.small("grid.z", 65535);
@@ -192,6 +202,9 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   d.program.staticSharedBytes = r.small("static shared bytes", kWindowBytes);
   d.launch.dynamicSharedBytes = r.small("dynamic shared bytes", kWindowBytes);
   d.program.localBytes = r.small("local bytes", kWindowBytes);
+  if (threads != d.launch.block.count())
+    throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} threads, its block {}x{}x{} has {}", threads,
+                                              d.launch.block.x, d.launch.block.y, d.launch.block.z, d.launch.block.count()));
   while (true) {
     bool zero = r.next(Ctl::ZeroSegment);
     if (!zero && !r.next(Ctl::Segment)) break;

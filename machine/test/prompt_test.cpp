@@ -38,7 +38,7 @@ TEST(MachinePrompt, RoundTrip) {
   DecodedPrompt back = decodePrompt(prompt);
   EXPECT_EQ(back.program.code, d.program.code);
   EXPECT_EQ(back.program.constants, d.program.constants);
-  EXPECT_GE(back.program.numRegs, d.program.numRegs);
+  EXPECT_EQ(back.program.numRegs, d.program.numRegs);
   EXPECT_EQ(back.launch.params, d.launch.params);
   EXPECT_EQ(back.launch.buffers, d.launch.buffers);
   EXPECT_EQ(back.launch.bufferAddr, d.launch.bufferAddr);
@@ -73,6 +73,35 @@ TEST(MachinePrompt, MalformedPromptsAreErrors) {
   std::vector<uint32_t> movedAt = noAt;
   movedAt.insert(movedAt.begin() + (at - prompt.begin()) + 4, kAt + 1);
   EXPECT_THROW(decodePrompt(movedAt), Error);
+}
+
+// LAUNCH opens with the threads per block and the registers per thread, one CHUNK-LAST each
+// (where the compiled machine looks for them); a prompt whose figures disagree with its
+// block or its code is refused.
+TEST(MachinePrompt, LaunchStatesThreadsAndRegistersFirst) {
+  Dot d = dot();
+  const std::vector<uint32_t> prompt = encodePrompt(d.program, d.launch);
+  const auto launch = std::find(prompt.begin(), prompt.end(), ctl(Ctl::Launch));
+  ASSERT_LT(launch + 2, prompt.end());
+  const size_t at = static_cast<size_t>(launch - prompt.begin());
+  EXPECT_EQ(prompt[at + 1], kChunkLast + d.launch.block.count());
+  EXPECT_EQ(prompt[at + 2], kChunkLast + d.program.numRegs);
+  std::vector<uint32_t> threads = prompt;
+  threads[at + 1] = kChunkLast + 5;  // dot's block is 4 threads
+  try {
+    decodePrompt(threads);
+    ADD_FAILURE() << "a wrong thread count was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("LAUNCH says 5 threads"), std::string::npos) << e.what();
+  }
+  std::vector<uint32_t> registers = prompt;
+  registers[at + 2] = kChunkLast + d.program.numRegs - 1;  // the code names one more
+  try {
+    decodePrompt(registers);
+    ADD_FAILURE() << "too few registers were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("registers, the code names r"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -19,15 +19,23 @@ WireId gated(Circuit& c, const std::string& name, WireId on, const Expr& x) { re
 
 }  // namespace
 
-FetchWires buildFetch(Circuit& c, const SequencerWires& s) {
-  // The prompt's features, in appendPromptFeatures' order.
-  const WireId sectionHeader = c.inputBit("section header");  // PROMPT CODE CONSTS LAUNCH SEGMENT ZERO-SEGMENT GO
-  const WireId codeHeader = c.inputBit("code header");
-  const WireId goHeader = c.inputBit("go");
-  const WireId setsAt = c.inputBit("sets at");  // AT, or a section header (AT 0)
-  const WireId isAt = c.inputBit("at");
-  const Bus atField = c.inputBus("at field", 6);  // AT j: j < 64 (1,024 words)
-  const Bus chunk = c.inputBus("chunk value", 16);
+PromptFeatures declarePromptFeatures(Circuit& c) {
+  PromptFeatures f;
+  f.sectionHeader = c.inputBit("section header");  // PROMPT CODE CONSTS LAUNCH SEGMENT ZERO-SEGMENT GO
+  f.codeHeader = c.inputBit("code header");
+  f.goHeader = c.inputBit("go");
+  f.setsAt = c.inputBit("sets at");  // AT, or a section header (AT 0)
+  f.isAt = c.inputBit("at");
+  f.atField = c.inputBus("at field", 6);  // AT j: j < 64 (1,024 words)
+  f.chunk = c.inputBus("chunk value", 16);
+  return f;
+}
+
+FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures& f) {
+  const WireId sectionHeader = f.sectionHeader, codeHeader = f.codeHeader, goHeader = f.goHeader;
+  const WireId setsAt = f.setsAt, isAt = f.isAt;
+  const Bus& atField = f.atField;
+  const Bus& chunk = f.chunk;
 
   // Layer 1: the section (in CODE; generating), the last AT, the token before, the chunks before.
   const Bus section = lastWritten(c, "section", s.machineToken, sectionHeader, {codeHeader, goHeader});
@@ -82,7 +90,7 @@ Unit fetchUnit() {
   Unit u{Circuit("fetch"), {}, {}, {}, {}};
   Circuit& c = u.circuit;
   const SequencerWires s = buildSequencer(c);
-  const Bus word = buildFetch(c, s).word;
+  const Bus word = buildFetch(c, s, declarePromptFeatures(c)).word;
   LaneBuses lb = outputSequencer(c, s);
   c.outputBus("word", word);
   lb.results.push_back(word);

@@ -24,7 +24,7 @@ std::vector<Expr> forms(const Bus& b, size_t width) {
 
 }  // namespace
 
-SequencerWires buildSequencer(Circuit& c) {
+SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape) {
   // The token's features, in sequencerInputs' order.
   const WireId machineToken = c.inputBit("machine token");
   const WireId chunkLast = c.inputBit("chunk last");
@@ -44,8 +44,15 @@ SequencerWires buildSequencer(Circuit& c) {
   const Bus warpField = c.inputBus("warp field", 8);
   const Bus depthField = c.inputBus("depth field", 5);  // DEPTH d: d - 1
   // The launch: warps whose four lanes all exist, and the next warp's valid lanes.
-  const Bus fullWarps = c.inputBus("full warps", 9);
-  const Bus tailMask = c.inputBus("tail mask", 4);
+  LaunchShape launch;
+  if (shape) {
+    launch = shape(machineToken, chunkLast);
+  } else {
+    launch.fullWarps = c.inputBus("full warps", 9);
+    launch.tailMask = c.inputBus("tail mask", 4);
+  }
+  const Bus& fullWarps = launch.fullWarps;
+  const Bus& tailMask = launch.tailMask;
 
   // Layer 1: the fields as last written, and the values since the last prefix.
   const Bus pcBase = lastWritten(c, "pc base", machineToken, carriesPc, pcField);
@@ -122,8 +129,15 @@ Unit sequencerUnit() {
 }
 
 std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask) {
-  using namespace machine;
   std::vector<int64_t> in;
+  appendSequencerFeatures(in, id);
+  for (uint32_t i = 0; i < 9; ++i) in.push_back((fullWarps >> i) & 1);
+  for (uint32_t i = 0; i < 4; ++i) in.push_back((tailMask >> i) & 1);
+  return in;
+}
+
+void appendSequencerFeatures(std::vector<int64_t>& in, uint32_t id) {
+  using namespace machine;
   auto bit = [&](bool b) { in.push_back(b ? 1 : 0); };
   auto bits = [&](uint64_t v, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
@@ -153,9 +167,6 @@ std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t t
   bits(isBlock ? id - kBlock : 0, 12);
   bits(isWarpStart ? id - kWarpStart : isWarp ? id - kWarpResume : 0, 8);
   bits(isDepth ? id - kDepth : 0, 5);
-  bits(fullWarps, 9);
-  bits(tailMask, 4);
-  return in;
 }
 
 }  // namespace qgpu::compiler

@@ -12,6 +12,7 @@
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/machine/isa.h"
+#include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -84,13 +85,52 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   return out;
 }
 
+PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId launchHeader, const Bus& chunk) {
+  // Layer 1: the tokens one and two after LAUNCH (conv taps); layer 2: their values, kept.
+  const Bus after1 = previousBits(c, "after launch", {launchHeader}, 1, one);
+  const Bus after2 = previousBits(c, "two after launch", {launchHeader}, 2, one);
+  auto keep = [&](const std::string& name, WireId after, uint32_t bits) {
+    MemoryBank b;
+    b.writeKey = b.readKey = {one};
+    b.writeEnable = w(after) + w(chunkLast) - 1;
+    b.data = Bus(chunk.begin(), chunk.begin() + bits);
+    return c.memoryRead(name, {std::move(b)});
+  };
+  const Bus threads = keep("threads", after1[0], 11);  // at most 1,024
+  const Bus registers = keep("registers", after2[0], kRegisterSlotBits);
+  PromptLaunch out;
+  // Full warps: threads / 4; the next warp's lanes: [threads mod 4 > l].
+  out.shape.fullWarps = Bus(threads.begin() + 2, threads.end());
+  out.shape.tailMask = {c.step("tail lane 0", w(threads[0]) + w(threads[1]) - 1), threads[1],
+                        c.step("tail lane 2", w(threads[0]) + w(threads[1]) - 2), c.sum("tail lane 3", Expr(0))};
+  // k: the smallest with registers <= 2^k, one-hot.
+  Expr r(0);
+  for (uint32_t i = 0; i < kRegisterSlotBits; ++i) r += (int64_t{1} << i) * w(registers[i]);
+  std::vector<WireId> atMost;  // [registers <= 2^s]
+  for (uint32_t s = 0; s < kRegisterShifts; ++s)
+    atMost.push_back(c.step(fmt::format("registers <= {}", 1u << s), (int64_t{1} << s) - r));
+  out.k.push_back(atMost[0]);
+  for (uint32_t s = 1; s < kRegisterShifts; ++s)
+    out.k.push_back(c.step(fmt::format("k = {}", s), w(atMost[s]) - w(atMost[s - 1]) - 1));
+  return out;
+}
+
 Unit frontUnit() {
   Unit u{Circuit("front"), {}, {}, {}, {}};
   Circuit& c = u.circuit;
-  const SequencerWires s = buildSequencer(c);
-  const FetchWires f = buildFetch(c, s);
+  // The launch's shape and registers come from the prompt, so the prompt's features are
+  // declared where the sequencer would take the shape as inputs (frontInputs' order).
+  PromptFeatures prompt;
+  PromptLaunch launch;
+  const SequencerWires s = buildSequencer(c, [&](WireId one, WireId chunkLast) {
+    prompt = declarePromptFeatures(c);
+    const WireId launchHeader = c.inputBit("launch header");
+    launch = buildPromptLaunch(c, one, chunkLast, launchHeader, prompt.chunk);
+    return launch.shape;
+  });
+  const FetchWires f = buildFetch(c, s, prompt);
   const WriteFeatures features = declareWriteFeatures(c);
-  const Bus k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k register slots per warp
+  const Bus& k = launch.k;
 
   const CommittedWrite committed = buildCommittedWrite(c, f.word, s.machineToken, s.warp, k);
   // The width cuts the values where they are re-thresholded for the banks, not in the
@@ -133,11 +173,12 @@ Unit frontUnit() {
   return u;
 }
 
-std::vector<int64_t> frontInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask, uint32_t shift) {
-  std::vector<int64_t> in = sequencerInputs(id, fullWarps, tailMask);
+std::vector<int64_t> frontInputs(uint32_t id) {
+  std::vector<int64_t> in;
+  appendSequencerFeatures(in, id);
   appendPromptFeatures(in, id);
+  in.push_back(id == machine::ctl(machine::Ctl::Launch) ? 1 : 0);
   appendWriteFeatures(in, id);
-  for (uint32_t s = 0; s < kRegisterShifts; ++s) in.push_back(s == shift ? 1 : 0);
   return in;
 }
 

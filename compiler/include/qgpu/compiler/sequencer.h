@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "qgpu/compiler/units.h"
@@ -21,7 +22,16 @@ struct SequencerWires {
   WireId ended;
   Bus steps;
 };
-SequencerWires buildSequencer(Circuit& c);
+/// The launch's warp shape as the sequencer reads it: warps whose four lanes all exist (9
+/// bits), the next warp's valid lanes (4: forms whose values are bits).
+struct LaunchShape {
+  Bus fullWarps, tailMask;
+};
+/// Builds the shape in the sequencer's circuit from the token's first two features (machine
+/// token, CHUNK-LAST), e.g. from the prompt's LAUNCH values (step_front.h).
+using LaunchShapeSource = std::function<LaunchShape(WireId machineToken, WireId chunkLast)>;
+/// Without a source the shape is two more inputs (sequencerInputs' last 13 bits).
+SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape = {});
 /// Declares the sequencer's outputs (sequencerUnit's order) and returns them as one lane's results.
 LaneBuses outputSequencer(Circuit& c, const SequencerWires& s);
 
@@ -34,6 +44,8 @@ constexpr uint32_t kSequencerOutputs = 12 + 8 + 11 + 4 + 5 + 1 + 16;
 /// class flags and fields of machine/tokens.h) — and the launch's warp shape (warps with all
 /// four lanes, the next warp's valid lanes). The prompt's GO starts a stream at pc 0.
 std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask);
+/// sequencerInputs' token features alone (without the launch's shape), appended to `in`.
+void appendSequencerFeatures(std::vector<int64_t>& in, uint32_t id);
 
 /// The fetch (docs/machine.md §5.2, layer 7 of the plan): the sequencer, the prompt's code
 /// words stored at their CODE positions as attention lookup entries keyed by their pc (the
@@ -42,14 +54,22 @@ std::vector<int64_t> sequencerInputs(uint32_t id, uint32_t fullWarps, uint32_t t
 /// sequencer's pc at every generated position (0 in the prompt). Outputs: the sequencer's,
 /// then the fetched word (64 bits).
 Unit fetchUnit();
-/// The fetch on the sequencer `s` in a circuit of its own or a larger one: declares the
-/// prompt features (appendPromptFeatures' order) and returns the fetched word (64 bits) and
-/// whether the position is past the prompt's GO (generating: the machine runs).
+/// The token features the fetch reads beside the sequencer's, as declared inputs
+/// (appendPromptFeatures' order).
+struct PromptFeatures {
+  WireId sectionHeader = 0, codeHeader = 0, goHeader = 0, setsAt = 0, isAt = 0;
+  Bus atField;  // AT j's j (6 bits)
+  Bus chunk;    // a CHUNK-MORE's or CHUNK-LAST's 16-bit value
+};
+PromptFeatures declarePromptFeatures(Circuit& c);
+/// The fetch on the sequencer `s` in a circuit of its own or a larger one: returns the
+/// fetched word (64 bits) and whether the position is past the prompt's GO (generating: the
+/// machine runs).
 struct FetchWires {
   Bus word;
   WireId generating = 0;
 };
-FetchWires buildFetch(Circuit& c, const SequencerWires& s);
+FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures& features);
 constexpr uint32_t kFetchOutputs = kSequencerOutputs + 64;
 /// fetchUnit's inputs for token `id`: sequencerInputs', then the prompt features.
 std::vector<int64_t> fetchInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask);

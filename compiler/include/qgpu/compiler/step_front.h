@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "qgpu/compiler/register_file.h"
+#include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
@@ -25,9 +26,20 @@ struct CommittedWrite {
 };
 CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k);
 
-/// The front end. Inputs, per token: sequencerInputs', the prompt features
-/// (appendPromptFeatures), the write features (appendWriteFeatures), and k one-hot
-/// (kRegisterShifts bits: the launch's registers per warp rounded up to 2^k). Outputs: the
+/// What the machine needs of the launch, from the prompt: LAUNCH's first two values, the
+/// threads per block and the registers per thread, one CHUNK-LAST each (docs/machine.md
+/// §3.2), found one and two tokens after LAUNCH by the conv window and kept in one-slot
+/// banks: the sequencer's warp shape, and k one-hot (registers <= 2^k: the register file's
+/// slots per warp).
+struct PromptLaunch {
+  LaunchShape shape;
+  Bus k;
+};
+PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId launchHeader, const Bus& chunk);
+
+/// The front end. Inputs: the token's features alone — the sequencer's
+/// (appendSequencerFeatures), the prompt's (appendPromptFeatures), whether it is LAUNCH, the
+/// write's (appendWriteFeatures); the launch's shape and registers come from the prompt. Outputs: the
 /// register reads in registerFileUnit's order (ports a, b, c: 4 lanes × 64 bits; the guard:
 /// 4 × 1), each read by the fetched word's a, b, c and g fields at the sequencer's warp,
 /// then the fetched word (64 bits), then the lanes a register write commits to at this
@@ -35,8 +47,7 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
 Unit frontUnit();
 constexpr uint32_t kFrontOutputs = kRegisterFileOutputs + 64 + 4;
 
-/// frontUnit's inputs for machine token `id` in a launch of `fullWarps` full warps, a tail
-/// warp of lanes `tailMask` and 2^`shift` register slots per warp.
-std::vector<int64_t> frontInputs(uint32_t id, uint32_t fullWarps, uint32_t tailMask, uint32_t shift);
+/// frontUnit's inputs for machine token `id`: what its embedding row holds.
+std::vector<int64_t> frontInputs(uint32_t id);
 
 }  // namespace qgpu::compiler
