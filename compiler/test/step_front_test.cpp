@@ -74,7 +74,7 @@ constexpr size_t kFrontWrites = kRegisterFileOutputs + 64;  // the lanes written
 struct FrontStream {
   Stream stream;
   std::vector<std::vector<std::pair<size_t, int64_t>>> want;  // per position
-  size_t reads = 0;
+  size_t reads = 0;  // register read bits checked
   bool cutAtAtomic = false;
 };
 std::optional<FrontStream> frontStream(const CorpusRun& r) {
@@ -99,6 +99,7 @@ std::optional<FrontStream> frontStream(const CorpusRun& r) {
     fs.stream.positions.push_back(std::move(p));
     fs.want.push_back(rs->want[i + 1]);
   }
+  for (const auto& w : fs.want) fs.reads += w.size();
   // The lanes written: the executor's writes at their last tokens, nothing anywhere else
   // (the prompt included).
   std::vector<uint32_t> lanes(fs.stream.positions.size(), 0);
@@ -106,7 +107,6 @@ std::optional<FrontStream> frontStream(const CorpusRun& r) {
     if (!w.atomic && w.lastToken < end) lanes.at(r.prompt.size() + w.lastToken) = w.lanes;
   for (size_t p = 0; p < lanes.size(); ++p)
     for (uint32_t l = 0; l < 4; ++l) fs.want[p].push_back({kFrontWrites + l, (lanes[p] >> l) & 1});
-  for (const auto& w : fs.want) fs.reads += w.size();
   return fs;
 }
 

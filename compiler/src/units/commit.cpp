@@ -130,7 +130,7 @@ PendingWrite buildCommit(Circuit& c, const SequencerWires& s, const WriteFeature
   // no width given the routes keep all 64 bits and the reader cuts them (one class).
   const bool cut = !width.empty();
   const uint32_t classes = cut ? 4 : 1;
-  auto widthClass = [&](uint32_t b) { return !cut ? 0u : b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; };
+  auto widthClass = [&](uint32_t b) { return cut ? widthClassOfBit(b) : 0u; };
   Expr fits[4];
   if (cut)
     for (uint32_t k = 0; k < 4; ++k)

@@ -141,7 +141,7 @@ Unit frontUnit() {
   // lane is written only while generating (past GO).
   Bus writes;
   for (uint32_t l = 0; l < 4; ++l)
-    writes.push_back(andStep(c, fmt::format("lane {} written", l), {w(pending.lanes[l]), w(f.generating)}));
+    writes.push_back(andStep(c, fmt::format("lane {} written while generating", l), {w(pending.lanes[l]), w(f.generating)}));
   rf.commit = pending.commit;
   rf.lanes = writes;
   // The values are merged sums of the routes' gates, a bank stores structural bits: one
@@ -150,7 +150,7 @@ Unit frontUnit() {
     Bus v;
     for (uint32_t b = 0; b < 64; ++b) {
       Expr fits(0);
-      for (uint32_t j = b < 8 ? 0 : b < 16 ? 1 : b < 32 ? 2 : 3; j < 4; ++j) fits += w(committed.width[j]);
+      for (uint32_t j = widthClassOfBit(b); j < 4; ++j) fits += w(committed.width[j]);
       v.push_back(andStep(c, fmt::format("l{} write[{}]", l, b), {w(pending.values[l][b]), fits}));
     }
     rf.values.push_back(std::move(v));

@@ -30,6 +30,10 @@ WriteFeatures declareWriteFeatures(Circuit& c);
 /// Token `id`'s write features, appended to `in`.
 void appendWriteFeatures(std::vector<int64_t>& in, uint32_t id);
 
+/// The width class of value bit b: 0..3 for the writes of 1, 2, 4, 8 bytes and wider that
+/// hold it.
+constexpr uint32_t widthClassOfBit(uint32_t b) { return b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; }
+
 /// The pending write at every position: commit, the lanes written, each lane's value.
 struct PendingWrite {
   WireId commit = 0;
