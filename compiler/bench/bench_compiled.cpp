@@ -49,21 +49,20 @@ void BM_MemoryUnitDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_MemoryUnitDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
-// The fetch unit after its catalogue samples' prompt (20 code words): one generated token
-// at a time (random machine tokens); the state restarts from the prompt every 2,048 tokens
-// so that the attention layer's cache stays the size of a short launch.
-void BM_FetchDecode(benchmark::State& state) {
-  const compiler::UnitSpec& spec = compiler::findUnit("fetch");
-  static const compiler::CompiledUnit cu = compiler::compileCircuit(spec.build().circuit);
+// A unit after its catalogue samples' prompt of `promptLength` positions: one generated
+// token at a time (the samples' random machine tokens); the state restarts from the prompt
+// every 2,048 tokens so that the attention layer's cache stays the size of a short launch.
+void decodeAfterPrompt(benchmark::State& state, const compiler::UnitSpec& spec, const compiler::CompiledUnit& cu,
+                       int promptLength) {
   model::ModelOptions o;
   o.linear.oneHotDeltaNet = state.range(0) != 0;
   const model::Model m = model::Model::fromStore(cu.config, cu.store, o);
   std::mt19937_64 rng(7);
-  constexpr int kPrompt = 87, kTokens = 2048;  // the samples' prompt: 3 + 20 x 4 + 1 AT + 3
-  Eigen::MatrixXf prompt(cu.config.hiddenSize, kPrompt);
-  for (int i = 0; i < kPrompt; ++i) prompt.col(i) = cu.residual(spec.sample(rng, i));
+  constexpr int kTokens = 2048;
+  Eigen::MatrixXf prompt(cu.config.hiddenSize, promptLength);
+  for (int i = 0; i < promptLength; ++i) prompt.col(i) = cu.residual(spec.sample(rng, i));
   std::vector<Eigen::MatrixXf> xs;
-  for (int i = 0; i < kTokens; ++i) xs.push_back(cu.residual(spec.sample(rng, kPrompt + i)));
+  for (int i = 0; i < kTokens; ++i) xs.push_back(cu.residual(spec.sample(rng, promptLength + i)));
   model::DecodeState st = m.newState();
   m.forwardEmbeddings(st, prompt);
   size_t i = 0;
@@ -79,7 +78,23 @@ void BM_FetchDecode(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());  // tokens
   state.SetLabel(o.linear.oneHotDeltaNet ? "one-hot fast path" : "every head dense");
 }
+
+// The fetch unit (8 layers) after its samples' prompt of 20 code words.
+void BM_FetchDecode(benchmark::State& state) {
+  const compiler::UnitSpec& spec = compiler::findUnit("fetch");
+  static const compiler::CompiledUnit cu = compiler::compileCircuit(spec.build().circuit);
+  decodeAfterPrompt(state, spec, cu, 87);  // 3 + 20 x 4 + 1 AT + 3
+}
 BENCHMARK(BM_FetchDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// The step's front end (17 layers, hidden 2048: sequencer, fetch, pending write, register
+// file) after its samples' prompt: fetch's and a LAUNCH section.
+void BM_FrontDecode(benchmark::State& state) {
+  const compiler::UnitSpec& spec = compiler::findUnit("front");
+  static const compiler::CompiledUnit cu = compiler::compileCircuit(spec.build().circuit);
+  decodeAfterPrompt(state, spec, cu, 90);  // fetch's 87 + LAUNCH, threads, registers
+}
+BENCHMARK(BM_FrontDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
