@@ -77,11 +77,16 @@ std::vector<int64_t> sequencerSample(std::mt19937_64& rng, int index) {
   return sequencerInputs(sequencerToken(rng, index), 8, 0x3);
 }
 
-// commit's positions: the sequencer's tokens and ACTIVE ones, each with a write width
-// (4 and 8 bytes most often, sometimes none).
+// A token for the pending write's samples: the sequencer's, an ACTIVE one now and then.
+uint32_t writeToken(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  return index > 0 && rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
+}
+// commit's positions: those tokens, each with a write width (4 and 8 bytes most often,
+// sometimes none).
 std::vector<int64_t> commitSample(std::mt19937_64& rng, int index) {
   using namespace machine;
-  const uint32_t id = index > 0 && rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
+  const uint32_t id = writeToken(rng, index);
   static const uint32_t kBytes[] = {4, 8, 4, 8, 1, 2, 0};
   return commitInputs(id, 8, 0x3, kBytes[rng() % std::size(kBytes)]);
 }
@@ -144,10 +149,7 @@ std::vector<int64_t> frontSample(std::mt19937_64& rng, int index) {
     p.insert(p.end() - 1, {ctl(Ctl::Launch), kChunkLast + 34, kChunkLast + 13});
     return p;
   }();
-  uint32_t id = 0;
-  if (index < static_cast<int>(prompt.size())) id = prompt[static_cast<size_t>(index)];
-  else id = rng() % 8 == 0 ? kActive + 1 + static_cast<uint32_t>(rng() % 14) : sequencerToken(rng, index);
-  return frontInputs(id);
+  return frontInputs(index < static_cast<int>(prompt.size()) ? prompt[static_cast<size_t>(index)] : writeToken(rng, index));
 }
 
 }  // namespace

@@ -69,8 +69,9 @@ constexpr size_t kFrontWrites = kRegisterFileOutputs + 64;  // the lanes written
 
 // A corpus run as front positions: the prompt (its last token GO), then every generated
 // token; the reads the executor implies at each step's first position (registerStream's,
-// whose position 0 is GO) and the lanes each position writes. Positions after the run's first atomic register write are left
-// out: the pending write does not rebuild atomics' old values (docs/machine.md §5.2).
+// whose position 0 is GO) and the lanes each position writes. Positions after the run's
+// first atomic register write are left out: the pending write does not rebuild atomics' old
+// values (docs/machine.md §5.2).
 struct FrontStream {
   Stream stream;
   std::vector<std::vector<std::pair<size_t, int64_t>>> want;  // per position
@@ -84,21 +85,15 @@ std::optional<FrontStream> frontStream(const CorpusRun& r) {
   for (const machine::RegisterWrite& w : r.writes)
     if (w.atomic) end = std::min<size_t>(end, w.lastToken);
   FrontStream fs{{r.name, {}, r.prompt.size() - 1}, {}, 0, end < r.tokens.size()};
-  for (size_t i = 0; i < r.prompt.size(); ++i) {
-    Position p;
-    p.inputs = frontInputs(r.prompt[i]);
-    p.describe = fmt::format("{} prompt token {} ({})", r.name, i, machine::tokenName(r.prompt[i]));
-    fs.stream.positions.push_back(std::move(p));
-    fs.want.emplace_back();
-  }
-  fs.want.back() = rs->want[0];  // GO: the first step's reads (registers still 0)
-  for (size_t i = 0; i < end; ++i) {
-    Position p;
-    p.inputs = frontInputs(r.tokens[i]);
-    p.describe = fmt::format("{} token {} ({})", r.name, i, machine::tokenName(r.tokens[i]));
-    fs.stream.positions.push_back(std::move(p));
-    fs.want.push_back(rs->want[i + 1]);
-  }
+  auto add = [&](uint32_t id, std::string describe, std::vector<std::pair<size_t, int64_t>> want) {
+    fs.stream.positions.push_back({frontInputs(id), {}, std::move(describe)});
+    fs.want.push_back(std::move(want));
+  };
+  for (size_t i = 0; i < r.prompt.size(); ++i)  // GO, the last: the first step's reads (registers still 0)
+    add(r.prompt[i], fmt::format("{} prompt token {} ({})", r.name, i, machine::tokenName(r.prompt[i])),
+        i + 1 == r.prompt.size() ? rs->want[0] : std::vector<std::pair<size_t, int64_t>>{});
+  for (size_t i = 0; i < end; ++i)
+    add(r.tokens[i], fmt::format("{} token {} ({})", r.name, i, machine::tokenName(r.tokens[i])), rs->want[i + 1]);
   for (const auto& w : fs.want) fs.reads += w.size();
   // The lanes written: the executor's writes at their last tokens, nothing anywhere else
   // (the prompt included).

@@ -71,10 +71,10 @@ uint8_t typeCode(uint32_t bytes, bool isSigned) {
 }
 
 uint64_t encode(const MInstr& in) {
-  return uint64_t{static_cast<uint8_t>(in.op) & 0x7fu} | uint64_t{in.ty & 7u} << 7 |
-         uint64_t{in.fl & 15u} << 10 | uint64_t{in.d & 0x3ffu} << 14 |
-         uint64_t{in.a & 0x3ffu} << 24 | uint64_t{in.b & 0x3ffu} << 34 |
-         uint64_t{in.c & 0x3ffu} << 44 | uint64_t{in.g & 0x3ffu} << 54;
+  return uint64_t{static_cast<uint8_t>(in.op) & 0x7fu} | uint64_t{in.ty & 7u} << kWordTyAt |
+         uint64_t{in.fl & 15u} << kWordFlAt | uint64_t{in.d & 0x3ffu} << kWordDAt |
+         uint64_t{in.a & 0x3ffu} << kWordAAt | uint64_t{in.b & 0x3ffu} << kWordBAt |
+         uint64_t{in.c & 0x3ffu} << kWordCAt | uint64_t{in.g & 0x3ffu} << kWordGAt;
 }
 
 MInstr decode(uint64_t word) {
@@ -83,13 +83,13 @@ MInstr decode(uint64_t word) {
   if (op >= static_cast<uint32_t>(MOp::Count))
     throw Error(ErrorKind::Input, fmt::format("machine word {:#018x}: opcode {} does not exist", word, op));
   in.op = static_cast<MOp>(op);
-  in.ty = static_cast<uint8_t>((word >> 7) & 7);
-  in.fl = static_cast<uint8_t>((word >> 10) & 15);
-  in.d = static_cast<uint16_t>((word >> 14) & 0x3ff);
-  in.a = static_cast<uint16_t>((word >> 24) & 0x3ff);
-  in.b = static_cast<uint16_t>((word >> 34) & 0x3ff);
-  in.c = static_cast<uint16_t>((word >> 44) & 0x3ff);
-  in.g = static_cast<uint16_t>((word >> 54) & 0x3ff);
+  in.ty = static_cast<uint8_t>((word >> kWordTyAt) & 7);
+  in.fl = static_cast<uint8_t>((word >> kWordFlAt) & 15);
+  in.d = static_cast<uint16_t>((word >> kWordDAt) & 0x3ff);
+  in.a = static_cast<uint16_t>((word >> kWordAAt) & 0x3ff);
+  in.b = static_cast<uint16_t>((word >> kWordBAt) & 0x3ff);
+  in.c = static_cast<uint16_t>((word >> kWordCAt) & 0x3ff);
+  in.g = static_cast<uint16_t>((word >> kWordGAt) & 0x3ff);
   return in;
 }
 

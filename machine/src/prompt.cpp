@@ -175,10 +175,7 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   for (uint32_t i = 0; i < n; ++i) {
     r.checkpoint(i);
     MInstr in = decode(r.word());
-    const uint16_t fields[4] = {in.d, in.a, in.b, in.c};
-    for (uint32_t f = 0; f < 4; ++f)
-      if (isOperandField(in.op, f) && fields[f] < kNumRegs) maxReg = std::max<uint32_t>(maxReg, fields[f] + 1u);
-    if (in.g != kNoGuard) maxReg = std::max<uint32_t>(maxReg, (in.g & ~kGuardNegated) + 1u);
+    forEachRegister(in, kNumRegs, [&](uint16_t& reg, bool) { maxReg = std::max<uint32_t>(maxReg, reg + 1u); });
     d.program.code.push_back(in);
   }
   r.expect(Ctl::Consts, "CONSTS");

@@ -17,21 +17,6 @@ namespace {
 
 using Live = std::bitset<kNumRegs + 1>;
 
-/// Calls f(reg, isWrite) with a reference to every register field of `in` (d, a, b, c, then
-/// the guard's register without its negation bit). d is the destination of every op that
-/// writes one; CALL reads it (the stack limit).
-template <class F>
-void forEachRegister(MInstr& in, uint32_t numRegs, F&& f) {
-  uint16_t* fields[4] = {&in.d, &in.a, &in.b, &in.c};
-  for (uint32_t i = 0; i < 4; ++i)
-    if (isOperandField(in.op, i) && *fields[i] < numRegs) f(*fields[i], i == 0 && opInfo(in.op).write != MWrite::None);
-  if (in.g == kNoGuard) return;
-  uint16_t guard = static_cast<uint16_t>(in.g & ~kGuardNegated);
-  if (guard >= numRegs) return;
-  f(guard, false);
-  in.g = static_cast<uint16_t>(guard | (in.g & kGuardNegated));
-}
-
 /// The registers an instruction reads and the one it writes (kNoOperand if none).
 struct Access {
   Live reads;

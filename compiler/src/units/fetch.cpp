@@ -67,11 +67,8 @@ FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures&
   // The code size n (the CHUNK-LAST right after CODE), kept to tell a pc past the last word
   // (the implied pc after a warp's last step): pc < n is base + count < n, one threshold on
   // the count's thermometer bits, at the pc's own level.
-  MemoryBank sizeBank;
-  sizeBank.writeKey = sizeBank.readKey = {s.machineToken};
-  sizeBank.writeEnable = w(afterCode[0]) + w(s.chunkLast) - 1;
-  sizeBank.data = Bus(chunk.begin(), chunk.begin() + 11);
-  const Bus size = c.memoryRead("code size", {std::move(sizeBank)});
+  const Bus size = lastWritten(c, "code size", s.machineToken, w(afterCode[0]) + w(s.chunkLast) - 1,
+                               Bus(chunk.begin(), chunk.begin() + 11));
   Expr room(-1);  // n - base - count - 1
   for (uint32_t b = 0; b < 11; ++b) room += (int64_t{1} << b) * w(size[b]);
   for (uint32_t b = 0; b < 10; ++b) room -= (int64_t{1} << b) * w(s.pcBase[b]);

@@ -84,13 +84,17 @@ Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t 
   return c.memoryRead(name, {std::move(b)});
 }
 
-Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data) {
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, const Expr& write, const Bus& data) {
   MemoryBank b;
   b.writeKey = {key};
   b.readKey = {key};
-  b.writeEnable = w(write);
+  b.writeEnable = write;
   b.data = data;
   return c.memoryRead(name, {std::move(b)});
+}
+
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data) {
+  return lastWritten(c, name, key, w(write), data);
 }
 
 Unit windowUnit(uint32_t bits) {

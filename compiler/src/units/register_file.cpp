@@ -50,7 +50,7 @@ uint32_t registerShift(uint32_t registers) {
 
 std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in) {
   static const char* kPorts[kRegisterFilePorts] = {"a", "b", "c", "guard"};
-  const Decoded wr = decodeSlot(c, "write", in.writeSlot ? *in.writeSlot : registerSlotBits(c, "write", in.dest, in.warp, in.k));
+  const Decoded wr = decodeSlot(c, "write", in.writeSlot);
   std::vector<Bus> reads;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p) {
     const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]), registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k));
@@ -84,10 +84,11 @@ Unit registerFileUnit() {
   in.commit = c.inputBit("commit");
   in.lanes = c.inputBus("lanes written", 4);
   for (uint32_t l = 0; l < 4; ++l) in.values.push_back(c.inputBus(fmt::format("l{} value", l), 64));
-  in.dest = c.inputBus("written register", kRegisterSlotBits);
+  const Bus dest = c.inputBus("written register", kRegisterSlotBits);
   in.warp = c.inputBus("warp", kRegisterWarpBits);
   in.k = c.inputBus("k", kRegisterShifts);  // one-hot: 2^k slots per warp
   for (const char* p : {"a", "b", "c", "guard"}) in.read.push_back(c.inputBus(fmt::format("read {}", p), kRegisterSlotBits));
+  in.writeSlot = registerSlotBits(c, "write", dest, in.warp, in.k);
   const std::vector<Bus> reads = buildRegisterFile(c, in);
   outputRegisterReads(c, reads);
   LaneBuses lb;

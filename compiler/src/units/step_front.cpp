@@ -17,9 +17,9 @@
 namespace qgpu::compiler {
 namespace {
 
-// Where the fields of a machine word sit (docs/machine.md §1.6).
-constexpr uint32_t kOpBits = 7, kTyAt = 7, kFlAt = 10, kDAt = 14, kCAt = 44;
-constexpr uint32_t kOperandAt[kRegisterFilePorts] = {24, 34, 44, 54};  // a, b, c, g
+using machine::kWordCAt, machine::kWordDAt, machine::kWordFlAt, machine::kWordOpBits, machine::kWordTyAt;
+constexpr uint32_t kOperandAt[kRegisterFilePorts] = {machine::kWordAAt, machine::kWordBAt, machine::kWordCAt,
+                                                     machine::kWordGAt};  // the ports a, b, c, guard
 
 }  // namespace
 
@@ -28,20 +28,20 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   // c's width code — one position back, re-thresholded into structural bits (what a bank
   // stores; a lookup's read bits are exact, but linear).
   std::vector<uint32_t> at;
-  for (uint32_t b = 0; b < kOpBits; ++b) at.push_back(b);
-  at.push_back(kTyAt);
-  at.push_back(kTyAt + 1);
-  at.push_back(kFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64})));
-  at.push_back(kCAt);
-  at.push_back(kCAt + 1);
+  for (uint32_t b = 0; b < kWordOpBits; ++b) at.push_back(b);
+  at.push_back(kWordTyAt);
+  at.push_back(kWordTyAt + 1);
+  at.push_back(kWordFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64})));
+  at.push_back(kWordCAt);
+  at.push_back(kWordCAt + 1);
   Bus fields;
   for (uint32_t b : at) fields.push_back(c.step(fmt::format("word[{}] bit", b), w(word[b]) - 1));
   const Bus prev = previousBits(c, "committed fields", fields, 1, one);
-  const WireId ty0 = prev[kOpBits], ty1 = prev[kOpBits + 1], i2f64 = prev[kOpBits + 2];
-  const WireId c0 = prev[kOpBits + 3], c1 = prev[kOpBits + 4];
+  const WireId ty0 = prev[kWordOpBits], ty1 = prev[kWordOpBits + 1], i2f64 = prev[kWordOpBits + 2];
+  const WireId c0 = prev[kWordOpBits + 3], c1 = prev[kWordOpBits + 4];
   // The written slot, warp << k | d, where the word is fetched (the warp is the step's there
   // too) and then one position back: its decoders need not wait for the fields' bank.
-  Bus d(word.begin() + kDAt, word.begin() + kDAt + kRegisterSlotBits);
+  Bus d(word.begin() + kWordDAt, word.begin() + kWordDAt + kRegisterSlotBits);
   CommittedWrite out;
   out.slot = previousBits(c, "committed slot", registerSlotBits(c, "committed", d, warp, k), 1, one);
 
@@ -54,7 +54,7 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   for (uint32_t j = 0; j < static_cast<uint32_t>(machine::MOp::Count); ++j) {
     const machine::MOp op = static_cast<machine::MOp>(j);
     std::vector<Expr> isOp;
-    for (uint32_t b = 0; b < kOpBits; ++b) isOp.push_back((j >> b) & 1 ? w(prev[b]) : 1 - w(prev[b]));
+    for (uint32_t b = 0; b < kWordOpBits; ++b) isOp.push_back((j >> b) & 1 ? w(prev[b]) : 1 - w(prev[b]));
     auto when = [&](uint32_t bytesLog2, std::vector<Expr> more, const std::string& what) {
       std::vector<Expr> bits = isOp;
       bits.insert(bits.end(), more.begin(), more.end());
@@ -90,11 +90,7 @@ PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId 
   const Bus after1 = previousBits(c, "after launch", {launchHeader}, 1, one);
   const Bus after2 = previousBits(c, "two after launch", {launchHeader}, 2, one);
   auto keep = [&](const std::string& name, WireId after, uint32_t bits) {
-    MemoryBank b;
-    b.writeKey = b.readKey = {one};
-    b.writeEnable = w(after) + w(chunkLast) - 1;
-    b.data = Bus(chunk.begin(), chunk.begin() + bits);
-    return c.memoryRead(name, {std::move(b)});
+    return lastWritten(c, name, one, w(after) + w(chunkLast) - 1, Bus(chunk.begin(), chunk.begin() + bits));
   };
   const Bus threads = keep("threads", after1[0], 11);  // at most 1,024
   const Bus registers = keep("registers", after2[0], kRegisterSlotBits);

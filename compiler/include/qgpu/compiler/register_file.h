@@ -6,7 +6,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "qgpu/compiler/units.h"
@@ -35,8 +34,7 @@ struct RegisterFileWires {
   WireId commit = 0;
   Bus lanes;                // 4: the lanes written
   std::vector<Bus> values;  // per lane, 64 bits
-  Bus dest;                 // the written register (kRegisterSlotBits; higher bits unused)
-  std::optional<Bus> writeSlot;  // if given, the written slot's bits (then dest is unused)
+  Bus writeSlot;            // the written slot, structural bits: registerSlotBits of its warp and register
   Bus warp;                 // kRegisterWarpBits
   Bus k;                    // one-hot, kRegisterShifts
   std::vector<Bus> read;    // per port (a, b, c, guard): the register read (kRegisterSlotBits)

@@ -149,6 +149,8 @@ Bus previousBits(Circuit& c, const std::string& name, const Bus& data, uint32_t 
 /// read or written), written with `data` where `write` is 1, read back after this position's
 /// write. How the machine step keeps the fields the stream names (docs/machine.md §5.2).
 Bus lastWritten(Circuit& c, const std::string& name, WireId key, WireId write, const Bus& data);
+/// The same, written where the form `write` is 1 (its range must stay <= 1, e.g. a + b - 1).
+Bus lastWritten(Circuit& c, const std::string& name, WireId key, const Expr& write, const Bus& data);
 /// Conv-window reads: a `bits`-bit input as it was 1, 2 and 3 positions back.
 Unit windowUnit(uint32_t bits);
 // --- end load/store unit ---

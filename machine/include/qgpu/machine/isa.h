@@ -145,6 +145,26 @@ struct MInstr {
   friend bool operator==(const MInstr&, const MInstr&) = default;
 };
 
+/// Where each field of the ROM word starts (the layout above): encode, decode and the
+/// compiled machine's decoders (compiler/src/units/step_front.cpp) read it from here.
+constexpr uint32_t kWordOpBits = 7, kWordTyAt = 7, kWordFlAt = 10, kWordDAt = 14, kWordAAt = 24, kWordBAt = 34,
+                   kWordCAt = 44, kWordGAt = 54;
+
+/// Calls f(reg, isWrite) with a reference to every register field of `in` below `numRegs`:
+/// the d, a, b, c fields ops.def names as operands, then the guard's register (its negation
+/// bit kept). isWrite: d of an op that writes one (CALL's d is read: the stack limit).
+template <class F>
+void forEachRegister(MInstr& in, uint32_t numRegs, F&& f) {
+  uint16_t* fields[4] = {&in.d, &in.a, &in.b, &in.c};
+  for (uint32_t i = 0; i < 4; ++i)
+    if (isOperandField(in.op, i) && *fields[i] < numRegs) f(*fields[i], i == 0 && opInfo(in.op).write != MWrite::None);
+  if (in.g == kNoGuard) return;
+  uint16_t guard = static_cast<uint16_t>(in.g & ~kGuardNegated);
+  if (guard >= numRegs) return;
+  f(guard, false);
+  in.g = static_cast<uint16_t>(guard | (in.g & kGuardNegated));
+}
+
 uint8_t typeCode(uint32_t bytes, bool isSigned);
 uint64_t encode(const MInstr& in);
 /// Throws qgpu::Error(Input) on a word that is not a valid instruction.
