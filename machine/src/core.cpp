@@ -25,6 +25,38 @@
 #include "qgpu/machine/units.h"
 
 namespace qgpu::machine {
+uint64_t specialValue(MSpecial s, const SpecialContext& at) {
+  const Dim3& b = at.block;
+  const uint32_t linear = at.warp * kLanes + at.lane;
+  const uint32_t eq = 1u << at.lane;
+  switch (s) {
+    case MSpecial::TidX: return linear % b.x;
+    case MSpecial::TidY: return (linear / b.x) % b.y;
+    case MSpecial::TidZ: return linear / (b.x * b.y);
+    case MSpecial::NtidX: return b.x;
+    case MSpecial::NtidY: return b.y;
+    case MSpecial::NtidZ: return b.z;
+    case MSpecial::CtaidX: return at.blockLinear % at.grid.x;
+    case MSpecial::CtaidY: return at.blockLinear / at.grid.x % at.grid.y;
+    case MSpecial::CtaidZ: return at.blockLinear / (at.grid.x * at.grid.y);
+    case MSpecial::NctaidX: return at.grid.x;
+    case MSpecial::NctaidY: return at.grid.y;
+    case MSpecial::NctaidZ: return at.grid.z;
+    case MSpecial::LaneId: return at.lane;
+    case MSpecial::WarpId: return at.warp;
+    case MSpecial::NWarpId: return at.warps;
+    case MSpecial::LanemaskEq: return eq;
+    case MSpecial::LanemaskLt: return eq - 1;
+    case MSpecial::LanemaskLe: return (eq - 1) | eq;
+    case MSpecial::LanemaskGt: return ~((eq - 1) | eq) & 0xffffffffu;
+    case MSpecial::LanemaskGe: return ~(eq - 1) & 0xffffffffu;
+    case MSpecial::WarpSize: return kLanes;
+    case MSpecial::ThreadIndex: return linear;
+    case MSpecial::BlockIndex: return at.blockLinear;
+    default: return 0;
+  }
+}
+
 namespace {
 
 struct Entry {
@@ -174,33 +206,7 @@ class Machine {
   }
 
   uint64_t special(MSpecial s, const Warp& w, uint32_t lane) const {
-    const Dim3& b = l_.block;
-    uint32_t linear = w.index * kLanes + lane;
-    uint32_t eq = 1u << lane;
-    switch (s) {
-      case MSpecial::TidX: return linear % b.x;
-      case MSpecial::TidY: return (linear / b.x) % b.y;
-      case MSpecial::TidZ: return linear / (b.x * b.y);
-      case MSpecial::NtidX: return b.x;
-      case MSpecial::NtidY: return b.y;
-      case MSpecial::NtidZ: return b.z;
-      case MSpecial::CtaidX: return block_[0];
-      case MSpecial::CtaidY: return block_[1];
-      case MSpecial::CtaidZ: return block_[2];
-      case MSpecial::NctaidX: return l_.grid.x;
-      case MSpecial::NctaidY: return l_.grid.y;
-      case MSpecial::NctaidZ: return l_.grid.z;
-      case MSpecial::LaneId: return lane;
-      case MSpecial::WarpId: return w.index;
-      case MSpecial::NWarpId: return warps_.size();
-      case MSpecial::LanemaskEq: return eq;
-      case MSpecial::LanemaskLt: return eq - 1;
-      case MSpecial::LanemaskLe: return (eq - 1) | eq;
-      case MSpecial::LanemaskGt: return ~((eq - 1) | eq) & 0xffffffffu;
-      case MSpecial::LanemaskGe: return ~(eq - 1) & 0xffffffffu;
-      case MSpecial::WarpSize: return kLanes;
-      default: return 0;
-    }
+    return specialValue(s, {l_.grid, l_.block, blockLinear(), w.index, lane, static_cast<uint32_t>(warps_.size())});
   }
   uint64_t read(uint32_t o, const Warp& w, uint32_t lane) const {
     if (o == kNoOperand) return 0;

@@ -38,7 +38,7 @@ const char* specialName(MSpecial s) {
       "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y",
       "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid",
       "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "WARP_SZ",
-      "%zero"};
+      "%zero", "%tid.linear", "%ctaid.linear"};
   static_assert(std::size(kNames) == static_cast<size_t>(MSpecial::Count));
   return static_cast<size_t>(s) < std::size(kNames) ? kNames[static_cast<size_t>(s)] : "?";
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <map>
 #include <optional>
 #include <set>
@@ -138,6 +139,10 @@ class Lowerer {
     mp.entry = f_.name;
     std::vector<uint32_t> firstMpc(n + 1, 0);
     std::vector<std::pair<size_t, uint32_t>> branchFix;  // machine pc, oracle pc
+    if (options_.launch) {
+      lowerLaunchSpecials(*options_.launch);
+      ptxPc_.assign(code_.size(), oraclePc(f_.entryPc));
+    }
     for (uint32_t i = 0; i < n; ++i) {
       firstMpc[i] = static_cast<uint32_t>(code_.size());
       if (df_.dropped[i]) continue;
@@ -262,6 +267,7 @@ class Lowerer {
     return static_cast<uint16_t>(kConstBase + constants_.size() - 1);
   }
   uint16_t special(uint32_t pc, SpecialReg r) {
+    if (auto it = launchSpecial_.find(r); it != launchSpecial_.end()) return it->second;
     MSpecial m;
     switch (r) {
       case SpecialReg::TidX: m = MSpecial::TidX; break;
@@ -289,6 +295,82 @@ class Lowerer {
       default: fail(pc, "special register not available on the machine (clock, smid, smem size)");
     }
     return static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(m));
+  }
+
+  // For a known launch shape (LowerOptions::launch): the sizes become ROM constants, and each
+  // %tid/%ctaid component the kernel reads is computed once at its start from the linear index
+  // (x < the count of threads or blocks: a bound up to which every step below is exact).
+  struct Bounded {
+    uint16_t operand;
+    uint64_t bound;  // the value lies in [0, bound)
+  };
+  static constexpr uint16_t specialOperand(MSpecial m) {
+    return static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(m));
+  }
+  uint16_t prologueStep(MOp op, const std::string& name, uint16_t a, uint16_t b, uint16_t c = kNoOperand) {
+    MInstr m;
+    m.op = op;
+    m.ty = typeCode(4, false);
+    m.d = temporary(f_.entryPc, name);
+    m.a = a;
+    m.b = b;
+    m.c = c;
+    emit(m);
+    return m.d;
+  }
+  Bounded quotient(Bounded x, uint64_t d, const std::string& name) {
+    if (d == 1) return x;
+    if (x.bound <= d) return {specialOperand(MSpecial::Zero), 1};
+    const uint64_t bound = (x.bound + d - 1) / d;
+    if (std::has_single_bit(d))
+      return {prologueStep(MOp::Shr, name, x.operand, constant(f_.entryPc, std::countr_zero(d))), bound};
+    // floor(x * ceil(2^32 / d) / 2^32) = floor(x / d) while x * (ceil(2^32 / d) * d - 2^32) < 2^32.
+    const uint64_t m = ((uint64_t{1} << 32) + d - 1) / d;
+    if ((x.bound - 1) * (m * d - (uint64_t{1} << 32)) >= (uint64_t{1} << 32))
+      failModule(fmt::format("{} / {} by a reciprocal is not exact below {}", name, d, x.bound));
+    return {prologueStep(MOp::MulHi, name, x.operand, constant(f_.entryPc, m)), bound};
+  }
+  Bounded remainder(Bounded x, uint64_t d, const std::string& name) {
+    if (x.bound <= d) return x;
+    if (d == 1) return {specialOperand(MSpecial::Zero), 1};
+    if (std::has_single_bit(d)) return {prologueStep(MOp::And, name, x.operand, constant(f_.entryPc, d - 1)), d};
+    Bounded q = quotient(x, d, name + ".quotient");
+    // x - q * d as q * (2^32 - d) + x, modulo 2^32.
+    return {prologueStep(MOp::MadLo, name, q.operand, constant(f_.entryPc, (uint64_t{1} << 32) - d), x.operand), d};
+  }
+  // Component `axis` of the linear index x over sizes `dims`.
+  Bounded component(Bounded x, const std::array<uint32_t, 3>& dims, int axis, const std::string& name) {
+    if (axis == 0) return remainder(x, dims[0], name);
+    if (axis == 1) return remainder(quotient(x, dims[0], name + ".row"), dims[1], name);
+    return quotient(x, uint64_t{dims[0]} * dims[1], name);
+  }
+  void lowerLaunchSpecials(const LaunchShape& shape) {
+    const std::array<uint32_t, 3> grid{shape.grid.x, shape.grid.y, shape.grid.z};
+    const std::array<uint32_t, 3> blockDims{shape.block.x, shape.block.y, shape.block.z};
+    const uint64_t threads = shape.block.count(), blocks = shape.grid.count();
+    const Bounded thread{specialOperand(MSpecial::ThreadIndex), threads};
+    const Bounded block{specialOperand(MSpecial::BlockIndex), blocks};
+    for (const auto& [slot, r] : f_.specials) {
+      if (launchSpecial_.count(r)) continue;
+      uint16_t o;
+      switch (r) {
+        case SpecialReg::TidX: o = component(thread, blockDims, 0, "%tid.x").operand; break;
+        case SpecialReg::TidY: o = component(thread, blockDims, 1, "%tid.y").operand; break;
+        case SpecialReg::TidZ: o = component(thread, blockDims, 2, "%tid.z").operand; break;
+        case SpecialReg::CtaidX: o = component(block, grid, 0, "%ctaid.x").operand; break;
+        case SpecialReg::CtaidY: o = component(block, grid, 1, "%ctaid.y").operand; break;
+        case SpecialReg::CtaidZ: o = component(block, grid, 2, "%ctaid.z").operand; break;
+        case SpecialReg::NtidX: o = constant(f_.entryPc, shape.block.x); break;
+        case SpecialReg::NtidY: o = constant(f_.entryPc, shape.block.y); break;
+        case SpecialReg::NtidZ: o = constant(f_.entryPc, shape.block.z); break;
+        case SpecialReg::NctaidX: o = constant(f_.entryPc, shape.grid.x); break;
+        case SpecialReg::NctaidY: o = constant(f_.entryPc, shape.grid.y); break;
+        case SpecialReg::NctaidZ: o = constant(f_.entryPc, shape.grid.z); break;
+        case SpecialReg::NWarpId: o = constant(f_.entryPc, (threads + kLanes - 1) / kLanes); break;
+        default: continue;  // the lane's and warp's own (laneid, warpid, lanemasks, WARP_SZ, zero)
+      }
+      launchSpecial_[r] = o;
+    }
   }
 
   /// An absolute address immediate of the oracle's layout, in the machine's layout.
@@ -1115,6 +1197,7 @@ class Lowerer {
   std::vector<uint64_t> constants_;
   std::vector<std::string> regNames_;
   std::map<uint32_t, uint16_t> regOf_;
+  std::map<SpecialReg, uint16_t> launchSpecial_;  // for a known launch shape: what each special reads
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,

@@ -64,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MachineCorpus, testing::ValuesIn(machine::test:
 // changes the replayed memory, and a stream that disagrees with the program is an error.
 TEST(MachineReplay, OutputsComeFromTheTokens) {
   LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / "dot");
-  machine::MachineProgram mp = machine::lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry);
+  machine::MachineProgram mp = machine::lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry,
+                                                           machine::lowerFor(spec.grid, spec.block));
   machine::MachineLaunch ml = machine::machineLaunch(mp, materializeLaunch(spec));
   machine::MachineResult ex = machine::execute(mp, ml);
   ASSERT_EQ(machine::replay(mp, ml, ex.trace.tokens), ex.buffers);

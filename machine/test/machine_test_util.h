@@ -23,7 +23,9 @@ struct BothResult {
 
 /// Runs `entry` of `ptx` on the interpreter (W=4) and on the machine (executor, then the
 /// replay decoder on the executor's tokens). Lowering errors propagate.
-BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch);
+/// Lowered for the launch's shape (as --backend machine runs it), or without it, when
+/// `forLaunch` is false (the launch's special registers read by the executor).
+BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch, bool forLaunch = true);
 
 /// A launch argument naming launch buffer i.
 LaunchArg bufferArg(uint32_t i);

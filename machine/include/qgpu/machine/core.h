@@ -26,6 +26,16 @@ struct MachineLaunch {
   std::vector<uint64_t> bufferAddr;  // machine address of buffer i (after the module globals)
 };
 
+/// Where a special register is read: the launch's sizes, the block (linear, x fastest), the
+/// warp and lane, and the warps per block.
+struct SpecialContext {
+  Dim3 grid, block;
+  uint32_t blockLinear = 0, warp = 0, lane = 0, warps = 0;
+};
+/// A special register's value (docs/machine.md §1.1): the executor's, and the reference the
+/// compiled operand select is checked against.
+uint64_t specialValue(MSpecial s, const SpecialContext& at);
+
 /// Builds a MachineLaunch from the runner's Launch (buffer arguments -> machine addresses).
 MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch);
 

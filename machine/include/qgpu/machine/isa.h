@@ -58,10 +58,14 @@ const char* opName(MOp op);
 bool isOperandField(MOp op, uint32_t field);
 
 /// Special registers: values implied by the launch and the warp, never written.
+/// ThreadIndex (the thread's linear index in its block, warp * 4 + lane) and BlockIndex (the
+/// block's linear index in the grid) are what a lowering for a known launch shape reads
+/// instead of the tid/ctaid components and the launch's sizes (docs/machine.md §2.1): the
+/// compiled machine has them as wiring, where the components would be divisions.
 enum class MSpecial : uint8_t {
   TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
   LaneId, WarpId, NWarpId, LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe, WarpSize,
-  Zero, Count
+  Zero, ThreadIndex, BlockIndex, Count
 };
 const char* specialName(MSpecial s);
 
