@@ -9,7 +9,9 @@
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
+#include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/step_front.h"
+#include "qgpu/machine/isa.h"
 #include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
@@ -42,6 +44,15 @@ std::vector<int64_t> romSample(std::mt19937_64& rng, int index) {
   bits(key, 12);
   bits(rng(), 32);
   bits(query, 12);
+  return in;
+}
+// rom12x3's: rom12's, with two more queries, each naming an entry already stored.
+std::vector<int64_t> rom3Sample(std::mt19937_64& rng, int index) {
+  std::vector<int64_t> in = romSample(rng, index);
+  for (int q = 0; q < 2; ++q) {
+    const uint64_t query = 0x800u | (rng() % static_cast<uint64_t>(std::min(index + 1, 100)));
+    for (int i = 0; i < 12; ++i) in.push_back(static_cast<int64_t>((query >> i) & 1));
+  }
   return in;
 }
 
@@ -152,6 +163,37 @@ std::vector<int64_t> frontSample(std::mt19937_64& rng, int index) {
   return frontInputs(index < static_cast<int>(prompt.size()) ? prompt[static_cast<size_t>(index)] : writeToken(rng, index));
 }
 
+// operands' positions: front's, with a prompt whose 20 code words read only the 20 ROM
+// constants it holds (values of one to four chunks, AT 1 among them), as a lowering's do.
+std::vector<int64_t> operandsSample(std::mt19937_64& rng, int index) {
+  using namespace machine;
+  static const std::vector<uint32_t> prompt = [] {
+    std::mt19937_64 random(7);
+    constexpr uint32_t kConstants = 20;
+    std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 20};
+    for (uint32_t k = 0; k < 20; ++k) {
+      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
+      uint64_t w = random();
+      for (uint32_t at : {kWordAAt, kWordBAt, kWordCAt}) {  // a constant field names one of the 20
+        const uint64_t field = (w >> at) & 0x3ff;
+        if (field >= kConstBase && field < kSpecialBase)
+          w = (w & ~(uint64_t{0x3ff} << at)) | uint64_t{kConstBase + field % kConstants} << at;
+      }
+      for (int i = 0; i < 4; ++i) p.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+    }
+    p.push_back(ctl(Ctl::Consts));
+    p.push_back(kChunkLast + kConstants);
+    for (uint32_t k = 0; k < kConstants; ++k) {
+      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
+      const uint64_t v = random() >> (16 * (k % 4));  // 4, 3, 2, 1 chunks and sign-extended ones
+      for (uint32_t t : valueTokens(k % 8 < 4 ? v : ~v, 8)) p.push_back(t);
+    }
+    p.insert(p.end(), {ctl(Ctl::Launch), kChunkLast + 34, kChunkLast + 13, ctl(Ctl::Go)});
+    return p;
+  }();
+  return frontInputs(index < static_cast<int>(prompt.size()) ? prompt[static_cast<size_t>(index)] : writeToken(rng, index));
+}
+
 }  // namespace
 
 const std::vector<UnitSpec>& unitCatalogue() {
@@ -174,6 +216,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return loadStoreUnit(1); }, false, loadStoreSample},
       {"rom12", "attention lookup: a 32-bit word by a 12-bit key (the ROM fetch's shape)", [] { return lookupUnit(12, 32); },
        false, romSample},
+      {"rom12x3", "attention lookup: one table of 32-bit words read by three 12-bit queries (three query heads over one "
+       "key-value head: the ROM constants' shape)", [] { return lookupUnit(12, 32, 3); }, false, rom3Sample},
       {"window16", "conv-window reads: a 16-bit token value 1, 2 and 3 positions back", [] { return windowUnit(16); }},
       {"lsu32", "LD ST 32-bit, four lanes' memory copies (256 banks, one store per position)",
        [] { return loadStoreUnit(4); }},
@@ -203,6 +247,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return registerFileUnit(); }, false, registerFileSample},
       {"front", "the step's front end: sequencer, fetch, pending write, committed instruction and register file joined",
        [] { return frontUnit(); }, false, frontSample},
+      {"operands", "the front end and the operand select: registers, ROM constants by one lookup of three queries, specials",
+       [] { return operandsUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

@@ -195,7 +195,7 @@ std::vector<WireId> Circuit::reads(WireId id) const {
   if (n.kind == NodeKind::Gate) r.push_back(n.control);
   if (n.kind == NodeKind::LookupRead) {
     const Lookup& l = lookups_.at(n.port);
-    for (const Bus* b : {&l.key, &l.query, &l.value}) r.insert(r.end(), b->begin(), b->end());
+    for (const Bus* b : {&l.key, &l.queries.at(n.query), &l.value}) r.insert(r.end(), b->begin(), b->end());
   }
   if (n.kind == NodeKind::CountRead) {
     r.push_back(counters_.at(n.port).marker);
@@ -281,19 +281,34 @@ Bus Circuit::memoryRead(const std::string& name, std::vector<MemoryBank> banks) 
 }
 
 Bus Circuit::lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value) {
-  if (key.size() != query.size() || key.empty() || key.size() > kLookupKeyBits)
-    throw CompileError(fmt::format("{}: lookup '{}': key and query must have the same 1..{} bits ({} and {})", name_, name,
-                                   kLookupKeyBits, key.size(), query.size()));
+  return lookup(name, key, std::vector<Bus>{query}, value).front();
+}
+
+std::vector<Bus> Circuit::lookup(const std::string& name, const Bus& key, const std::vector<Bus>& queries,
+                                 const Bus& value) {
+  if (queries.empty() || queries.size() > kMaxLookupQueries)
+    throw CompileError(fmt::format("{}: lookup '{}': {} queries (1..{})", name_, name, queries.size(), kMaxLookupQueries));
+  for (const Bus& query : queries)
+    if (key.size() != query.size() || key.empty() || key.size() > kLookupKeyBits)
+      throw CompileError(fmt::format("{}: lookup '{}': key and query must have the same 1..{} bits ({} and {})", name_,
+                                     name, kLookupKeyBits, key.size(), query.size()));
   if (value.empty() || value.size() > 128)
     throw CompileError(fmt::format("{}: lookup '{}': {} value bits (1..128)", name_, name, value.size()));
-  for (const Bus* b : {&key, &query, &value})
+  std::vector<const Bus*> buses{&key, &value};
+  for (const Bus& query : queries) buses.push_back(&query);
+  for (const Bus* b : buses)
     for (WireId x : *b)
       if (x >= nodes_.size() || !nodes_[x].structuralBit)
         throw CompileError(fmt::format("{}: lookup '{}': wire {} is not a structural bit", name_, name, x));
   const uint32_t index = static_cast<uint32_t>(lookups_.size());
-  lookups_.push_back({name, key, query, value, {}});
-  lookups_[index].read = readBits(NodeKind::LookupRead, name, index, static_cast<uint32_t>(value.size()));
-  return lookups_[index].read;
+  lookups_.push_back({name, key, value, queries, {}});
+  for (uint32_t q = 0; q < queries.size(); ++q) {
+    const std::string readName = queries.size() == 1 ? name : fmt::format("{} query {}", name, q);
+    Bus read = readBits(NodeKind::LookupRead, readName, index, static_cast<uint32_t>(value.size()));
+    for (WireId r : read) nodes_[r].query = q;
+    lookups_[index].reads.push_back(std::move(read));
+  }
+  return lookups_[index].reads;
 }
 
 Bus Circuit::countSince(const std::string& name, WireId marker, WireId counted, uint32_t bits, uint32_t from) {
@@ -345,7 +360,9 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     throw CompileError(fmt::format("{}: {} input values for {} inputs", c.name(), inputs.size(), c.inputs().size()));
   std::vector<int64_t> v(c.nodes().size(), 0);
   std::vector<std::vector<uint64_t>> answer(c.memories().size());  // per port, per bank
-  std::vector<const std::vector<int64_t>*> lookupValue(c.lookups().size(), nullptr);  // per lookup: the matched value
+  std::vector<std::vector<const std::vector<int64_t>*>> lookupValue(c.lookups().size());  // per lookup, query: the match
+  for (size_t l = 0; l < c.lookups().size(); ++l) lookupValue[l].assign(c.lookups()[l].queries.size(), nullptr);
+  std::vector<bool> lookupStored(c.lookups().size(), false);  // per lookup: this position stored
   std::vector<bool> counted(c.counters().size(), false);           // per counter: this position taken
   // The one slot a key selects (nullopt: none); more than one is an error.
   auto slotOf = [&](const std::vector<WireId>& key, const std::string& where) -> std::optional<uint32_t> {
@@ -368,7 +385,8 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
       case NodeKind::LookupRead: {
         const Lookup& l = c.lookups()[n.port];
         auto& stored = stored_[n.port];
-        if (!lookupValue[n.port]) {  // the lookup's first bit: store this position, then find the query's key
+        if (!lookupStored[n.port]) {  // the lookup's first bit: store this position
+          lookupStored[n.port] = true;
           Stored& here = stored[busValue(v, l.key)];
           ++here.count;
           here.value.clear();
@@ -377,16 +395,19 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
             here.allZero = here.allZero && v[x] == 0;  // several matches are exact when all their values are 0
           }
           ++positions_[n.port];
-          const uint64_t q = busValue(v, l.query);
+        }
+        const std::vector<int64_t>*& match = lookupValue[n.port][n.query];
+        if (!match) {  // the query's first bit: find its key
+          const uint64_t q = busValue(v, l.queries[n.query]);
           auto it = stored.find(q);
           const size_t found = it == stored.end() ? 0 : it->second.count;
           if (found != 1 && !(found > 1 && it->second.allZero))
             throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
                                            "must, or several all of whose values are 0: the softmax is exact only then)",
                                            c.name(), l.name, positions_[n.port] - 1, found, q));
-          lookupValue[n.port] = &it->second.value;
+          match = &it->second.value;
         }
-        v[i] = (*lookupValue[n.port])[n.bit];
+        v[i] = (*match)[n.bit];
         break;
       }
       case NodeKind::CountRead: {

@@ -134,8 +134,11 @@ void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
   add("linear_attn.out_proj.weight", std::move(out));
 }
 
-// The attention head of a lookup (docs/compiler.md §2, "lookups"): dual-rail key and query in
-// the unrotated dims, norm gains that make a matching bit score 256, a constant output gate.
+// The attention heads of a lookup (docs/compiler.md §2, "lookups"): dual-rail key and queries
+// in the unrotated dims, norm gains that make a matching bit score 256, a constant output
+// gate; query head h (rows h * 2hd.., its gate at h * 2hd + hd..) reads the one key-value
+// head and writes its read through o_proj's columns h * hd... Heads past the queries have
+// zero query and zero o_proj columns: silent.
 template <typename Add>
 void emitLookup(const CompiledUnit& u, const PlannedLookup& lk, Add add) {
   const model::ModelConfig& cfg = u.config;
@@ -145,21 +148,22 @@ void emitLookup(const CompiledUnit& u, const PlannedLookup& lk, Add add) {
   const uint32_t one = kOneChannel;
   // Pair b: dims rd + 2b (rail x bit) and rd + 2b + 1 (rail x (1 - bit)); past the key's
   // width a constant 0 bit in both, which always matches.
-  auto rails = [&](Tensor& m, const std::vector<uint32_t>& bits) {
+  auto rails = [&](Tensor& m, const std::vector<uint32_t>& bits, int64_t at = 0) {
     for (uint32_t b = 0; b < kLookupKeyBits; ++b) {
-      m.at(rd + 2 * b + 1, one) = kLookupRail;
+      m.at(at + rd + 2 * b + 1, one) = kLookupRail;
       if (b < bits.size()) {
-        m.at(rd + 2 * b, u.plan.physical(bits[b])) = kLookupRail;
-        m.at(rd + 2 * b + 1, u.plan.physical(bits[b])) = -kLookupRail;
+        m.at(at + rd + 2 * b, u.plan.physical(bits[b])) = kLookupRail;
+        m.at(at + rd + 2 * b + 1, u.plan.physical(bits[b])) = -kLookupRail;
       }
     }
   };
-  rails(q, lk.query);
   rails(k, lk.key);
-  for (int64_t i = 0; i < hd; ++i) q.at(hd + i, one) = kLookupGate;  // the output gate: sigmoid(200) = 1
-  for (size_t i = 0; i < lk.value.size(); ++i) {
-    v.at(static_cast<int64_t>(i), u.plan.physical(lk.value[i])) = 1;
-    o.at(u.plan.physical(lk.out[i]), static_cast<int64_t>(i)) = 1;
+  for (size_t i = 0; i < lk.value.size(); ++i) v.at(static_cast<int64_t>(i), u.plan.physical(lk.value[i])) = 1;
+  for (size_t h = 0; h < lk.queries.size(); ++h) {
+    const int64_t qAt = static_cast<int64_t>(h) * 2 * hd, oAt = static_cast<int64_t>(h) * hd;
+    rails(q, lk.queries[h], qAt);
+    for (int64_t i = 0; i < hd; ++i) q.at(qAt + hd + i, one) = kLookupGate;  // the output gate: sigmoid(200) = 1
+    for (size_t i = 0; i < lk.value.size(); ++i) o.at(u.plan.physical(lk.outs[h][i]), oAt + static_cast<int64_t>(i)) = 1;
   }
   add("self_attn.q_proj.weight", std::move(q));
   add("self_attn.k_proj.weight", std::move(k));
@@ -250,7 +254,10 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   cfg.layerTypes.back() = model::LayerType::FullAttention;
   for (size_t l = 0; l < u.plan.mlp.size(); ++l)
     if (u.plan.mlp[l].lookup) cfg.layerTypes[l] = model::LayerType::FullAttention;  // a lookup's layer
+  // One key-value head; as many query heads as the lookup with the most queries reads.
   cfg.numHeads = 1;
+  for (const PlannedLayer& l : u.plan.mlp)
+    if (l.lookup) cfg.numHeads = std::max(cfg.numHeads, static_cast<int>(l.lookup->queries.size()));
   cfg.numKvHeads = 1;
   cfg.headDim = 256;
   cfg.ropeTheta = 1e7;

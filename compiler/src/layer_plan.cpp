@@ -93,8 +93,10 @@ class Planner {
       // A port's, lookup's or counter's mixer inputs, once for its first live read bit.
       if (n.kind == NodeKind::LookupRead && inputsMarked.insert({NodeKind::LookupRead, n.port}).second) {
         const Lookup& lk = c_.lookups()[n.port];
-        for (const Bus* b : {&lk.key, &lk.query, &lk.value})
+        for (const Bus* b : {&lk.key, &lk.value})
           for (WireId x : *b) readLater[x] = true;
+        for (const Bus& q : lk.queries)
+          for (WireId x : q) readLater[x] = true;
       }
       if (n.kind == NodeKind::CountRead && inputsMarked.insert({NodeKind::CountRead, n.port}).second) {
         readLater[c_.counters()[n.port].marker] = true;
@@ -275,12 +277,16 @@ class Planner {
     PlannedLookup pl;
     pl.name = lk.name;
     for (WireId x : lk.key) pl.key.push_back(channelOf_.at(x));
-    for (WireId x : lk.query) pl.query.push_back(channelOf_.at(x));
     for (WireId x : lk.value) pl.value.push_back(channelOf_.at(x));
-    for (WireId r : lk.read) {
-      const uint32_t ch = newChannel(c_.node(r).name, ChannelInfo::Kind::Wire, layer, {0, 1});
-      channelOf_[r] = ch;
-      pl.out.push_back(ch);
+    for (size_t q = 0; q < lk.queries.size(); ++q) {
+      pl.queries.emplace_back();
+      for (WireId x : lk.queries[q]) pl.queries.back().push_back(channelOf_.at(x));
+      pl.outs.emplace_back();
+      for (WireId r : lk.reads[q]) {
+        const uint32_t ch = newChannel(c_.node(r).name, ChannelInfo::Kind::Wire, layer, {0, 1});
+        channelOf_[r] = ch;
+        pl.outs.back().push_back(ch);
+      }
     }
     plan_.mlp[static_cast<size_t>(layer - 1)].lookup = std::move(pl);
   }
@@ -383,10 +389,14 @@ class Planner {
         if (h.count) chs.push_back(*h.count);
         for (uint32_t ch : chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
       }
-    for (size_t l = 0; l < plan_.mlp.size(); ++l)
-      if (const auto& lk = plan_.mlp[l].lookup)
-        for (const std::vector<uint32_t>* chs : {&lk->key, &lk->query, &lk->value})
-          for (uint32_t ch : *chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
+    for (size_t l = 0; l < plan_.mlp.size(); ++l) {
+      const auto& lk = plan_.mlp[l].lookup;
+      if (!lk) continue;
+      std::vector<const std::vector<uint32_t>*> inputs{&lk->key, &lk->value};
+      for (const auto& q : lk->queries) inputs.push_back(&q);
+      for (const std::vector<uint32_t>* chs : inputs)
+        for (uint32_t ch : *chs) lastRead[ch] = std::max(lastRead[ch], static_cast<int>(l) + 1);
+    }
     std::vector<uint32_t> order(V);
     for (uint32_t v = 0; v < V; ++v) order[v] = v;
     std::stable_sort(order.begin(), order.end(),

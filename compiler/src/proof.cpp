@@ -637,18 +637,19 @@ class Prover {
     return bit->second;
   }
 
-  // An attention layer whose head is a lookup (docs/compiler.md §3, "lookups"). Proves:
-  // query and key are dual rail over the same pairs of the unrotated dims (RoPE leaves them
-  // alone), so each has n entries of one magnitude and its RMSNorm scale is exact (mean
-  // square a power of 4 >= 64); the normalised entries and the 1/sqrt(hd) scaling are powers
-  // of two, so every score is an exact integer, and one mismatched bit lowers a score by at
-  // least 104: the softmax is exactly one-hot where exactly one position holds the query's
-  // key (the precondition the IR checks); the output gate is exactly 1; o_proj copies each
-  // value dim into its own exact channel. Each written channel takes the value's fact.
+  // An attention layer whose heads are a lookup (docs/compiler.md §3, "lookups"). Proves, for
+  // the key-value head and each query head that o_proj reads: query and key are dual rail over
+  // the same pairs of the unrotated dims (RoPE leaves them alone), so each has n entries of one
+  // magnitude and its RMSNorm scale is exact (mean square a power of 4 >= 64); the normalised
+  // entries and the 1/sqrt(hd) scaling are powers of two, so every score is an exact integer,
+  // and one mismatched bit lowers a score by at least 104: the softmax is exactly one-hot
+  // where exactly one position holds the query's key (the precondition the IR checks); the
+  // output gate is exactly 1; o_proj copies each value dim of a head into its own exact
+  // channel. Each written channel takes the value's fact. A head o_proj does not read adds 0.
   void mixerLookup(int L, const std::string& p, LayerProof& lp) {
     const model::ModelConfig& cfg = u_.config;
     const std::vector<Fact> x = norm(L, p + "input_layernorm.weight", lp);
-    if (cfg.numHeads != 1 || cfg.numKvHeads != 1) refuse(L, "a lookup layer must have one attention head");
+    if (cfg.numKvHeads != 1) refuse(L, "a lookup layer must have one key-value head");
     const model::TensorView& qp = tensor(p + "self_attn.q_proj.weight");
     const model::TensorView& kp = tensor(p + "self_attn.k_proj.weight");
     const model::TensorView& vp = tensor(p + "self_attn.v_proj.weight");
@@ -658,28 +659,31 @@ class Prover {
     for (const model::TensorView* t : {&qp, &kp, &vp, &op, &qn, &kn})
       for (size_t i = 0; i < t->numel(); ++i)
         if (!std::isfinite(at(*t, i))) refuse(L, "a lookup tensor is not finite");
-    const int hd = cfg.headDim, rd = cfg.rotaryDim();
-    // Query and key: dual-rail pairs in dims rd.., nothing in the rotated dims.
-    double scaleOf[2] = {0, 0};
-    std::vector<bool> used[2];
-    for (int part = 0; part < 2; ++part) {
-      const model::TensorView& m = part ? kp : qp;
-      const model::TensorView& gain = part ? kn : qn;
-      const char* what = part ? "key" : "query";
+    const int hd = cfg.headDim, rd = cfg.rotaryDim(), nh = cfg.numHeads;
+    // Which query heads o_proj reads.
+    std::vector<bool> headRead(static_cast<size_t>(nh), false);
+    for (int c = 0; c < H_; ++c)
+      for (int j = 0; j < nh * hd; ++j)
+        if (at(op, static_cast<size_t>(c) * static_cast<size_t>(nh * hd) + static_cast<size_t>(j)) != 0)
+          headRead[static_cast<size_t>(j / hd)] = true;
+    // Query (rows from `row0`) and key: dual-rail pairs in dims rd.., nothing in the rotated
+    // dims; returns the normalised entry, and which dims hold pairs.
+    if ((hd - rd) % 2) refuse(L, "an odd number of unrotated dims");
+    auto railScale = [&](const model::TensorView& m, int row0, const model::TensorView& gain, const std::string& what,
+                         std::vector<bool>& used) {
       for (int d = 0; d < rd; ++d)
-        if (!rowZero(m, static_cast<size_t>(d))) refuse(L, fmt::format("lookup {} dim {} is rotated by RoPE", what, d));
-      if ((hd - rd) % 2) refuse(L, "an odd number of unrotated dims");
+        if (!rowZero(m, static_cast<size_t>(row0 + d))) refuse(L, fmt::format("lookup {} dim {} is rotated by RoPE", what, d));
       double V = 0, G = 0;
       int n = 0;
-      used[part].assign(static_cast<size_t>(hd), false);
+      used.assign(static_cast<size_t>(hd), false);
       for (int d = rd; d < hd; d += 2) {
-        auto v = railPair(L, m, static_cast<size_t>(d), static_cast<size_t>(d + 1), x,
+        auto v = railPair(L, m, static_cast<size_t>(row0 + d), static_cast<size_t>(row0 + d + 1), x,
                           fmt::format("lookup {} dims {}, {}", what, d, d + 1));
         if (!v) continue;
         if (V != 0 && *v != V) refuse(L, fmt::format("lookup {}: rails of different magnitudes", what));
         V = *v;
         ++n;
-        used[part][static_cast<size_t>(d)] = used[part][static_cast<size_t>(d + 1)] = true;
+        used[static_cast<size_t>(d)] = used[static_cast<size_t>(d + 1)] = true;
         for (int e : {d, d + 1}) {
           const double g = 1.0 + static_cast<double>(at(gain, static_cast<size_t>(e)));
           if (G != 0 && g != G) refuse(L, fmt::format("lookup {} norm: gains differ", what));
@@ -693,28 +697,35 @@ class Prover {
         refuse(L, fmt::format("lookup {}: the mean square {} is not a power of 4 >= 64", what, mean));
       const double entry = V / std::sqrt(mean) * G;
       if (!isPowerOfTwo(entry)) refuse(L, fmt::format("lookup {}: normalised entries {} are not a power of two", what, entry));
-      scaleOf[part] = entry;
-    }
-    if (used[0] != used[1]) refuse(L, "lookup query and key use different dims");
+      return entry;
+    };
+    std::vector<bool> keyDims, queryDims;
+    const double keyScale = railScale(kp, 0, kn, "key", keyDims);
     const double scaling = 1.0 / std::sqrt(static_cast<double>(hd));
-    const double perBit = scaleOf[0] * scaleOf[1] * scaling;
-    if (!isPowerOfTwo(scaling) || perBit < 104)
-      refuse(L, fmt::format("lookup: a mismatched bit lowers the score by {}, less than 104 (softmax not one-hot)", perBit));
-    const double margin = perBit - 104;  // past exp's exact 0 at -104
-    if (margin < lp.minMargin) {
-      lp.minMargin = margin;
-      lp.tightestGate = "lookup score gap";
+    for (int h = 0; h < nh; ++h) {
+      if (!headRead[static_cast<size_t>(h)]) continue;
+      const std::string what = nh == 1 ? "query" : fmt::format("query (head {})", h);
+      const double perBit = railScale(qp, 2 * h * hd, qn, what, queryDims) * keyScale * scaling;
+      if (queryDims != keyDims) refuse(L, fmt::format("lookup {} and key use different dims", what));
+      if (!isPowerOfTwo(scaling) || perBit < 104)
+        refuse(L, fmt::format("lookup {}: a mismatched bit lowers the score by {}, less than 104 (softmax not one-hot)",
+                              what, perBit));
+      const double margin = perBit - 104;  // past exp's exact 0 at -104
+      if (margin < lp.minMargin) {
+        lp.minMargin = margin;
+        lp.tightestGate = "lookup score gap";
+      }
     }
-    // Output gate and o_proj.
+    // Output gate and o_proj: each channel o_proj writes reads one value dim of one head.
     for (int c = 0; c < H_; ++c) {
       std::vector<int> dims;
-      for (int i = 0; i < hd; ++i)
-        if (at(op, static_cast<size_t>(c) * static_cast<size_t>(hd) + static_cast<size_t>(i)) != 0) dims.push_back(i);
+      for (int j = 0; j < nh * hd; ++j)
+        if (at(op, static_cast<size_t>(c) * static_cast<size_t>(nh * hd) + static_cast<size_t>(j)) != 0) dims.push_back(j);
       if (dims.empty()) continue;
       if (dims.size() != 1) refuse(L, fmt::format("o_proj into channel {}: more than one value dim", c));
-      const int i = dims[0];
-      const double wo = at(op, static_cast<size_t>(c) * static_cast<size_t>(hd) + static_cast<size_t>(i));
-      const FormFact gate = form(qp, static_cast<size_t>(hd + i), x);
+      const int h = dims[0] / hd, i = dims[0] % hd;
+      const double wo = at(op, static_cast<size_t>(c) * static_cast<size_t>(nh * hd) + static_cast<size_t>(dims[0]));
+      const FormFact gate = form(qp, static_cast<size_t>(2 * h * hd + hd + i), x);
       if (gate.f.grain != 0 || gate.inexactTerms || gate.constant < kSiluOne)
         refuse(L, fmt::format("lookup output gate dim {}: not a constant >= 17 (sigmoid exactly 1)", i));
       const FormFact v = form(vp, static_cast<size_t>(i), x);

@@ -78,7 +78,7 @@ DONE:
 )";
 
 CorpusRun runOf(std::string name, machine::MachineProgram program, const machine::MachineLaunch& ml) {
-  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}, {}};
+  CorpusRun r{std::move(name), std::move(program), {}, {}, {}, 0, 0, {}, {}, {}, ml.grid, ml.block};
   r.prompt = machine::encodePrompt(r.program, ml);
   machine::Trace trace = machine::execute(r.program, ml).trace;
   r.tokens = std::move(trace.tokens);
@@ -101,7 +101,8 @@ const std::vector<CorpusRun>& corpusRuns() {
       LaunchSpec spec = loadLaunchSpec(c.dir);
       machine::MachineProgram program;
       try {
-        program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry);
+        program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry,
+                                         machine::lowerFor(spec.grid, spec.block));
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Decode) throw;
         continue;  // does not lower (docs/machine.md §2.4)
@@ -123,14 +124,14 @@ const std::vector<CorpusRun>& corpusRuns() {
   return runs;
 }
 
-Proven compileAndProve(const Unit& u) {
+Proven compileAndProve(const Unit& u, int maxHidden) {
   Proven p{compileCircuit(u.circuit)};
   const ProofReport proof = proveExact(p.cu);
   for (const LayerProof& lp : proof.layers) {
     p.counterHeads += lp.counterHeads;
     p.lookups += lp.lookups;
   }
-  EXPECT_LE(p.cu.config.hiddenSize, 2048);
+  EXPECT_LE(p.cu.config.hiddenSize, maxHidden);
   return p;
 }
 

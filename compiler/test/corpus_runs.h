@@ -32,6 +32,7 @@ struct CorpusRun {
   std::vector<machine::RegisterWrite> writes;
   std::vector<size_t> stepStarts;  // each step's first token
   std::vector<machine::StepState> steps;
+  Dim3 grid, block;
 };
 /// Every lowered corpus run (W=4, both PTX flavours), then the guarded-writes kernel in 4 and
 /// 6 threads (predicated_writes_4, predicated_writes_6).
@@ -49,8 +50,9 @@ struct Proven {
   CompiledUnit cu;
   size_t counterHeads = 0, lookups = 0;
 };
-/// Compiles and proves `u` (a test failure if it does not fit hidden 2048).
-Proven compileAndProve(const Unit& u);
+/// Compiles and proves `u` (a test failure if it does not fit hidden `maxHidden`: the 2B's
+/// 2048 unless a test says why not).
+Proven compileAndProve(const Unit& u, int maxHidden = 2048);
 
 /// A message for a position whose outputs differ from the expected ones.
 using DiffDescriber = std::function<std::string(const std::vector<int64_t>& got, const std::vector<int64_t>& want)>;

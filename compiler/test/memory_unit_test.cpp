@@ -313,6 +313,68 @@ TEST(LookupUnit, ARomThroughTheEngine) {
   }
 }
 
+TEST(LookupUnit, OneTableReadByThreeQueries) {
+  // rom12x3: rom12's table read by three queries at once, three query heads over one
+  // key-value head (the machine's ROM constants, one query per operand port).
+  Unit u = lookupUnit(12, 32, 3);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  EXPECT_EQ(cu.config.numHeads, 3);
+  EXPECT_EQ(cu.config.numKvHeads, 1);
+  ProofReport proof = proveExact(cu);
+  size_t lookups = 0;
+  for (const LayerProof& lp : proof.layers) lookups += lp.lookups;
+  EXPECT_EQ(lookups, 1u);
+  std::mt19937_64 rng(29);
+  std::vector<uint32_t> rom;
+  std::vector<Position> seq;
+  for (int t = 0; t < 600; ++t) {
+    Position p;
+    const uint32_t key = t < 100 ? 0x800u | static_cast<uint32_t>(t) : static_cast<uint32_t>(rng() % 0x800);
+    const uint32_t word = static_cast<uint32_t>(rng());
+    if (t < 100) rom.push_back(word);
+    putBits(p.inputs, key, 12);
+    putBits(p.inputs, word, 32);
+    p.describe = fmt::format("t={} key {:#x}, entries", t, key);
+    for (int q = 0; q < 3; ++q) {
+      const uint32_t entry = static_cast<uint32_t>(rng() % rom.size());
+      putBits(p.inputs, 0x800u | entry, 12);
+      putBits(p.expected, rom[entry], 32);
+      p.describe += fmt::format(" {}", entry);
+    }
+    seq.push_back(std::move(p));
+  }
+  Evaluator ev(u.circuit);
+  for (const Position& p : seq) ASSERT_EQ(ev.stepOutputs(p.inputs), p.expected) << "IR: " << p.describe;
+  model::Model sparse = load(cu, 1.0), dense = load(cu, 0.0);
+  for (const auto& [name, m, decode] : {std::tuple{"sparse prefill", &sparse, false}, std::tuple{"dense decode", &dense, true}}) {
+    std::vector<std::vector<int64_t>> got = run(cu, *m, seq, decode);
+    for (size_t t = 0; t < seq.size(); ++t) ASSERT_EQ(got[t], seq[t].expected) << name << ": " << seq[t].describe;
+  }
+  // Head 2's output gate gone: sigmoid(0) = 1/2 is no exact copy, and the proof says which head.
+  const int64_t hd = cu.config.headDim, hidden = cu.config.hiddenSize;
+  CompiledUnit ungated = withTensorEdit(cu, "model.layers.0.self_attn.q_proj.weight", [&](std::vector<float>& w) {
+    for (int64_t r = 2 * 2 * hd + hd; r < 3 * 2 * hd; ++r)
+      for (int64_t col = 0; col < hidden; ++col) w[static_cast<size_t>(r * hidden + col)] = 0;
+  });
+  try {
+    proveExact(ungated);
+    ADD_FAILURE() << "proved a lookup head without its output gate";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("output gate"), std::string::npos) << e.what();
+  }
+  // Head 1's query read by no pair of the key's dims: refused, naming the head.
+  CompiledUnit blind = withTensorEdit(cu, "model.layers.0.self_attn.q_proj.weight", [&](std::vector<float>& w) {
+    for (int64_t r = 2 * hd; r < 3 * hd; ++r)
+      for (int64_t col = 0; col < hidden; ++col) w[static_cast<size_t>(r * hidden + col)] = 0;
+  });
+  try {
+    proveExact(blind);
+    ADD_FAILURE() << "proved a lookup head without a query";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("head 1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MemoryUnit, TheIrKeepsSlotsAcrossPositions) {
   // 10^5 positions of the IR alone against the byte memory (the engine runs a sample above).
   Unit u = loadStoreUnit(1);

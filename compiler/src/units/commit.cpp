@@ -223,7 +223,7 @@ PendingWrite buildCommit(Circuit& c, const SequencerWires& s, const WriteFeature
     }
     values.push_back(std::move(out));
   }
-  return {commit, written, values};
+  return {commit, written, values, value};
 }
 
 Unit commitUnit() {

@@ -24,6 +24,7 @@ PromptFeatures declarePromptFeatures(Circuit& c) {
   f.sectionHeader = c.inputBit("section header");  // PROMPT CODE CONSTS LAUNCH SEGMENT ZERO-SEGMENT GO
   f.codeHeader = c.inputBit("code header");
   f.goHeader = c.inputBit("go");
+  f.constsHeader = c.inputBit("consts header");
   f.setsAt = c.inputBit("sets at");  // AT, or a section header (AT 0)
   f.isAt = c.inputBit("at");
   f.atField = c.inputBus("at field", 6);  // AT j: j < 64 (1,024 words)
@@ -38,26 +39,27 @@ FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures&
   const Bus& chunk = f.chunk;
 
   // Layer 1: the section (in CODE; generating), the last AT, the token before, the chunks before.
-  const Bus section = lastWritten(c, "section", s.machineToken, sectionHeader, {codeHeader, goHeader});
+  const Bus section = lastWritten(c, "section", s.machineToken, sectionHeader, {codeHeader, goHeader, f.constsHeader});
   const Bus at = lastWritten(c, "last at", s.machineToken, setsAt, atField);
-  const Bus afterCode = previousBits(c, "after code", {codeHeader}, 1, s.machineToken);
+  const Bus afterHeader = previousBits(c, "after code, consts", {codeHeader, f.constsHeader}, 1, s.machineToken);
   std::vector<Bus> before;
   for (uint32_t d = 1; d <= 3; ++d) before.push_back(previousBits(c, fmt::format("chunk(t-{})", d), chunk, d, s.machineToken));
 
   // A code word's last chunk is an entry; the words since the last AT (or the code size's
-  // CHUNK-LAST) give its pc's low 4 bits, the AT its high ones.
-  const WireId marker = c.step("word count mark", 2 * w(isAt) + w(s.chunkLast) + w(afterCode[0]) - 2);
-  const WireId entry = c.step("rom entry", w(section[0]) + w(s.chunkLast) - w(afterCode[0]) - 2);
+  // CHUNK-LAST) give its pc's low 4 bits, the AT its high ones. The same count gives a ROM
+  // constant's index in the CONSTS section (after the constants' count).
+  const WireId marker = c.step("item count mark", 2 * w(isAt) + w(s.chunkLast) + w(afterHeader[0]) + w(afterHeader[1]) - 2);
+  const WireId entry = c.step("rom entry", w(section[0]) + w(s.chunkLast) - w(afterHeader[0]) - 2);
   // [k >= 2] .. [k >= 16]: k >= 1 holds at every entry (it counts itself), and 15 threshold
   // heads fit beside the sequencer's steps counter in one layer, where 16 would not.
-  const Bus words = c.countSince("words", marker, s.chunkLast, 15, 2);
+  FetchWires out;
+  out.items = c.countSince("items", marker, s.chunkLast, 15, 2);
+  out.at = at;
+  out.inConsts = section[2];
+  out.afterConsts = afterHeader[1];
   Bus key{entry};
-  for (uint32_t b = 0; b < 4; ++b) {  // bit b of k - 1: +-[k >= m + 1] over the multiples m of 2^b
-    Expr bit(0);
-    for (uint32_t m = 1u << b; m <= 15; m += 1u << b) bit += ((m >> b) & 1 ? 1 : -1) * w(words[m - 1]);
-    key.push_back(gated(c, fmt::format("rom key pc[{}]", b), entry, bit));
-  }
-  for (uint32_t b = 0; b < 6; ++b) key.push_back(gated(c, fmt::format("rom key pc[{}]", 4 + b), entry, w(at[b])));
+  const Bus pc = promptItemIndex(c, "rom key pc", entry, out, 10);
+  key.insert(key.end(), pc.begin(), pc.end());
   Bus value;
   for (uint32_t i = 0; i < 64; ++i) {
     const uint32_t part = i / 16, bit = i % 16;  // chunk 0 (low) was three tokens back; chunk 3 is this one
@@ -67,7 +69,7 @@ FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures&
   // The code size n (the CHUNK-LAST right after CODE), kept to tell a pc past the last word
   // (the implied pc after a warp's last step): pc < n is base + count < n, one threshold on
   // the count's thermometer bits, at the pc's own level.
-  const Bus size = lastWritten(c, "code size", s.machineToken, w(afterCode[0]) + w(s.chunkLast) - 1,
+  const Bus size = lastWritten(c, "code size", s.machineToken, w(afterHeader[0]) + w(s.chunkLast) - 1,
                                Bus(chunk.begin(), chunk.begin() + 11));
   Expr room(-1);  // n - base - count - 1
   for (uint32_t b = 0; b < 11; ++b) room += (int64_t{1} << b) * w(size[b]);
@@ -80,7 +82,20 @@ FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures&
   Bus query{c.step("fetching", w(running) + w(inCode) - 2)};
   for (uint32_t b = 0; b < 10; ++b)  // one level: [generating, in the code and pc bit b]
     query.push_back(c.step(fmt::format("fetch pc[{}]", b), w(running) + w(inCode) + w(s.pc[b]) - 3));
-  return {c.lookup("rom", key, query, value), running};
+  out.word = c.lookup("rom", key, query, value);
+  out.generating = running;
+  return out;
+}
+
+Bus promptItemIndex(Circuit& c, const std::string& name, WireId entry, const FetchWires& f, uint32_t bits) {
+  Bus index;
+  for (uint32_t b = 0; b < 4 && b < bits; ++b) {  // bit b of k - 1: +-[k >= m + 1] over the multiples m of 2^b
+    Expr bit(0);
+    for (uint32_t m = 1u << b; m <= 15; m += 1u << b) bit += ((m >> b) & 1 ? 1 : -1) * w(f.items[m - 1]);
+    index.push_back(gated(c, fmt::format("{}[{}]", name, b), entry, bit));
+  }
+  for (uint32_t b = 4; b < bits; ++b) index.push_back(gated(c, fmt::format("{}[{}]", name, b), entry, w(f.at[b - 4])));
+  return index;
 }
 
 Unit fetchUnit() {
@@ -114,6 +129,7 @@ void appendPromptFeatures(std::vector<int64_t>& in, uint32_t id) {
   bit(header);
   bit(id == ctl(Ctl::Code));
   bit(id == ctl(Ctl::Go));
+  bit(id == ctl(Ctl::Consts));
   bit(header || isAt);
   bit(isAt);
   bits(isAt ? id - kAt : 0, 6);

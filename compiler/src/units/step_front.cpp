@@ -111,9 +111,7 @@ PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId 
   return out;
 }
 
-Unit frontUnit() {
-  Unit u{Circuit("front"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
+FrontWires buildFront(Circuit& c) {
   // The launch's shape and registers come from the prompt, so the prompt's features are
   // declared where the sequencer would take the shape as inputs (frontInputs' order).
   PromptFeatures prompt;
@@ -156,15 +154,20 @@ Unit frontUnit() {
   rf.k = k;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p)
     rf.read.push_back(Bus(f.word.begin() + kOperandAt[p], f.word.begin() + kOperandAt[p] + kRegisterSlotBits));
-  const std::vector<Bus> reads = buildRegisterFile(c, rf);
+  return {s, prompt, f, pending, buildRegisterFile(c, rf), writes};
+}
 
-  outputRegisterReads(c, reads);
-  c.outputBus("word", f.word);
-  c.outputBus("lanes written", writes);
+Unit frontUnit() {
+  Unit u{Circuit("front"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const FrontWires front = buildFront(c);
+  outputRegisterReads(c, front.reads);
+  c.outputBus("word", front.fetch.word);
+  c.outputBus("lanes written", front.written);
   LaneBuses lb;
-  lb.results = reads;
-  lb.results.push_back(f.word);
-  lb.results.push_back(writes);
+  lb.results = front.reads;
+  lb.results.push_back(front.fetch.word);
+  lb.results.push_back(front.written);
   u.lanes.push_back(std::move(lb));
   return u;
 }

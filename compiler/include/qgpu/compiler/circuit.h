@@ -72,6 +72,7 @@ struct Node {
   Range range;          // proven by construction (interval arithmetic) or declared (inputs)
   bool structuralBit = false;  // a bit input or a Step of value 1: usable as a Gate control
   uint32_t port = 0, bit = 0;  // MemoryRead, LookupRead, CountRead: which port, lookup or counter, which bit
+  uint32_t query = 0;          // LookupRead: which of the lookup's queries
 };
 
 /// A named bundle of wires, least significant first (a 32-bit register is 32 bit wires).
@@ -111,12 +112,17 @@ struct MemoryPort {
 /// values are all 0 (a precondition the evaluator checks: the softmax is one-hot only then,
 /// and an average of zeros is exactly 0), e.g. a program ROM whose entries sit at distinct
 /// prompt positions with a bit in the key that marks them, every other position storing 0.
+/// Several queries may read one table (the machine's three operand ports read the ROM
+/// constants): one key-value head and one query head per query, as grouped-query attention
+/// shares a key-value head between query heads.
 struct Lookup {
   std::string name;
-  Bus key, query, value;  // key and query of equal width (<= kLookupKeyBits), value <= 128 bits
-  Bus read;               // LookupRead wires, one per value bit
+  Bus key, value;              // key of <= kLookupKeyBits, value of <= 128 bits
+  std::vector<Bus> queries;    // each as wide as the key
+  std::vector<Bus> reads;      // per query: LookupRead wires, one per value bit
 };
 constexpr uint32_t kLookupKeyBits = 16;  // dual rail: 16 of the head's 192 unrotated dims pairs
+constexpr uint32_t kMaxLookupQueries = 4;  // Qwen3.5-2B: 8 query heads over 2 key-value heads
 
 /// A count since a marker (docs/compiler.md §1.3): at each position k is the number of
 /// positions with `counted` since the last one with `marker` (0 at the marker, which wins
@@ -155,6 +161,8 @@ class Circuit {
   Bus memoryRead(const std::string& name, std::vector<MemoryBank> banks);
   /// An attention lookup of `value` by `key` == `query` (structural bits); returns the read bits.
   Bus lookup(const std::string& name, const Bus& key, const Bus& query, const Bus& value);
+  /// One table read by several queries (1..kMaxLookupQueries); returns each one's read bits.
+  std::vector<Bus> lookup(const std::string& name, const Bus& key, const std::vector<Bus>& queries, const Bus& value);
   /// The count since `marker` of positions with `counted` (structural bits), as `bits`
   /// (1..kMaxCountBits) threshold bits [k >= from], [k >= from + 1], ... (from + bits <= 33:
   /// the levels that the halving read separates).

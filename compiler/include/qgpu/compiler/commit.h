@@ -39,6 +39,7 @@ struct PendingWrite {
   WireId commit = 0;
   Bus lanes;
   std::vector<Bus> values;  // per lane, 64 bits
+  Bus chunkValue;           // at a CHUNK-LAST: its value sign-extended to 64 bits (0 elsewhere)
 };
 /// The pending write on the sequencer `s` in a circuit of its own or a larger one; `width`
 /// is the committed write's width one-hot (1, 2, 4, 8 bytes): forms whose values are 0 or 1

@@ -111,7 +111,8 @@ constexpr double kThresholdSwing = 128;
 /// (sigmoid 1); v the value bits; o_proj into one exact channel per value bit.
 struct PlannedLookup {
   std::string name;
-  std::vector<uint32_t> key, query, value, out;  // virtual channels
+  std::vector<uint32_t> key, value;                 // virtual channels
+  std::vector<std::vector<uint32_t>> queries, outs;  // per query (attention head): its bits, its read
 };
 constexpr int64_t kLookupRail = 32;   // 16 entries of 32 over 256 dims: mean square 64
 constexpr int64_t kLookupGain = 16;   // normalised entries 4 x 16 = 64: 256 per matching bit

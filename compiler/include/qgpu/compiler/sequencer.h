@@ -57,7 +57,7 @@ Unit fetchUnit();
 /// The token features the fetch reads beside the sequencer's, as declared inputs
 /// (appendPromptFeatures' order).
 struct PromptFeatures {
-  WireId sectionHeader = 0, codeHeader = 0, goHeader = 0, setsAt = 0, isAt = 0;
+  WireId sectionHeader = 0, codeHeader = 0, goHeader = 0, constsHeader = 0, setsAt = 0, isAt = 0;
   Bus atField;  // AT j's j (6 bits)
   Bus chunk;    // a CHUNK-MORE's or CHUNK-LAST's 16-bit value
 };
@@ -68,7 +68,16 @@ PromptFeatures declarePromptFeatures(Circuit& c);
 struct FetchWires {
   Bus word;
   WireId generating = 0;
+  // The prompt's item index pieces, for the ROM constants (operand_select.h): in the CONSTS
+  // section, after its count (the token before was CONSTS), the last AT's j, and
+  // [items since the last AT or section count >= 2..16] (CHUNK-LASTs: a code word's last
+  // chunk, a constant's).
+  WireId inConsts = 0, afterConsts = 0;
+  Bus at, items;
 };
+/// Bits 0..bits-1 of an item's index in its section, 16 j + items - 1, gated by `entry`
+/// (0 wherever it is 0): structural bits a lookup's key can hold.
+Bus promptItemIndex(Circuit& c, const std::string& name, WireId entry, const FetchWires& f, uint32_t bits);
 FetchWires buildFetch(Circuit& c, const SequencerWires& s, const PromptFeatures& features);
 constexpr uint32_t kFetchOutputs = kSequencerOutputs + 64;
 /// fetchUnit's inputs for token `id`: sequencerInputs', then the prompt features.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/units.h"
@@ -36,6 +37,17 @@ struct PromptLaunch {
   Bus k;
 };
 PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId launchHeader, const Bus& chunk);
+
+/// The front end's wires, in a circuit of its own or a larger one (the operand select's).
+struct FrontWires {
+  SequencerWires sequencer;
+  PromptFeatures prompt;
+  FetchWires fetch;
+  PendingWrite pending;
+  std::vector<Bus> reads;  // buildRegisterFile's: reads[4 * port + lane]
+  Bus written;             // the lanes a register write commits to (past GO)
+};
+FrontWires buildFront(Circuit& c);
 
 /// The front end. Inputs: the token's features alone — the sequencer's
 /// (appendSequencerFeatures), the prompt's (appendPromptFeatures), whether it is LAUNCH, the

@@ -156,7 +156,7 @@ Unit windowUnit(uint32_t bits);
 // --- end load/store unit ---
 /// An attention lookup (lookup.cpp): at every position (key, value) is stored and the value
 /// of the one position so far whose key equals `query` is returned (keyBits <= 16).
-Unit lookupUnit(uint32_t keyBits, uint32_t valueBits);
+Unit lookupUnit(uint32_t keyBits, uint32_t valueBits, uint32_t queries = 1);
 
 // --- packed operands (unpack.cpp) ---
 /// The 16 structural bits (least significant first) of `chunk`, an integer wire in
