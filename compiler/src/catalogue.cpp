@@ -118,6 +118,20 @@ std::vector<int64_t> registerFileSample(std::mt19937_64& rng, int) {
   return registerFileInputs(a);
 }
 
+// Prompt item k of a section (a code word, a constant) after its checkpoint AT, if it has one.
+void appendPromptItem(std::vector<uint32_t>& prompt, uint32_t k, const std::vector<uint32_t>& tokens) {
+  using namespace machine;
+  if (k > 0 && k % kPromptCheckpointItems == 0) prompt.push_back(kAt + k / kPromptCheckpointItems);
+  prompt.insert(prompt.end(), tokens.begin(), tokens.end());
+}
+// A code word's four chunks, the last a CHUNK-LAST.
+std::vector<uint32_t> codeWordTokens(uint64_t w) {
+  using namespace machine;
+  std::vector<uint32_t> t;
+  for (int i = 0; i < 4; ++i) t.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+  return t;
+}
+
 // fetch's positions: a prompt of 20 code words (AT 1 among them: 87 positions, so that the
 // cross-engine check's 130 reach generated ones), then random machine tokens as the
 // sequencer's samples (pcs past the code fetch 0).
@@ -126,11 +140,7 @@ const std::vector<uint32_t>& fetchPrompt() {
   static const std::vector<uint32_t> prompt = [] {
     std::mt19937_64 words(5);
     std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 20};
-    for (uint32_t k = 0; k < 20; ++k) {
-      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
-      const uint64_t w = words();
-      for (int i = 0; i < 4; ++i) p.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
-    }
+    for (uint32_t k = 0; k < 20; ++k) appendPromptItem(p, k, codeWordTokens(words()));
     p.push_back(ctl(Ctl::Consts));
     p.push_back(kChunkLast);
     p.push_back(ctl(Ctl::Go));
@@ -172,21 +182,19 @@ std::vector<int64_t> operandsSample(std::mt19937_64& rng, int index) {
     constexpr uint32_t kConstants = 20;
     std::vector<uint32_t> p{ctl(Ctl::Prompt), ctl(Ctl::Code), kChunkLast + 20};
     for (uint32_t k = 0; k < 20; ++k) {
-      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
       uint64_t w = random();
       for (uint32_t at : {kWordAAt, kWordBAt, kWordCAt}) {  // a constant field names one of the 20
         const uint64_t field = (w >> at) & 0x3ff;
         if (field >= kConstBase && field < kSpecialBase)
           w = (w & ~(uint64_t{0x3ff} << at)) | uint64_t{kConstBase + field % kConstants} << at;
       }
-      for (int i = 0; i < 4; ++i) p.push_back((i == 3 ? kChunkLast : kChunkMore) + static_cast<uint32_t>((w >> (16 * i)) & 0xffff));
+      appendPromptItem(p, k, codeWordTokens(w));
     }
     p.push_back(ctl(Ctl::Consts));
     p.push_back(kChunkLast + kConstants);
     for (uint32_t k = 0; k < kConstants; ++k) {
-      if (k > 0 && k % kPromptCheckpointItems == 0) p.push_back(kAt + k / kPromptCheckpointItems);
       const uint64_t v = random() >> (16 * (k % 4));  // 4, 3, 2, 1 chunks and sign-extended ones
-      for (uint32_t t : valueTokens(k % 8 < 4 ? v : ~v, 8)) p.push_back(t);
+      appendPromptItem(p, k, valueTokens(k % 8 < 4 ? v : ~v, 8));
     }
     p.insert(p.end(), {ctl(Ctl::Launch), kChunkLast + 34, kChunkLast + 13, ctl(Ctl::Go)});
     return p;

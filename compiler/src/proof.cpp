@@ -702,12 +702,13 @@ class Prover {
     std::vector<bool> keyDims, queryDims;
     const double keyScale = railScale(kp, 0, kn, "key", keyDims);
     const double scaling = 1.0 / std::sqrt(static_cast<double>(hd));
+    if (!isPowerOfTwo(scaling)) refuse(L, fmt::format("lookup: 1/sqrt({}) is not a power of two (scores inexact)", hd));
     for (int h = 0; h < nh; ++h) {
       if (!headRead[static_cast<size_t>(h)]) continue;
       const std::string what = nh == 1 ? "query" : fmt::format("query (head {})", h);
       const double perBit = railScale(qp, 2 * h * hd, qn, what, queryDims) * keyScale * scaling;
       if (queryDims != keyDims) refuse(L, fmt::format("lookup {} and key use different dims", what));
-      if (!isPowerOfTwo(scaling) || perBit < 104)
+      if (perBit < 104)
         refuse(L, fmt::format("lookup {}: a mismatched bit lowers the score by {}, less than 104 (softmax not one-hot)",
                               what, perBit));
       const double margin = perBit - 104;  // past exp's exact 0 at -104

@@ -172,6 +172,18 @@ size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::v
   return checked;
 }
 
+size_t firstAtomicWrite(const CorpusRun& r) {
+  size_t end = r.tokens.size();
+  for (const machine::RegisterWrite& w : r.writes)
+    if (w.atomic) end = std::min<size_t>(end, w.lastToken);
+  return end;
+}
+
+void ShadowRegisters::commit(const machine::RegisterWrite& w, uint32_t warp) {
+  for (uint32_t l = 0; l < 4; ++l)
+    if ((w.lanes >> l) & 1) values_.at((warp * regs_ + w.reg) * 4 + l) = w.values[l] & machine::widthMask(w.bytes);
+}
+
 std::optional<RegisterStream> registerStream(const CorpusRun& r) {
   const uint32_t k = registerShift(r.program.numRegs);
   if (k >= kRegisterShifts || (r.valid.size() << k) > kRegisterSlots) return std::nullopt;
@@ -182,7 +194,7 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
   }
   std::map<size_t, const machine::StepState*> stepAt;  // position -> the step computed there
   for (const machine::StepState& st : r.steps) stepAt.emplace(st.firstToken, &st);
-  std::vector<uint64_t> shadow(r.valid.size() * r.program.numRegs * 4, 0);
+  ShadowRegisters shadow(r);
   machine::StreamDeriver d(r.valid);
   for (size_t p = 0; p <= r.tokens.size(); ++p) {
     if (p > 0) d.take(r.tokens[p - 1]);
@@ -194,10 +206,8 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
       a.commit = true;
       a.lanes = w.lanes;
       a.reg = w.reg;
-      for (uint32_t l = 0; l < 4; ++l) {
-        a.values[l] = w.values[l] & machine::widthMask(w.bytes);
-        if ((w.lanes >> l) & 1) shadow.at((a.warp * r.program.numRegs + w.reg) * 4 + l) = a.values[l];
-      }
+      for (uint32_t l = 0; l < 4; ++l) a.values[l] = w.values[l] & machine::widthMask(w.bytes);
+      shadow.commit(w, a.warp);
     }
     std::vector<std::pair<size_t, int64_t>> want;
     if (const auto si = stepAt.find(p); si != stepAt.end()) {
@@ -212,7 +222,7 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
         a.read[port] = reg;
         ++rs.reads;
         for (uint32_t l = 0; l < 4; ++l) {
-          const uint64_t v = shadow.at((a.warp * r.program.numRegs + reg) * 4 + l);
+          const uint64_t v = shadow.value(a.warp, reg, l);
           const uint32_t bits = port == 3 ? 1 : 64;
           for (uint32_t b = 0; b < bits; ++b)
             want.push_back({port == 3 ? 3 * 256 + l : port * 256 + 64 * l + b, static_cast<int64_t>((v >> b) & 1)});

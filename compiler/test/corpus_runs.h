@@ -38,6 +38,24 @@ struct CorpusRun {
 /// 6 threads (predicated_writes_4, predicated_writes_6).
 const std::vector<CorpusRun>& corpusRuns();
 
+/// The index of the run's first atomic register write's last token (the tokens' count if none):
+/// the pending write does not rebuild atomics' old values (docs/machine.md §5.2), so the joined
+/// units' tests stop there.
+size_t firstAtomicWrite(const CorpusRun& r);
+
+/// The executor's registers as the compiled register file holds them (each write cut to its
+/// width), for a test that follows a run's writes.
+class ShadowRegisters {
+ public:
+  explicit ShadowRegisters(const CorpusRun& r) : regs_(r.program.numRegs), values_(r.valid.size() * regs_ * 4, 0) {}
+  void commit(const machine::RegisterWrite& w, uint32_t warp);
+  uint64_t value(uint32_t warp, uint32_t reg, uint32_t lane) const { return values_.at((warp * regs_ + reg) * 4 + lane); }
+
+ private:
+  uint32_t regs_;
+  std::vector<uint64_t> values_;
+};
+
 // A run as positions: `positions[from..]` are checked (before it, the prompt before GO).
 struct Stream {
   std::string name;

@@ -40,17 +40,6 @@ std::vector<Position> sequence(size_t n, std::mt19937_64& rng, int markerEvery, 
   return out;
 }
 
-void expectRefused(const CompiledUnit& cu, const std::string& needle, const std::string& layer,
-                   const ProofOptions& o = {}) {
-  try {
-    proveExact(cu, o);
-    ADD_FAILURE() << "proved, expected a refusal containing '" << needle << "'";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(layer), std::string::npos) << e.what();
-  }
-}
-
 TEST(CounterUnit, TheIrCountsSinceTheMarker) {
   Unit u = counterUnit(kBits);
   std::mt19937_64 rng(41);

@@ -1,5 +1,9 @@
-// Test helper of the compiler tests: a compiled unit with one tensor edited.
+// Test helper of the compiler tests: a compiled unit with one tensor edited, and a refusal.
 #include "edited_unit.h"
+
+#include <gtest/gtest.h>
+
+#include "qgpu/compiler/error.h"
 
 #include <cstring>
 #include <memory>
@@ -20,6 +24,16 @@ CompiledUnit withTensorEdit(const CompiledUnit& cu, const std::string& name,
   }
   m.store = store;
   return m;
+}
+
+void expectRefused(const CompiledUnit& cu, const std::string& needle, const std::string& layer, const ProofOptions& o) {
+  try {
+    proveExact(cu, o);
+    ADD_FAILURE() << "proved, expected a refusal containing '" << needle << "'";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(layer), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace qgpu::compiler

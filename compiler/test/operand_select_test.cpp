@@ -13,7 +13,6 @@
 #include "qgpu/machine/isa.h"
 #include "qgpu/machine/stream_state.h"
 #include "qgpu/machine/tokens.h"
-#include "qgpu/machine/units.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -29,9 +28,7 @@ struct OperandStream {
 };
 
 OperandStream operandStream(const CorpusRun& r) {
-  size_t end = r.tokens.size();
-  for (const machine::RegisterWrite& w : r.writes)
-    if (w.atomic) end = std::min<size_t>(end, w.lastToken);
+  const size_t end = firstAtomicWrite(r);
   const size_t first = r.prompt.size();  // the position of generated token 0
   OperandStream os{{r.name, {}, first - 1}, {}, 0, 0, 0, 0};
   std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> the write committed there
@@ -41,17 +38,12 @@ OperandStream operandStream(const CorpusRun& r) {
   for (const machine::StepState& st : r.steps)
     if (st.firstToken <= end) stepAt.emplace(first - 1 + st.firstToken, &st);
   const uint32_t regs = r.program.numRegs;
-  std::vector<uint64_t> shadow(r.valid.size() * regs * 4, 0);
+  ShadowRegisters shadow(r);
   machine::StreamDeriver d(r.valid);
   for (size_t p = 0; p < first + end; ++p) {
     const uint32_t id = p < first ? r.prompt[p] : r.tokens[p - first];
     if (p >= first) d.take(id);
-    if (const auto wi = writeAt.find(p); wi != writeAt.end()) {
-      const machine::RegisterWrite& w = *wi->second;
-      for (uint32_t l = 0; l < 4; ++l)
-        if ((w.lanes >> l) & 1)
-          shadow.at((d.state().warp * regs + w.reg) * 4 + l) = w.values[l] & machine::widthMask(w.bytes);
-    }
+    if (const auto wi = writeAt.find(p); wi != writeAt.end()) shadow.commit(*wi->second, d.state().warp);
     std::vector<std::pair<size_t, int64_t>> want;
     if (const auto si = stepAt.find(p); si != stepAt.end()) {
       const machine::StepState& st = *si->second;
@@ -63,7 +55,7 @@ OperandStream operandStream(const CorpusRun& r) {
         for (uint32_t l = 0; l < 4; ++l) {
           uint64_t v = 0;
           if (f < regs) {
-            v = shadow.at((st.warp * regs + f) * 4 + l);
+            v = shadow.value(st.warp, f, l);
           } else if (f >= machine::kConstBase && f < machine::kSpecialBase) {
             v = r.program.constants.at(f - machine::kConstBase);
           } else if (f >= machine::kSpecialBase && f != machine::kNoOperand) {

@@ -81,9 +81,7 @@ struct FrontStream {
 std::optional<FrontStream> frontStream(const CorpusRun& r) {
   std::optional<RegisterStream> rs = registerStream(r);
   if (!rs) return std::nullopt;
-  size_t end = r.tokens.size();
-  for (const machine::RegisterWrite& w : r.writes)
-    if (w.atomic) end = std::min<size_t>(end, w.lastToken);
+  const size_t end = firstAtomicWrite(r);
   FrontStream fs{{r.name, {}, r.prompt.size() - 1}, {}, 0, end < r.tokens.size()};
   auto add = [&](uint32_t id, std::string describe, std::vector<std::pair<size_t, int64_t>> want) {
     fs.stream.positions.push_back({frontInputs(id), {}, std::move(describe)});

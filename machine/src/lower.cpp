@@ -294,7 +294,7 @@ class Lowerer {
       case SpecialReg::Zero: case SpecialReg::FrameLocalBase: m = MSpecial::Zero; break;
       default: fail(pc, "special register not available on the machine (clock, smid, smem size)");
     }
-    return static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(m));
+    return specialOperand(m);
   }
 
   // For a known launch shape (LowerOptions::launch): the sizes become ROM constants, and each
@@ -304,9 +304,6 @@ class Lowerer {
     uint16_t operand;
     uint64_t bound;  // the value lies in [0, bound)
   };
-  static constexpr uint16_t specialOperand(MSpecial m) {
-    return static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(m));
-  }
   uint16_t prologueStep(MOp op, const std::string& name, uint16_t a, uint16_t b, uint16_t c = kNoOperand) {
     MInstr m;
     m.op = op;

@@ -71,7 +71,7 @@ Launch launchOf(const Shape& s) {
 }
 
 bool readsSpecial(const MachineProgram& p, MSpecial s) {
-  const uint16_t o = static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(s));
+  const uint16_t o = specialOperand(s);
   for (const MInstr& in : p.code)
     for (uint32_t f = 1; f < 4; ++f) {
       const uint16_t field = f == 1 ? in.a : f == 2 ? in.b : in.c;

@@ -38,8 +38,6 @@ Expr equalsCondition(const Bus& field, uint32_t v) {
   return e;
 }
 
-uint32_t specialOperand(machine::MSpecial s) { return machine::kSpecialBase + static_cast<uint32_t>(s); }
-
 }  // namespace
 
 bool compiledSpecial(uint32_t special) {
@@ -107,12 +105,13 @@ std::vector<Bus> buildOperandSelect(Circuit& c, const FrontWires& front) {
     // part, %ctaid.linear.
     std::vector<WireId> own;
     for (MSpecial sp : laneOwn)
-      own.push_back(c.step(fmt::format("{} is {}", port, machine::specialName(sp)), equalsCondition(field, specialOperand(sp))));
-    const WireId threadIndex = c.step(fmt::format("{} is %tid.linear", port), equalsCondition(field, specialOperand(MSpecial::ThreadIndex)));
+      own.push_back(c.step(fmt::format("{} is {}", port, machine::specialName(sp)), equalsCondition(field, machine::specialOperand(sp))));
+    const WireId threadIndex =
+        c.step(fmt::format("{} is %tid.linear", port), equalsCondition(field, machine::specialOperand(MSpecial::ThreadIndex)));
     auto withBit = [&](MSpecial sp, const Bus& bits, const char* what) {
+      const Expr is = equalsCondition(field, machine::specialOperand(sp));
       Bus out;
-      for (uint32_t i = 0; i < bits.size(); ++i)
-        out.push_back(c.step(fmt::format("{} {}[{}]", port, what, i), equalsCondition(field, specialOperand(sp)) + w(bits[i]) - 1));
+      for (uint32_t i = 0; i < bits.size(); ++i) out.push_back(c.step(fmt::format("{} {}[{}]", port, what, i), is + w(bits[i]) - 1));
       return out;
     };
     const Bus warpId = withBit(MSpecial::WarpId, s.warp, "%warpid");

@@ -75,6 +75,8 @@ constexpr uint32_t kConstBase = 512;
 constexpr uint32_t kNumConsts = 448;
 constexpr uint32_t kSpecialBase = 960;
 constexpr uint32_t kNoOperand = 0x3ff;
+/// The operand field that names special register `s`.
+constexpr uint16_t specialOperand(MSpecial s) { return static_cast<uint16_t>(kSpecialBase + static_cast<uint32_t>(s)); }
 constexpr uint32_t kNoGuard = 0x3ff;
 constexpr uint32_t kGuardNegated = 0x200;
 constexpr uint32_t kExitTarget = 0x3ff;   // BRA reconvergence "at exit"
