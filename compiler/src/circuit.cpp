@@ -187,6 +187,35 @@ WireId Circuit::sum(const std::string& name, Expr e) {
   return add(std::move(n));
 }
 
+WireId Circuit::exclusiveOr(const std::string& name, const std::vector<WireId>& bits) {
+  Expr e;
+  for (WireId b : bits) {
+    if (b >= nodes_.size() || !nodes_[b].range.isBit())
+      throw CompileError(fmt::format("{}: exclusive or '{}' reads '{}', which is not a bit", name_, name,
+                                     b < nodes_.size() ? nodes_[b].name : "?"));
+    e += w(b);
+  }
+  if (e.terms.size() != bits.size())
+    throw CompileError(fmt::format("{}: exclusive or '{}' reads a wire twice", name_, name));
+  Node n;
+  n.kind = NodeKind::Sum;
+  n.name = name;
+  n.range = {0, 1};
+  n.structuralBit = true;
+  n.exclusive = true;
+  n.value = std::move(e);
+  return add(std::move(n));
+}
+
+void Circuit::notBefore(WireId id, WireId other) {
+  if (id >= nodes_.size() || other >= id)
+    throw CompileError(fmt::format("{}: notBefore: wire {} must follow wire {}", name_, id, other));
+  Node& n = nodes_[id];
+  if (n.kind != NodeKind::Step && n.kind != NodeKind::Gate)
+    throw CompileError(fmt::format("{}: notBefore: '{}' is no step or gate", name_, n.name));
+  n.notBefore = other;
+}
+
 std::vector<WireId> Circuit::reads(WireId id) const {
   const Node& n = nodes_.at(id);
   std::vector<WireId> r;

@@ -79,6 +79,9 @@ class Planner {
       }
       merged_[i] = gates || chain;
     }
+    // An exclusive or (circuit.h) is written into its own channel, wherever its terms are.
+    for (size_t i = 0; i < c_.nodes().size(); ++i)
+      if (c_.nodes()[i].exclusive && live_[i] && s_.level[i] >= 1) merged_[i] = true;
     // Which wires are read by a later level (so they need a channel).
     std::vector<bool> readLater(c_.nodes().size(), false);
     std::set<std::pair<NodeKind, uint32_t>> inputsMarked;
@@ -349,8 +352,8 @@ class Planner {
 
   void placeOutput(const std::string& name, WireId wire) {
     const Node& n = c_.node(wire);
-    // A wire that already has a channel is its own output channel.
-    if (n.kind != NodeKind::Sum) {
+    // A wire that already has a channel is its own output channel (so is a merged sum).
+    if (n.kind != NodeKind::Sum || merged_[wire]) {
       auto it = channelOf_.find(wire);
       if (it != channelOf_.end() && n.kind != NodeKind::Input) {
         plan_.outputChannels.push_back(it->second);

@@ -88,6 +88,7 @@ Schedule schedule(const Circuit& c) {
       case NodeKind::Sum: s.level[i] = levelOf(n.value, s.level); break;
       case NodeKind::MemoryRead: case NodeKind::LookupRead: case NodeKind::CountRead: break;
     }
+    if (n.notBefore) s.level[i] = std::max(s.level[i], s.level[*n.notBefore]);
   }
   s.depth = 1;
   for (const auto& [name, wire] : c.outputs()) s.depth = std::max(s.depth, s.level[wire]);

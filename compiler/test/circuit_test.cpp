@@ -66,6 +66,47 @@ TEST(Circuit, LevelsFollowTheLongestPath) {
   EXPECT_EQ(s.level[x], 2);
 }
 
+// An exclusive or is a declared bit: a gate may read it, the evaluator checks the
+// declaration at every position, and it takes no level of its own.
+TEST(Circuit, AnExclusiveOrIsADeclaredBitTheEvaluatorChecks) {
+  Circuit c("t");
+  WireId a = c.inputBit("a"), b = c.inputBit("b"), v = c.input("v", {0, 9});
+  WireId x = c.exclusiveOr("a or b", {a, b});
+  EXPECT_TRUE(c.node(x).structuralBit);
+  WireId g = c.gate("g", x, w(v));
+  c.output("g", g);
+  EXPECT_EQ(evaluateOutputs(c, {1, 0, 7}), (std::vector<int64_t>{7}));
+  EXPECT_EQ(evaluateOutputs(c, {0, 1, 7}), (std::vector<int64_t>{7}));
+  EXPECT_EQ(evaluateOutputs(c, {0, 0, 7}), (std::vector<int64_t>{0}));
+  try {
+    evaluate(c, {1, 1, 7});
+    ADD_FAILURE() << "both terms 1 accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("a or b"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(schedule(c).level[x], 0);
+  EXPECT_THROW(c.exclusiveOr("not bits", {a, v}), CompileError);
+  EXPECT_THROW(c.exclusiveOr("twice", {a, a}), CompileError);
+}
+
+TEST(Circuit, NotBeforeDelaysAStepToAnotherWiresLevel) {
+  Circuit c("t");
+  WireId a = c.inputBit("a"), b = c.inputBit("b");
+  WireId s1 = bitAnd(c, "s1", a, b);
+  WireId s2 = bitOr(c, "s2", s1, a);
+  WireId s3 = bitOr(c, "s3", s2, b);
+  WireId d = bitAnd(c, "d", a, b);
+  EXPECT_EQ(schedule(c).level[d], 1);
+  c.notBefore(d, s3);
+  Schedule s = schedule(c);
+  EXPECT_EQ(s.level[s3], 3);
+  EXPECT_EQ(s.level[d], 3);
+  EXPECT_EQ(evaluate(c, {1, 1})[d], 1);  // a hint, not a dependency: the value is the same
+  EXPECT_THROW(c.notBefore(s1, d), CompileError);  // only after an earlier wire
+  WireId x = c.sum("x", w(d));
+  EXPECT_THROW(c.notBefore(x, s1), CompileError) << "a sum has no level of its own to delay";
+}
+
 // Unit steps on one form are nested: their weighted sum is a prefix sum in the order of
 // their thresholds, so bit 1 of y (alternating thresholds) ranges over 0..1, not -1..2.
 TEST(Circuit, AChainOfThresholdsHasItsPrefixSumsAsRange) {

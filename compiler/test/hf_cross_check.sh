@@ -6,10 +6,9 @@ set -euo pipefail
 qgpu=$1 src=$2 out=$3
 source "$(dirname "$0")/torch_python.sh" hf_cross_check
 rm -rf "$out"; mkdir -p "$out"
-# Left out: lsu32 (256 banks) and operands (hidden 4096 until its layout fits the 2B's 2048: a
-# 4.3 GB checkpoint); operands' one new mixer, a lookup of three query heads, is rom12x3's.
+# Left out: lsu32 (256 banks).
 dirs=()
-for entry in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] + ":" + ("130" if u["deltanet_heads"] else "48") for u in json.load(sys.stdin) if u["emitted"] and u["unit"] not in ("lsu32", "operands")))'); do
+for entry in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] + ":" + ("130" if u["deltanet_heads"] else "48") for u in json.load(sys.stdin) if u["emitted"] and u["unit"] != "lsu32"))'); do
   unit=${entry%%:*}
   "$qgpu" compile unit "$unit" --out "$out/$unit" --samples "${entry##*:}" >/dev/null
   dirs+=("$out/$unit")

@@ -115,11 +115,10 @@ TEST(Operands, TheIrSelectsEveryOperandFromTheTokens) {
 }
 
 // The weights against the IR at every position and every output: the launches of up to
-// 1,500 positions, prompt included. Not yet at the 2B's width: 2,150 channels, hidden 4096
-// (docs/machine.md §5.2, "the operand select": the register reads' transient channels).
+// 1,500 positions, prompt included, at the 2B's hidden size.
 TEST(Operands, CompiledThroughTheEngine) {
   Unit u = operandsUnit();
-  const Proven p = compileAndProve(u, 4096);
+  const Proven p = compileAndProve(u, 2048);
   const CompiledUnit& cu = p.cu;
   RecordProperty("layers", cu.config.numLayers);
   RecordProperty("hidden", cu.config.hiddenSize);

@@ -1,14 +1,12 @@
 // The machine step's operand select (operand_select.h, docs/machine.md §5.2, row 12): a
 // source field is a register (0..510: bit 9 clear), a ROM constant (512 + k, k < 448), a
 // special register (960 + s) or none (1023). Each kind gives 0 where the field is of another
-// kind — the constants' query is 0 (the key every position that is no constant holds, with
-// the value 0), a special's terms are gated by its decode — except the register-file read,
-// which reads whatever slot the field's low bits name; so each operand bit is one threshold:
-//
-//   [(register read and bit 9 clear) or constant read or special bit]
-//
-// one level after the register reads, the last of its inputs (the constants' lookup and the
-// specials wait only for the fetched word).
+// kind — the register read because its banks are not selected where bit 9 is set (the front
+// end's noRegister), the constants' query is 0 (the key every position that is no constant
+// holds, with the value 0), a special's terms are gated by its decode — so each operand bit
+// is their exclusive or, a sum written into one channel by the register copy's own MLP: no
+// level and no channels after the copies (the constants' lookup and the specials wait only
+// for the fetched word).
 #include "qgpu/compiler/operand_select.h"
 
 #include <fmt/format.h>
@@ -120,15 +118,14 @@ std::vector<Bus> buildOperandSelect(Circuit& c, const FrontWires& front) {
     for (uint32_t l = 0; l < 4; ++l) {
       Bus out;
       for (uint32_t i = 0; i < 64; ++i) {
-        Expr any = w(constants[p][i]);
+        std::vector<WireId> any{front.reads[4 * p + l][i], constants[p][i]};
         for (size_t j = 0; j < std::size(laneOwn); ++j)
-          if ((machine::specialValue(laneOwn[j], {{}, {}, 0, 0, l, 0}) >> i) & 1) any += w(own[j]);
-        if (i < 2 && ((l >> i) & 1)) any += w(threadIndex);
-        if (i >= 2 && i - 2 < threadWarp.size()) any += w(threadWarp[i - 2]);
-        if (i < warpId.size()) any += w(warpId[i]);
-        if (i < blockIndex.size()) any += w(blockIndex[i]);
-        out.push_back(c.step(fmt::format("{} lane {} operand[{}]", port, l, i),
-                             w(front.reads[4 * p + l][i]) - w(field[9]) - 1 + 2 * any));
+          if ((machine::specialValue(laneOwn[j], {{}, {}, 0, 0, l, 0}) >> i) & 1) any.push_back(own[j]);
+        if (i < 2 && ((l >> i) & 1)) any.push_back(threadIndex);
+        if (i >= 2 && i - 2 < threadWarp.size()) any.push_back(threadWarp[i - 2]);
+        if (i < warpId.size()) any.push_back(warpId[i]);
+        if (i < blockIndex.size()) any.push_back(blockIndex[i]);
+        out.push_back(c.exclusiveOr(fmt::format("{} lane {} operand[{}]", port, l, i), any));
       }
       selected.push_back(std::move(out));
     }

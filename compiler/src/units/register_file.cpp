@@ -35,9 +35,14 @@ namespace {
 struct Decoded {
   std::vector<WireId> slot, bank;  // one-hot: slot within a bank (128), bank (4)
 };
-Decoded decodeSlot(Circuit& c, const std::string& name, const Bus& slot) {
-  return {decodeAddress(c, name + " slot", Bus(slot.begin(), slot.begin() + 7)),
-          decodeAddress(c, name + " bank", Bus(slot.begin() + 7, slot.end()))};
+// With `off`, a bank is selected only where off is 0: the bank decode takes off as a third
+// address bit and keeps the four codes where it is 0 (still provably exclusive).
+Decoded decodeSlot(Circuit& c, const std::string& name, const Bus& slot, std::optional<WireId> off = std::nullopt) {
+  Bus bank(slot.begin() + 7, slot.end());
+  if (off) bank.push_back(*off);
+  std::vector<WireId> banks = decodeAddress(c, name + " bank", bank);
+  banks.resize(4);
+  return {decodeAddress(c, name + " slot", Bus(slot.begin(), slot.begin() + 7)), std::move(banks)};
 }
 
 }  // namespace
@@ -53,7 +58,14 @@ std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in) {
   const Decoded wr = decodeSlot(c, "write", in.writeSlot);
   std::vector<Bus> reads;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p) {
-    const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]), registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k));
+    const std::optional<WireId> off = p < in.noRegister.size() ? in.noRegister[p] : std::nullopt;
+    const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]),
+                                  registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k), off);
+    // The copies take a layer each (16 heads): a port's decoders wait beside the previous
+    // port's read instead of all being live from the first copy on.
+    if (p > 0)
+      for (const std::vector<WireId>* d : {&rd.slot, &rd.bank})
+        for (WireId x : *d) c.notBefore(x, reads[4 * (p - 1)][0]);
     const uint32_t bits = p == 3 ? 1 : 64;  // the guard reads a predicate: bit 0
     for (uint32_t l = 0; l < 4; ++l) {
       std::vector<MemoryBank> banks;

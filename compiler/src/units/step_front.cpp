@@ -154,6 +154,9 @@ FrontWires buildFront(Circuit& c) {
   rf.k = k;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p)
     rf.read.push_back(Bus(f.word.begin() + kOperandAt[p], f.word.begin() + kOperandAt[p] + kRegisterSlotBits));
+  // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
+  // guard's bit 9 is its negation, not a kind).
+  for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
   return {s, prompt, f, pending, buildRegisterFile(c, rf), writes};
 }
 

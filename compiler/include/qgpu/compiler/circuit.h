@@ -73,6 +73,8 @@ struct Node {
   bool structuralBit = false;  // a bit input or a Step of value 1: usable as a Gate control
   uint32_t port = 0, bit = 0;  // MemoryRead, LookupRead, CountRead: which port, lookup or counter, which bit
   uint32_t query = 0;          // LookupRead: which of the lookup's queries
+  bool exclusive = false;      // Sum: an exclusiveOr (a declared bit with a channel of its own)
+  std::optional<WireId> notBefore;  // Step, Gate: scheduled at this wire's level or later (notBefore)
 };
 
 /// A named bundle of wires, least significant first (a 32-bit register is 32 bit wires).
@@ -155,6 +157,22 @@ class Circuit {
   WireId gate(const std::string& name, WireId control, Expr value);
   /// A linear form given a name (no neurons).
   WireId sum(const std::string& name, Expr e);
+  /// The OR of bits that the machine makes exclusive — at most one of them is 1 at any
+  /// position — though the circuit cannot prove it: an operand's register read, ROM
+  /// constant and special register are each 0 unless the field is of its kind, and the
+  /// kinds are told apart by memory state and lookups, not by step conditions. Their sum,
+  /// declared a structural bit (a gate may read it) and written into one channel at its
+  /// level (the neurons of its terms of that level and one pass neuron for the earlier
+  /// ones), so it costs no MLP level. The evaluator checks the declaration at every position
+  /// (a sum of 2 is a CompileError, as a lookup's missing key is); the weights compute the
+  /// sum exactly whatever it is.
+  WireId exclusiveOr(const std::string& name, const std::vector<WireId>& bits);
+  /// A scheduling hint, no data dependency: step or gate `id` is computed at the level of
+  /// `other` (an earlier wire) or later, not as soon as its inputs allow. For wires whose
+  /// readers come later anyway — the second register copy's decoders, computed beside the
+  /// first copy's read rather than with the first's decoders — so fewer channels are live
+  /// at once.
+  void notBefore(WireId id, WireId other);
 
   /// A slot-memory read port over `banks` (all of one data width); returns the read bits.
   /// Refuses keys or selects that are not provably one-hot.

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qgpu/compiler/units.h"
@@ -38,6 +39,10 @@ struct RegisterFileWires {
   Bus warp;                 // kRegisterWarpBits
   Bus k;                    // one-hot, kRegisterShifts
   std::vector<Bus> read;    // per port (a, b, c, guard): the register read (kRegisterSlotBits)
+  // Per port, optional: a structural bit that is 1 where the port's field names no register
+  // (a ROM constant, a special, none); the port then reads 0 (its banks are not selected),
+  // so that the operand select can add the other kinds' bits to it (exclusiveOr).
+  std::vector<std::optional<WireId>> noRegister;
 };
 /// The slot bits warp << k | reg (k one-hot; reg's bits: forms whose values are bits):
 /// kRegisterSlotBits structural bits, two levels (a gate per k, then a threshold).
