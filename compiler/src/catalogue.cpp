@@ -9,6 +9,7 @@
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
+#include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/isa.h"
@@ -257,6 +258,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return frontUnit(); }, false, frontSample},
       {"operands", "the front end and the operand select: registers, ROM constants by one lookup of three queries, specials",
        [] { return operandsUnit(); }, false, operandsSample},
+      {"alu", "the operand select and the integer ALU: ADD SUB, logic, SETP cut to the op's width, the result select, the active mask",
+       [] { return aluUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

@@ -197,6 +197,11 @@ WireId Circuit::exclusiveOr(const std::string& name, const std::vector<WireId>& 
   }
   if (e.terms.size() != bits.size())
     throw CompileError(fmt::format("{}: exclusive or '{}' reads a wire twice", name_, name));
+  return exclusiveOr(name, std::move(e));
+}
+
+WireId Circuit::exclusiveOr(const std::string& name, Expr e) {
+  checkWires(e, name);
   Node n;
   n.kind = NodeKind::Sum;
   n.name = name;

@@ -116,6 +116,12 @@ class Planner {
         }
       }
     }
+    // So does a merged sum that mixes levels (an exclusive or).
+    for (size_t i = 0; i < c_.nodes().size(); ++i) {
+      if (!live_[i] || !merged_[i]) continue;
+      for (const Term& t : expandStop(c_.nodes()[i].value, s_.level[i]).terms)
+        if (s_.level[t.wire] != s_.level[i] && c_.node(t.wire).kind != NodeKind::Input) readLater[t.wire] = true;
+    }
     // An output that mixes levels reads its earlier terms through a pass neuron: they
     // need channels too, even when no step or gate reads them.
     for (const auto& [name, wire] : c_.outputs()) {

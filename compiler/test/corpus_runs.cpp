@@ -9,7 +9,9 @@
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
 #include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/register_file.h"
+#include "qgpu/compiler/step_front.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/lower.h"
@@ -236,6 +238,64 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
     rs.want.push_back(std::move(want));
   }
   return rs;
+}
+
+StepStream stepStream(const CorpusRun& r) {
+  const size_t end = firstAtomicWrite(r);
+  const size_t first = r.prompt.size();  // the position of generated token 0
+  StepStream ss{{r.name, {}, first - 1}, {}};
+  std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> the write committed there
+  for (const machine::RegisterWrite& w : r.writes)
+    if (w.lastToken < end) writeAt.emplace(first + w.lastToken, &w);
+  std::map<size_t, const machine::StepState*> stepAt;  // position -> the step computed there
+  for (const machine::StepState& st : r.steps)
+    if (st.firstToken <= end) stepAt.emplace(first - 1 + st.firstToken, &st);
+  const uint32_t regs = r.program.numRegs;
+  ShadowRegisters shadow(r);
+  machine::StreamDeriver d(r.valid);
+  for (size_t p = 0; p < first + end; ++p) {
+    const uint32_t id = p < first ? r.prompt[p] : r.tokens[p - first];
+    if (p >= first) d.take(id);
+    if (const auto wi = writeAt.find(p); wi != writeAt.end()) shadow.commit(*wi->second, d.state().warp);
+    std::optional<ComputedStep> step;
+    if (const auto si = stepAt.find(p); si != stepAt.end()) {
+      const machine::StepState& st = *si->second;
+      ComputedStep cs{&st, r.program.code.at(st.pc), {}, 0};
+      const uint16_t fields[3] = {cs.in.a, cs.in.b, cs.in.c};
+      for (uint32_t port = 0; port < 3; ++port) {
+        if (!machine::isOperandField(cs.in.op, port + 1)) continue;
+        const uint32_t f = fields[port];
+        for (uint32_t l = 0; l < 4; ++l) {
+          uint64_t v = 0;
+          if (f < regs) {
+            v = shadow.value(st.warp, f, l);
+          } else if (f >= machine::kConstBase && f < machine::kSpecialBase) {
+            v = r.program.constants.at(f - machine::kConstBase);
+          } else if (f >= machine::kSpecialBase && f != machine::kNoOperand) {
+            EXPECT_TRUE(compiledSpecial(f - machine::kSpecialBase))
+                << r.name << " pc " << st.pc << ": " << machine::disassemble(cs.in) << " reads a special the compiled machine lacks";
+            v = machine::specialValue(static_cast<machine::MSpecial>(f - machine::kSpecialBase),
+                                      {r.grid, r.block, st.block, st.warp, l, static_cast<uint32_t>(r.valid.size())});
+          } else {
+            EXPECT_EQ(f, machine::kNoOperand) << r.name << " pc " << st.pc << ": " << machine::disassemble(cs.in);
+          }
+          cs.operand[port][l] = v;
+        }
+      }
+      if (cs.in.g != machine::kNoGuard) {
+        const uint32_t guard = cs.in.g & ~machine::kGuardNegated;
+        EXPECT_LT(guard, regs) << r.name << " pc " << st.pc << ": " << machine::disassemble(cs.in);
+        for (uint32_t l = 0; l < 4 && guard < regs; ++l)
+          cs.predicates |= static_cast<uint32_t>(shadow.value(st.warp, guard, l) & 1) << l;
+      }
+      step = cs;
+    }
+    const std::string describe = p < first ? fmt::format("{} prompt token {} ({})", r.name, p, machine::tokenName(id))
+                                           : fmt::format("{} token {} ({})", r.name, p - first, machine::tokenName(id));
+    ss.stream.positions.push_back({frontInputs(id), {}, describe});
+    ss.steps.push_back(step);
+  }
+  return ss;
 }
 
 }  // namespace qgpu::compiler

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -116,5 +117,23 @@ struct RegisterStream {
 };
 /// Nothing if the run's warps x 2^k register slots do not fit the register file.
 std::optional<RegisterStream> registerStream(const CorpusRun& r);
+
+// A step as the units computed at its first position see it: its state and instruction, each
+// source operand a, b, c per lane as the executor reads it (0 for a field that is no operand),
+// and its guard's predicate per lane (the guard register's bit 0; 0 without a guard).
+struct ComputedStep {
+  const machine::StepState* state = nullptr;
+  machine::MInstr in;
+  std::array<std::array<uint64_t, 4>, 3> operand{};
+  uint32_t predicates = 0;
+};
+// A corpus run as front-end positions (frontInputs): the prompt (its last token GO), then
+// every generated token up to the first atomic register write (whose old values the pending
+// write does not rebuild, docs/machine.md §5.2); the step computed at each position, if any.
+struct StepStream {
+  Stream stream;
+  std::vector<std::optional<ComputedStep>> steps;  // per position
+};
+StepStream stepStream(const CorpusRun& r);
 
 }  // namespace qgpu::compiler

@@ -17,10 +17,8 @@
 namespace qgpu::compiler {
 namespace {
 
-// A corpus run as operand-select positions: the prompt (its last token GO), then every
-// generated token up to the first atomic register write (whose old values the pending write
-// does not rebuild, docs/machine.md §5.2); at each step's first position, the executor's
-// operands: (output index, bit).
+// A corpus run as operand-select positions (stepStream's); at each step's first position,
+// the executor's operands: (output index, bit).
 struct OperandStream {
   Stream stream;
   std::vector<std::vector<std::pair<size_t, int64_t>>> want;
@@ -28,52 +26,22 @@ struct OperandStream {
 };
 
 OperandStream operandStream(const CorpusRun& r) {
-  const size_t end = firstAtomicWrite(r);
-  const size_t first = r.prompt.size();  // the position of generated token 0
-  OperandStream os{{r.name, {}, first - 1}, {}, 0, 0, 0, 0};
-  std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> the write committed there
-  for (const machine::RegisterWrite& w : r.writes)
-    if (w.lastToken < end) writeAt.emplace(first + w.lastToken, &w);
-  std::map<size_t, const machine::StepState*> stepAt;  // position -> the step computed there
-  for (const machine::StepState& st : r.steps)
-    if (st.firstToken <= end) stepAt.emplace(first - 1 + st.firstToken, &st);
+  StepStream ss = stepStream(r);
+  OperandStream os{std::move(ss.stream), {}, 0, 0, 0, 0};
   const uint32_t regs = r.program.numRegs;
-  ShadowRegisters shadow(r);
-  machine::StreamDeriver d(r.valid);
-  for (size_t p = 0; p < first + end; ++p) {
-    const uint32_t id = p < first ? r.prompt[p] : r.tokens[p - first];
-    if (p >= first) d.take(id);
-    if (const auto wi = writeAt.find(p); wi != writeAt.end()) shadow.commit(*wi->second, d.state().warp);
+  for (const std::optional<ComputedStep>& step : ss.steps) {
     std::vector<std::pair<size_t, int64_t>> want;
-    if (const auto si = stepAt.find(p); si != stepAt.end()) {
-      const machine::StepState& st = *si->second;
-      const machine::MInstr& in = r.program.code.at(st.pc);
-      const uint16_t fields[3] = {in.a, in.b, in.c};
+    if (step) {
+      const uint16_t fields[3] = {step->in.a, step->in.b, step->in.c};
       for (uint32_t port = 0; port < 3; ++port) {
-        if (!machine::isOperandField(in.op, port + 1)) continue;
+        if (!machine::isOperandField(step->in.op, port + 1)) continue;
+        for (uint32_t l = 0; l < 4; ++l)
+          for (uint32_t b = 0; b < 64; ++b)
+            want.push_back({port * 256 + 64 * l + b, static_cast<int64_t>((step->operand[port][l] >> b) & 1)});
         const uint32_t f = fields[port];
-        for (uint32_t l = 0; l < 4; ++l) {
-          uint64_t v = 0;
-          if (f < regs) {
-            v = shadow.value(st.warp, f, l);
-          } else if (f >= machine::kConstBase && f < machine::kSpecialBase) {
-            v = r.program.constants.at(f - machine::kConstBase);
-          } else if (f >= machine::kSpecialBase && f != machine::kNoOperand) {
-            EXPECT_TRUE(compiledSpecial(f - machine::kSpecialBase))
-                << r.name << " pc " << st.pc << ": " << machine::disassemble(in) << " reads a special the compiled machine lacks";
-            v = machine::specialValue(static_cast<machine::MSpecial>(f - machine::kSpecialBase),
-                                      {r.grid, r.block, st.block, st.warp, l, static_cast<uint32_t>(r.valid.size())});
-          } else {
-            EXPECT_EQ(f, machine::kNoOperand) << r.name << " pc " << st.pc << ": " << machine::disassemble(in);
-          }
-          for (uint32_t b = 0; b < 64; ++b) want.push_back({port * 256 + 64 * l + b, static_cast<int64_t>((v >> b) & 1)});
-        }
         (f < regs ? os.registers : f < machine::kSpecialBase ? os.constants : f == machine::kNoOperand ? os.none : os.specials) += 1;
       }
     }
-    const std::string describe = p < first ? fmt::format("{} prompt token {} ({})", r.name, p, machine::tokenName(id))
-                                           : fmt::format("{} token {} ({})", r.name, p - first, machine::tokenName(id));
-    os.stream.positions.push_back({frontInputs(id), {}, describe});
     os.want.push_back(std::move(want));
   }
   return os;

@@ -13,6 +13,11 @@ constexpr size_t kChunk = 12;
 
 Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b, int carryIn,
              bool carryOut) {
+  return addBuses(c, name, a, b, Expr(carryIn), carryOut);
+}
+
+Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
+             const Expr& carryIn, bool carryOut) {
   if (a.size() != b.size() || a.empty()) throw CompileError(fmt::format("{}: adder operands differ in width", name));
   const size_t n = a.size(), chunks = (n + kChunk - 1) / kChunk;
   // Level 1: within each chunk, the carry into bit j for a chunk carry-in of 0 (c0) and
@@ -35,9 +40,18 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
     gen[m] = c0[m].back();
     prop[m] = c1[m].back();
   }
-  // Chunk 0's carries are final (its carry-in is the constant).
-  carry[0].push_back(Expr(carryIn));
-  for (WireId k : carryIn ? c1[0] : c0[0]) carry[0].push_back(w(k));
+  // Chunk 0's carries are final: for a constant carry-in its c0 or c1 (the other is dead),
+  // else [low + cin >= 2^j] with the carry-in in the threshold.
+  carry[0].push_back(carryIn);
+  if (carryIn.terms.empty()) {
+    for (WireId k : carryIn.constant ? c1[0] : c0[0]) carry[0].push_back(w(k));
+  } else {
+    Expr low;
+    for (size_t j = 1; j <= std::min(kChunk, n); ++j) {
+      low += (int64_t{1} << (j - 1)) * (a[j - 1] + b[j - 1]);
+      carry[0].push_back(w(c.step(fmt::format("{}.c[{}]", name, j), low + carryIn - (int64_t{1} << j))));
+    }
+  }
   // Level 2: the carry into chunk m is [V_m >= 2^(m-1)] with V_m = C_1 + sum_{1<=k<m}
   // (gen_k + prop_k) 2^(k-1), C_1 chunk 0's carry-out; a bit carry of chunk m merges its
   // c0/c1 with that threshold: [V_m + 2^m (c0 + c1 - 1) >= 2^(m-1)].

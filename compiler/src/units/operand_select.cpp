@@ -78,7 +78,7 @@ std::vector<Bus> buildRomConstants(Circuit& c, const FrontWires& front, const st
   return c.lookup("rom constants", key, queries, value);
 }
 
-std::vector<Bus> buildOperandSelect(Circuit& c, const FrontWires& front) {
+OperandWires buildOperandSelect(Circuit& c, const FrontWires& front) {
   using machine::MSpecial;
   const SequencerWires& s = front.sequencer;
   std::vector<Bus> fields;
@@ -130,14 +130,14 @@ std::vector<Bus> buildOperandSelect(Circuit& c, const FrontWires& front) {
       selected.push_back(std::move(out));
     }
   }
-  return selected;
+  return {std::move(selected), op};
 }
 
 Unit operandsUnit() {
   Unit u{Circuit("operands"), {}, {}, {}, {}};
   Circuit& c = u.circuit;
   const FrontWires front = buildFront(c);
-  const std::vector<Bus> operands = buildOperandSelect(c, front);
+  const std::vector<Bus> operands = buildOperandSelect(c, front).selected;
   LaneBuses lb;
   for (uint32_t i = 0; i < operands.size(); ++i) {
     c.outputBus(fmt::format("operand {} lane {}", "abc"[i / 4], i % 4), operands[i]);

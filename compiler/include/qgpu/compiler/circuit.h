@@ -167,6 +167,9 @@ class Circuit {
   /// (a sum of 2 is a CompileError, as a lookup's missing key is); the weights compute the
   /// sum exactly whatever it is.
   WireId exclusiveOr(const std::string& name, const std::vector<WireId>& bits);
+  /// The same for a linear form whose value the machine makes 0 or 1 (its interval may be
+  /// wider: a unit's result gated by its op, summed with the other units' — a result select).
+  WireId exclusiveOr(const std::string& name, Expr e);
   /// A scheduling hint, no data dependency: step or gate `id` is computed at the level of
   /// `other` (an earlier wire) or later, not as soon as its inputs allow. For wires whose
   /// readers come later anyway — the second register copy's decoders, computed beside the

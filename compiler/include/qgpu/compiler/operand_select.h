@@ -26,8 +26,11 @@ std::vector<Bus> buildRomConstants(Circuit& c, const FrontWires& front, const st
 /// (%warpid), %tid.linear (warp * 4 + lane) and %ctaid.linear (the sequencer's block).
 bool compiledSpecial(uint32_t special);
 
-/// The operands a, b, c for every lane: selected[4 * port + lane], 64 bits each.
-std::vector<Bus> buildOperandSelect(Circuit& c, const FrontWires& front);
+struct OperandWires {
+  std::vector<Bus> selected;  // the operands a, b, c for every lane: [4 * port + lane], 64 bits each
+  std::vector<WireId> op;     // the fetched word's op, one-hot over machine::MOp
+};
+OperandWires buildOperandSelect(Circuit& c, const FrontWires& front);
 
 /// The front end with the operand select. Inputs: frontInputs'. Outputs: the operands
 /// (ports a, b, c: 4 lanes x 64 bits), then the fetched word (64 bits) and the lanes written

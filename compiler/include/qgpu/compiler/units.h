@@ -49,6 +49,10 @@ std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus
 /// Returns the sum bits (and the carry-out, as the last wire, if `carryOut`).
 Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b, int carryIn,
              bool carryOut = false);
+/// The same with a carry-in that is a form whose values are bits (SUB's +1 chosen by the op):
+/// the first chunk's carries take it in their thresholds, at no extra level.
+Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
+             const Expr& carryIn, bool carryOut = false);
 
 /// ADD or SUB of `bits`-bit integers (machine ADD/SUB), modulo 2^bits.
 Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract);
