@@ -258,7 +258,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return frontUnit(); }, false, frontSample},
       {"operands", "the front end and the operand select: registers, ROM constants by one lookup of three queries, specials",
        [] { return operandsUnit(); }, false, operandsSample},
-      {"alu", "the operand select and the integer ALU: ADD SUB, logic, SETP cut to the op's width, the result select, the active mask",
+      {"alu", "the operand select and the integer ALU: ADD SUB, logic, SETP, SHFL cut to the op's width, the result select, the active mask",
        [] { return aluUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},

@@ -1,9 +1,9 @@
 // The machine step's integer ALU (alu.h) joined on the operand select and the front end, fed
 // nothing but each token's features, against the reference executor: at every step's first
 // position of the lowered corpus runs (and the guarded-writes kernel), each lane's result of
-// an ALU op as machine::computeLane gives it for the operands the executor reads, 0 for
-// every other op, and the active lanes (machine::guardedMask); then the weights against the
-// IR in the engine.
+// an ALU op as machine::computeLane gives it for the operands the executor reads (SHFL's as
+// the executor exchanges lanes), 0 for every other op, and the active lanes
+// (machine::guardedMask); then the weights against the IR in the engine.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@
 namespace qgpu::compiler {
 namespace {
 
-constexpr size_t kActiveAt = 4 * 64, kWordAt = kActiveAt + 4;
+constexpr size_t kActiveAt = 4 * 64, kUndefinedAt = kActiveAt + 4, kWordAt = kUndefinedAt + 4;
 
 struct AluStream {
   Stream stream;
@@ -36,12 +36,22 @@ AluStream aluStream(const CorpusRun& r) {
     if (step) {
       const machine::MInstr& in = step->in;
       const bool alu = aluOp(in.op);
-      for (uint32_t l = 0; l < 4; ++l) {
-        const uint64_t v = alu ? machine::computeLane(in, step->operand[0][l], step->operand[1][l], step->operand[2][l]) : 0;
-        for (uint32_t b = 0; b < 64; ++b) want.push_back({64 * l + b, static_cast<int64_t>((v >> b) & 1)});
-      }
       const uint32_t active = machine::guardedMask(step->state->mask, in.g != machine::kNoGuard,
                                                    (in.g & machine::kGuardNegated) != 0, step->predicates);
+      const auto& x = step->operand;
+      for (uint32_t l = 0; l < 4; ++l) {
+        uint64_t v = 0;
+        if (in.op == machine::MOp::Shfl) {
+          // Every lane's mux, executing or not: the source lane's a (none beyond lane 3). An
+          // executing lane's source executes too (or the executor stops: undefined).
+          const uint32_t src = machine::shuffleSource(in.fl & 3, l, static_cast<uint32_t>(x[1][l]), static_cast<uint32_t>(x[2][l]));
+          v = src < 4 ? x[0][src] & 0xffffffffu : 0;
+          if ((active >> l) & 1) want.push_back({kUndefinedAt + l, 0});
+        } else if (alu) {
+          v = machine::computeLane(in, x[0][l], x[1][l], x[2][l]);
+        }
+        for (uint32_t b = 0; b < 64; ++b) want.push_back({64 * l + b, static_cast<int64_t>((v >> b) & 1)});
+      }
       for (uint32_t l = 0; l < 4; ++l) want.push_back({kActiveAt + l, (active >> l) & 1});
       if (alu) ++as.computed[in.op];
       else ++as.others;
@@ -52,9 +62,10 @@ AluStream aluStream(const CorpusRun& r) {
 }
 
 std::string describeOutput(size_t i) {
-  return i < kActiveAt ? fmt::format("lane {} result bit {}", i / 64, i % 64)
-         : i < kWordAt ? fmt::format("lane {} active", i - kActiveAt)
-                       : fmt::format("word bit {}", i - kWordAt);
+  return i < kActiveAt      ? fmt::format("lane {} result bit {}", i / 64, i % 64)
+         : i < kUndefinedAt ? fmt::format("lane {} active", i - kActiveAt)
+         : i < kWordAt      ? fmt::format("lane {} SHFL undefined", i - kUndefinedAt)
+                            : fmt::format("word bit {}", i - kWordAt);
 }
 
 TEST(Alu, TheIrComputesEveryIntegerStepFromTheTokens) {
@@ -83,7 +94,7 @@ TEST(Alu, TheIrComputesEveryIntegerStepFromTheTokens) {
   }
   // The corpus's integer steps: every op of the ALU occurs.
   for (machine::MOp op : {machine::MOp::Add, machine::MOp::Sub, machine::MOp::And, machine::MOp::Or, machine::MOp::Xor,
-                          machine::MOp::Mov, machine::MOp::Selp, machine::MOp::Setp})
+                          machine::MOp::Mov, machine::MOp::Selp, machine::MOp::Setp, machine::MOp::Shfl})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
   EXPECT_GT(total, 50000u);
   RecordProperty("alu_steps", static_cast<int>(total));

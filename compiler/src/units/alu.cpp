@@ -33,7 +33,7 @@ constexpr uint32_t kUnsignedCodes = 4;  // lo ls hi hs: always unsigned
 bool aluOp(MOp op) {
   switch (op) {
     case MOp::Add: case MOp::Sub: case MOp::And: case MOp::Or: case MOp::Xor: case MOp::Not: case MOp::Mov:
-    case MOp::Selp: case MOp::Setp:
+    case MOp::Selp: case MOp::Setp: case MOp::Shfl:
       return true;
     default: return false;
   }
@@ -104,22 +104,52 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     for (uint32_t t = 0; t < kWidthClasses; ++t) unsignedSel[k].push_back(setpSel(kSignedCodes + k, t, -1));
 
   AluWires out;
+  // ---- the active mask: the running lanes whose guard holds (machine::guardedMask) ----
+  const Bus g(word.begin() + machine::kWordGAt, word.begin() + machine::kWordGAt + 10);
+  Expr allOnes(-10);
+  for (WireId bit : g) allOnes += w(bit);
+  const WireId noGuard = c.step("no guard", allOnes);
+  const Expr negated = w(g[9]);
+  for (uint32_t l = 0; l < 4; ++l) {
+    const Expr mask = w(front.sequencer.mask[l]), pred = w(front.reads[4 * 3 + l][0]);
+    const std::string n = fmt::format("l{} active", l);
+    const WireId unguarded = c.step(n + " (no guard)", mask + w(noGuard) - 2);
+    const WireId holds = c.step(n + " (guard holds)", mask + pred - negated - 2 * w(noGuard) - 2);
+    const WireId negatedHolds = c.step(n + " (negated guard holds)", mask - pred + negated - 2 * w(noGuard) - 2);
+    out.active.push_back(c.exclusiveOr(n, {unguarded, holds, negatedHolds}));
+  }
+  // ---- SHFL (four levels from c: the deepest unit here, so it sets the result's level) ----
+  std::vector<WireId> shflMode;
+  for (uint32_t m = 0; m < 4; ++m)
+    shflMode.push_back(selector(fmt::format("SHFL mode {}", m), isOp(MOp::Shfl) + matches(word, machine::kWordFlAt, 2, m) - 2));
+  std::vector<Bus> value, laneB, clamp, segment;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const Bus& a = operands.selected[l];
+    const Bus& b = operands.selected[4 + l];
+    const Bus& cc = operands.selected[8 + l];
+    value.push_back(Bus(a.begin(), a.begin() + 32));
+    laneB.push_back(Bus(b.begin(), b.begin() + 5));
+    clamp.push_back(Bus(cc.begin(), cc.begin() + 5));
+    segment.push_back(Bus(cc.begin() + 8, cc.begin() + 13));
+  }
+  const ShuffleWires shfl = buildShuffle(c, "SHFL ", shflMode, out.active, value, laneB, clamp, segment);
+  out.shuffleUndefined = shfl.undefined;
+  // Every other unit's last-level terms wait for the SHFL's value pick, so that all of them
+  // write the result channels directly.
+  const WireId resultLevel = shfl.result[0][0];
   for (uint32_t l = 0; l < 4; ++l) {
     const Bus& a = operands.selected[l];
     const Bus& b = operands.selected[4 + l];
     const Bus& p = operands.selected[8 + l];  // SELP's predicate: c's bit 0
     const std::string lane = fmt::format("l{}", l);
-    // The top bit's gate is the deepest (chunk carries); every other last-level term waits
-    // for its level, so that all of them write the result channels directly.
-    std::vector<WireId> added(64);
-    for (uint32_t i = 64; i-- > 0;)
-      added[i] = andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOf(i)]});
-    const WireId resultLevel = added[63];
     auto late = [&](WireId term) {
       c.notBefore(term, resultLevel);
       return w(term);
     };
-    for (uint32_t i = 0; i < 63; ++i) late(added[i]);
+    std::vector<WireId> added;
+    for (uint32_t i = 0; i < 64; ++i)
+      added.push_back(andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOf(i)]}));
+    for (WireId x : added) late(x);
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
     for (uint32_t m = 0; m < 8; ++m) {
@@ -149,14 +179,14 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
       const std::string n = fmt::format("{} SETP width {}", lane, t);
       for (uint32_t s = 0; s < 2; ++s) {
         auto sel = [&](uint32_t k) { return M * (w(signedSel[k][t][s]) - 1); };
-        auto th = [&](const char* what, const Expr& cond) { return late(c.step(fmt::format("{} s{} {}", n, s, what), cond)); };
+        auto th = [&](const char* what, const Expr& cond) { return w(c.step(fmt::format("{} s{} {}", n, s, what), cond)); };
         const Expr& d = D[s];
         setp += th("eq1", d + sel(0)) + th("eq2", -d + sel(0)) - w(signedSel[0][t][s]);
         setp += 2 * w(signedSel[1][t][s]) - th("ne1", d + sel(1)) - th("ne2", -d + sel(1));
         setp += th("lt", -d - 1 + sel(2)) + th("le", -d + sel(3)) + th("gt", d - 1 + sel(4)) + th("ge", d + sel(5));
       }
       auto usel = [&](uint32_t k) { return M * (w(unsignedSel[k][t]) - 1); };
-      auto uth = [&](const char* what, const Expr& cond) { return late(c.step(fmt::format("{} {}", n, what), cond)); };
+      auto uth = [&](const char* what, const Expr& cond) { return w(c.step(fmt::format("{} {}", n, what), cond)); };
       const Expr& u = D[0];
       setp += uth("lo", -u - 1 + usel(0)) + uth("ls", -u + usel(1)) + uth("hi", u - 1 + usel(2)) + uth("hs", u + usel(3));
     }
@@ -168,29 +198,17 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
       const Expr ai = w(a[i]), bi = w(b[i]), pi = w(p[0]);
       const std::string n = fmt::format("{} d[{}]", lane, i);
       Expr r = w(added[i]);
-      r += late(c.step(n + " or/xor/mov", 2 * (w(orSel[k]) + w(xorSel[k]) + w(movSel[k])) + ai + bi - 3));
-      r += late(c.step(n + " and", 3 * w(andSel[k]) + ai + bi - 5));
-      r -= late(c.step(n + " xor carry", 3 * w(xorSel[k]) + ai + bi - 5));
-      r += late(c.step(n + " not", w(notSel[k]) - ai - 1));
-      r += late(c.step(n + " selp a", w(selpSel[k]) + pi + ai - 3)) + late(c.step(n + " selp b", w(selpSel[k]) - pi + bi - 2));
-      if (i == 0) r += setp;
+      Expr logic = w(c.step(n + " or/xor/mov", 2 * (w(orSel[k]) + w(xorSel[k]) + w(movSel[k])) + ai + bi - 3));
+      logic += w(c.step(n + " and", 3 * w(andSel[k]) + ai + bi - 5));
+      logic -= w(c.step(n + " xor carry", 3 * w(xorSel[k]) + ai + bi - 5));
+      logic += w(c.step(n + " not", w(notSel[k]) - ai - 1));
+      logic += w(c.step(n + " selp a", w(selpSel[k]) + pi + ai - 3)) + w(c.step(n + " selp b", w(selpSel[k]) - pi + bi - 2));
+      if (i == 0) logic += setp;
+      r += w(c.exclusiveOr(n + " logic/SETP", logic));
+      if (i < 32) r += w(shfl.result[l][i]);
       result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), r));
     }
     out.result.push_back(std::move(result));
-  }
-  // ---- the active mask: the running lanes whose guard holds (machine::guardedMask) ----
-  const Bus g(word.begin() + machine::kWordGAt, word.begin() + machine::kWordGAt + 10);
-  Expr allOnes(-10);
-  for (WireId bit : g) allOnes += w(bit);
-  const WireId noGuard = c.step("no guard", allOnes);
-  const Expr negated = w(g[9]);
-  for (uint32_t l = 0; l < 4; ++l) {
-    const Expr mask = w(front.sequencer.mask[l]), pred = w(front.reads[4 * 3 + l][0]);
-    const std::string n = fmt::format("l{} active", l);
-    const WireId unguarded = c.step(n + " (no guard)", mask + w(noGuard) - 2);
-    const WireId holds = c.step(n + " (guard holds)", mask + pred - negated - 2 * w(noGuard) - 2);
-    const WireId negatedHolds = c.step(n + " (negated guard holds)", mask - pred + negated - 2 * w(noGuard) - 2);
-    out.active.push_back(c.exclusiveOr(n, {unguarded, holds, negatedHolds}));
   }
   return out;
 }
@@ -207,8 +225,10 @@ Unit aluUnit() {
     lb.results.push_back(alu.result[l]);
   }
   c.outputBus("active", alu.active);
+  c.outputBus("SHFL undefined", alu.shuffleUndefined);
   c.outputBus("word", front.fetch.word);
   lb.results.push_back(alu.active);
+  lb.results.push_back(alu.shuffleUndefined);
   lb.results.push_back(front.fetch.word);
   u.lanes.push_back(std::move(lb));
   return u;

@@ -74,6 +74,68 @@ namespace qgpu::compiler {
 // the mux. Four levels: clamp/segment bits; each mode's in-range test and position compares;
 // the source lane's one-hot (mode selector folded in); the value bits and the check that the
 // source takes part.
+ShuffleWires buildShuffle(Circuit& c, const std::string& name, const std::vector<WireId>& mode, const Bus& eff,
+                          const std::vector<Bus>& v, const std::vector<Bus>& b, const std::vector<Bus>& cval,
+                          const std::vector<Bus>& seg) {
+  static const char* modes[] = {"up", "down", "bfly", "idx"};
+  const uint32_t lanes = static_cast<uint32_t>(v.size());
+  ShuffleWires out;
+  for (uint32_t l = 0; l < lanes; ++l) {
+    const std::string n = fmt::format("{}l{}", name, l);
+    // Level 1: maxLane = (lane & seg) | (clamp & ~seg) and idx's j = (lane & seg) | (b & ~seg),
+    // bit by bit (the lane is a constant); bfly's j = lane ^ b is linear.
+    Expr maxLane, jIdx, jBfly, B;
+    WireId firstMax = 0;
+    for (uint32_t k = 0; k < 5; ++k) {
+      const bool lk = (l >> k) & 1;
+      const Expr s = w(seg[l][k]), cv = w(cval[l][k]), bk = w(b[l][k]);
+      const int64_t p = int64_t{1} << k;
+      const WireId mx = c.step(fmt::format("{}.max[{}]", n, k), lk ? s + cv - 1 : cv - s - 1);
+      if (k == 0) firstMax = mx;
+      maxLane += p * w(mx);
+      jIdx += p * w(c.step(fmt::format("{}.jidx[{}]", n, k), lk ? s + bk - 1 : bk - s - 1));
+      jBfly += p * (lk ? 1 - bk : bk);
+      B += p * bk;
+    }
+    const Expr lane(static_cast<int64_t>(l));
+    const Expr j[4] = {lane - B, lane + B, jBfly, jIdx};
+    // Level 2: in range (up: j >= maxLane; the others: j <= maxLane) and j >= s for s = 0..4.
+    Expr onehot[4];
+    Expr self;
+    for (int m = 0; m < 4; ++m) {
+      const std::string nm = fmt::format("{}.{}", n, modes[m]);
+      WireId ok = c.step(nm + ".ok", m == 0 ? j[m] - maxLane : maxLane - j[m]);
+      std::vector<WireId> ge;
+      // Not before the clamp bits: up's, down's and bfly's compares read b alone, which a
+      // joined step has a level before c; their channels would wait beside it.
+      for (int s = 0; s <= 4; ++s) {
+        ge.push_back(c.step(fmt::format("{}.ge{}", nm, s), j[m] - s));
+        c.notBefore(ge.back(), firstMax);
+      }
+      // Level 3: this mode selected, in range, and j == s; or selected and out of range (the lane itself).
+      const Expr sel = w(mode[static_cast<size_t>(m)]);
+      for (int s = 0; s < 4; ++s)
+        onehot[s] += w(c.step(fmt::format("{}.src{}", nm, s), sel + w(ok) + w(ge[s]) - w(ge[s + 1]) - 3));
+      self += w(c.step(nm + ".self", sel - w(ok) - 1));
+    }
+    if (l < 4) onehot[l] += self;
+    // Level 4: the value bits of the source, and whether the source takes part.
+    Bus d;
+    for (uint32_t i = 0; i < 32; ++i) {
+      Expr r;
+      for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
+        r += w(c.step(fmt::format("{}.d[{}].from{}", n, i, s), onehot[s] + w(v[s][i]) - 2));
+      d.push_back(c.sum(fmt::format("{}.d[{}]", n, i), r));
+    }
+    Expr taking;
+    for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
+      taking += w(c.step(fmt::format("{}.takes{}", n, s), onehot[s] + w(eff[s]) - 2));
+    out.result.push_back(std::move(d));
+    out.undefined.push_back(c.sum(n + ".undefined", 1 - taking));
+  }
+  return out;
+}
+
 Unit shuffleFullUnit(uint32_t lanes) {
   Unit u{Circuit(fmt::format("shflfull{}", lanes)), {}, {}, {}, {}};
   Circuit& c = u.circuit;
@@ -91,52 +153,11 @@ Unit shuffleFullUnit(uint32_t lanes) {
     cval[l] = c.inputBus(fmt::format("l{}.clamp", l), 5);
     seg[l] = c.inputBus(fmt::format("l{}.seg", l), 5);
   }
+  const ShuffleWires sh = buildShuffle(c, "", u.selectors, eff, v, b, cval, seg);
   for (uint32_t l = 0; l < lanes; ++l) {
-    const std::string n = fmt::format("l{}", l);
-    // Level 1: maxLane = (lane & seg) | (clamp & ~seg) and idx's j = (lane & seg) | (b & ~seg),
-    // bit by bit (the lane is a constant); bfly's j = lane ^ b is linear.
-    Expr maxLane, jIdx, jBfly, B;
-    for (uint32_t k = 0; k < 5; ++k) {
-      const bool lk = (l >> k) & 1;
-      const Expr s = w(seg[l][k]), cv = w(cval[l][k]), bk = w(b[l][k]);
-      const int64_t p = int64_t{1} << k;
-      maxLane += p * w(c.step(fmt::format("{}.max[{}]", n, k), lk ? s + cv - 1 : cv - s - 1));
-      jIdx += p * w(c.step(fmt::format("{}.jidx[{}]", n, k), lk ? s + bk - 1 : bk - s - 1));
-      jBfly += p * (lk ? 1 - bk : bk);
-      B += p * bk;
-    }
-    const Expr lane(static_cast<int64_t>(l));
-    const Expr j[4] = {lane - B, lane + B, jBfly, jIdx};
-    // Level 2: in range (up: j >= maxLane; the others: j <= maxLane) and j >= s for s = 0..4.
-    Expr onehot[4];
-    Expr self;
-    for (int m = 0; m < 4; ++m) {
-      const std::string nm = fmt::format("{}.{}", n, modes[m]);
-      WireId ok = c.step(nm + ".ok", m == 0 ? j[m] - maxLane : maxLane - j[m]);
-      std::vector<WireId> ge;
-      for (int s = 0; s <= 4; ++s) ge.push_back(c.step(fmt::format("{}.ge{}", nm, s), j[m] - s));
-      // Level 3: this mode selected, in range, and j == s; or selected and out of range (the lane itself).
-      const Expr sel = w(u.selectors[static_cast<size_t>(m)]);
-      for (int s = 0; s < 4; ++s)
-        onehot[s] += w(c.step(fmt::format("{}.src{}", nm, s), sel + w(ok) + w(ge[s]) - w(ge[s + 1]) - 3));
-      self += w(c.step(nm + ".self", sel - w(ok) - 1));
-    }
-    if (l < 4) onehot[l] += self;
-    // Level 4: the value bits of the source, and whether the source takes part.
-    Bus d;
-    for (uint32_t i = 0; i < 32; ++i) {
-      Expr r;
-      for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
-        r += w(c.step(fmt::format("{}.d[{}].from{}", n, i, s), onehot[s] + w(v[s][i]) - 2));
-      d.push_back(c.sum(fmt::format("{}.d[{}]", n, i), r));
-    }
-    Expr taking;
-    for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
-      taking += w(c.step(fmt::format("{}.takes{}", n, s), onehot[s] + w(eff[s]) - 2));
-    WireId undefined = c.sum(n + ".undefined", 1 - taking);
-    c.outputBus(n + ".d", d);
-    c.output(n + ".undefined", undefined);
-    u.lanes.push_back({{v[l], b[l], cval[l], seg[l]}, {d, {undefined}}});
+    c.outputBus(fmt::format("l{}.d", l), sh.result[l]);
+    c.output(fmt::format("l{}.undefined", l), sh.undefined[l]);
+    u.lanes.push_back({{v[l], b[l], cval[l], seg[l]}, {sh.result[l], {sh.undefined[l]}}});
   }
   return u;
 }

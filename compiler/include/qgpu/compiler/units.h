@@ -68,6 +68,17 @@ Unit shuffleUnit(uint32_t bits, uint32_t lanes);
 /// lanes, per lane the value (32 bits), b (5 bits), clamp and segment mask (5 bits each);
 /// per lane the result and an `undefined` bit (the source lane does not take part).
 Unit shuffleFullUnit(uint32_t lanes);
+/// The same on wires: mode one-hot (forms whose values are bits; all 0 where the step is no
+/// SHFL), the executing lanes, per lane the value (32 bits), b, clamp and segment mask (5
+/// bits each). Returns per lane the result (32 sums of level-4 steps, 0 unless a mode is
+/// selected) and `undefined` (the source lane does not take part).
+struct ShuffleWires {
+  std::vector<Bus> result;
+  Bus undefined;
+};
+ShuffleWires buildShuffle(Circuit& c, const std::string& name, const std::vector<WireId>& mode, const Bus& eff,
+                          const std::vector<Bus>& v, const std::vector<Bus>& b, const std::vector<Bus>& cval,
+                          const std::vector<Bus>& seg);
 
 /// VOTE for `lanes` lanes: mode one-hot (all any uni ballot), negate, the executing lanes and
 /// every lane's predicate (shared), per lane its member lanes; per lane the result's low
