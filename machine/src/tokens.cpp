@@ -123,16 +123,19 @@ std::vector<uint32_t> encodeWrite(const std::array<uint64_t, 4>& values, uint32_
     for (uint32_t l : lanes) v |= static_cast<uint32_t>(values[l] & wm) << (4 * l);
     options.push_back({WriteForm::Pack4, {kPack4 + v}});
   }
-  if (lanes.size() >= 2) {
-    // stride * (l1 - l0) == v1 - v0 (mod 2^64): l1 - l0 is 1, 2 or 3; 3 is invertible.
+  // AFFINE needs its first two active lanes at most two apart: stride * (l1 - l0) == v1 - v0
+  // (mod 2^64) is then the difference or its half. Lanes 0 and 3 alone would need the
+  // difference times 3^-1 mod 2^64, a multiplier's six levels in the compiled write-form
+  // encoder; they are spelled as LANES, which the corpus's 460 such writes tied with
+  // (docs/machine.md §3.3: no token more).
+  if (lanes.size() >= 2 && lanes[1] - lanes[0] <= 2) {
     uint32_t l0 = lanes[0], l1 = lanes[1];
     uint64_t diff = values[l1] - values[l0];
-    uint64_t stride = 0;
+    uint64_t stride = diff;
     bool ok = true;
-    switch (l1 - l0) {
-      case 1: stride = diff; break;
-      case 2: ok = (diff & 1) == 0; stride = diff >> 1; break;
-      default: stride = diff * 0xaaaaaaaaaaaaaaabull; break;  // 3^-1 mod 2^64
+    if (l1 - l0 == 2) {
+      ok = (diff & 1) == 0;
+      stride = diff >> 1;
     }
     stride &= wm;
     uint64_t base = (values[l0] - stride * l0) & wm;

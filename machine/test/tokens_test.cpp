@@ -77,6 +77,12 @@ TEST(MachineTokens, FormsAreChosenByCost) {
   EXPECT_EQ(f, WriteForm::LanesHigh);
   EXPECT_EQ(encodeWrite({0x12345, 0x2, 0x98765, 0x4}, 0xf, 4, &f).size(), 7u);
   EXPECT_EQ(f, WriteForm::Lanes);
+  // AFFINE's first two active lanes are at most two apart (the stride is their difference or
+  // its half): lanes 1 and 3 may be AFFINE, lanes 0 and 3 alone are not (3^-1 mod 2^64).
+  EXPECT_EQ(encodeWrite({0, 0x100, 0, 0x300}, 0xa, 8, &f).size(), 3u);
+  EXPECT_EQ(f, WriteForm::Affine);
+  EXPECT_EQ(encodeWrite({0x100, 0, 0, 0x400}, 0x9, 8, &f).size(), 3u);
+  EXPECT_EQ(f, WriteForm::Lanes);
 }
 
 TEST(MachineTokens, RandomWritesRoundTrip) {
