@@ -11,6 +11,7 @@
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/operand_select.h"
+#include "qgpu/compiler/write_form.h"
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/isa.h"
 #include "qgpu/machine/tokens.h"
@@ -174,6 +175,25 @@ std::vector<int64_t> frontSample(std::mt19937_64& rng, int index) {
   return frontInputs(index < static_cast<int>(prompt.size()) ? prompt[static_cast<size_t>(index)] : writeToken(rng, index));
 }
 
+// write_form's positions: a register write each, values of every form's pattern cut to a
+// random width, a random non-empty lane mask.
+std::vector<int64_t> writeFormSample(std::mt19937_64& rng, int index) {
+  const uint32_t bytes = 1u << (rng() % 4);
+  const uint64_t wm = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
+  const uint64_t base = rng() >> (rng() % 64), stride = rng() % 9;
+  std::array<uint64_t, 4> v{};
+  for (uint32_t l = 0; l < 4; ++l) {
+    switch (index % 4) {
+      case 0: v[l] = base; break;
+      case 1: v[l] = rng() % 16; break;
+      case 2: v[l] = base + stride * l; break;
+      default: v[l] = (rng() >> (rng() % 64)) << (index % 8 == 3 ? 16 : 0); break;
+    }
+    v[l] &= wm;
+  }
+  return writeFormInputs(v, 1 + static_cast<uint32_t>(rng() % 15), bytes);
+}
+
 // operands' positions: front's, with a prompt whose 20 code words read only the 20 ROM
 // constants it holds (values of one to four chunks, AT 1 among them), as a lowering's do.
 std::vector<int64_t> operandsSample(std::mt19937_64& rng, int index) {
@@ -260,6 +280,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return operandsUnit(); }, false, operandsSample},
       {"alu", "the operand select and the integer ALU: ADD SUB, logic, SETP, SHFL cut to the op's width, the result select, the active mask",
        [] { return aluUnit(); }, false, operandsSample},
+      {"write_form", "write-form decision: the cheapest form of a register write (machine::encodeWrite), its token count, AFFINE's base and stride",
+       [] { return writeFormUnit(); }, false, writeFormSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

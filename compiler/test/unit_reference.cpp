@@ -7,7 +7,9 @@
 #include <bit>
 #include <map>
 
+#include "qgpu/compiler/write_form.h"
 #include "qgpu/machine/control.h"  // the references
+#include "qgpu/machine/tokens.h"
 #include "qgpu/machine/units.h"
 
 namespace qgpu::compiler {
@@ -545,6 +547,59 @@ uint64_t operand(std::mt19937_64& rng, uint32_t bits, int index) {
 
 void PrintTo(const UnitCase& c, std::ostream* os) { *os << c.name; }
 
+// A register write as the write-form decision sees it: values cut to the width, in the
+// patterns each form is chosen for (uniform, small, affine with every lane pair, low half
+// zero) and arbitrary ones, every lane mask and width.
+struct WriteCase {
+  std::array<uint64_t, 4> values{};
+  uint32_t lanes = 0, bytes = 0;
+};
+WriteCase randomWrite(std::mt19937_64& rng, int index) {
+  static const uint32_t widths[] = {1, 2, 4, 8};
+  WriteCase wc;
+  wc.bytes = widths[rng() % 4];
+  wc.lanes = 1 + static_cast<uint32_t>(rng() % 15);
+  const uint64_t base = rng() >> (rng() % 64), stride = rng() % 3 ? rng() % 9 : rng() >> (rng() % 64);
+  for (uint32_t l = 0; l < 4; ++l) {
+    switch (index % 6) {
+      case 0: wc.values[l] = base; break;
+      case 1: wc.values[l] = rng() % 16; break;
+      case 2: wc.values[l] = base + stride * l; break;
+      case 3: wc.values[l] = (rng() >> (rng() % 48)) << 16; break;
+      case 4: wc.values[l] = l % 2 ? base : base + stride; break;  // off the line, equal pairs
+      default: wc.values[l] = rng() >> (rng() % 64); break;
+    }
+    wc.values[l] &= mask(8 * wc.bytes);
+  }
+  return wc;
+}
+
+UnitCase writeFormCase() {
+  UnitCase uc{"write_form", [] { return writeFormUnit(); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+                const WriteCase wc = randomWrite(rng, index);
+                UnitSample s;
+                s.inputs = writeFormInputs(wc.values, wc.lanes, wc.bytes);
+                machine::WriteForm f;
+                const std::vector<uint32_t> t = machine::encodeWrite(wc.values, wc.lanes, wc.bytes, &f);
+                for (uint32_t k = 0; k < 5; ++k) s.expected.push_back(static_cast<uint32_t>(f) == k ? 1 : 0);
+                s.expected.push_back(static_cast<int64_t>(t.size()));
+                uint64_t base = 0, stride = 0;
+                if (f == machine::WriteForm::Affine) {
+                  machine::TokenReader r(t, 1);
+                  base = r.value(wc.bytes);
+                  stride = r.value(wc.bytes);
+                }
+                pushBits(s.expected, base, 64);
+                pushBits(s.expected, stride, 64);
+                s.describe = fmt::format("values {:#x} {:#x} {:#x} {:#x}, lanes {:#x}, {} bytes: {}", wc.values[0], wc.values[1],
+                                         wc.values[2], wc.values[3], wc.lanes, wc.bytes, machine::writeFormName(f));
+                (void)u;
+                return s;
+              }};
+  uc.bigBatch = 100000;  // one write per position (the unit has no lanes of its own)
+  return uc;
+}
+
 std::vector<UnitCase> unitCases() {
   return {
       binaryCase("add32", [] { return integerAddUnit(32, 4, false); }, machine::MOp::Add, 32),
@@ -566,6 +621,7 @@ std::vector<UnitCase> unitCases() {
       multiplierCase(),  // --- multiplier ---
       mul24Case(true),
       unpackCase(),
+      writeFormCase(),
   };
 }
 

@@ -1,0 +1,272 @@
+// The write-form decision (write_form.h): machine::encodeWrite's choice as thresholds.
+//
+//   from the values: each lane's sign-extension ranges (its chunk count, that of v >> 16),
+//     small (bits 4..63 zero) and low-zero (bits 0..15) tests, 8-bit piece compares of every
+//     pair of lanes (uniform); from the lanes: the first active lane and the pair of the
+//     first two (AFFINE's cases: at most two lanes apart, docs/machine.md §3.3)
+//   AFFINE: x = the first active lane's value, y = the second's (one level of gates), their
+//     difference, the lanes beyond the pair minus x; the stride (the difference or its
+//     half); 2·stride (a shift) and 3·stride; base = x − l0·stride; each later lane's
+//     difference against its multiple of the stride, piece by piece below the width
+//   the five forms' costs (linear in the chunk counts), pairwise compares, the choice
+//
+// Values come cut to the width (the units cut their results), so "bits 4..63 zero" is
+// "below 16" at every width and only the sign-extension ranges need the width.
+#include "qgpu/compiler/write_form.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "qgpu/compiler/error.h"
+
+namespace qgpu::compiler {
+namespace {
+
+constexpr uint32_t kLanes = 4;
+constexpr uint32_t kForms = 5;  // machine::WriteForm order
+enum Form { kUniform, kPack4, kAffine, kLanesHigh, kLanesForm };
+
+Expr rangeSum(const std::vector<Expr>& v, uint32_t lo, uint32_t hi) {
+  Expr e;
+  for (uint32_t i = lo; i <= hi; ++i) e += v[i];
+  return e;
+}
+
+std::vector<Expr> forms(const Bus& b) {
+  std::vector<Expr> out;
+  for (WireId x : b) out.push_back(w(x));
+  return out;
+}
+
+// A value's chunk tokens (machine::valueTokens' count) from its sign-extension ranges, the
+// width folded into each test: 1 + [w = 4 and bits 15..31 not all equal] + [w = 8 and ...]
+// for 15..63, 31..63, 47..63 (nested: equal on 15..63 implies equal on 31..63). The count
+// of v >> 16 (LANES-HIGH, width w - 2 bytes) reuses the last two ranges.
+struct ChunkCounts {
+  Expr chunks, high;
+};
+ChunkCounts chunkCounts(Circuit& c, const std::string& name, const std::vector<Expr>& v, const Bus& width) {
+  constexpr int64_t M = 64;  // beyond any range's bit count: a closed width wins
+  auto equal = [&](uint32_t lo, uint32_t hi, WireId enable) {  // [enable and bits lo..hi all 0 or all 1]
+    const Expr s = rangeSum(v, lo, hi);
+    const int64_t n = hi - lo + 1;
+    return w(c.step(fmt::format("{} bits {}..{} zero", name, lo, hi), M * (w(enable) - 1) - s)) +
+           w(c.step(fmt::format("{} bits {}..{} one", name, lo, hi), M * (w(enable) - 1) + s - n));
+  };
+  const Expr e4 = equal(15, 31, width[2]);
+  const Expr e15 = equal(15, 63, width[3]), e31 = equal(31, 63, width[3]), e47 = equal(47, 63, width[3]);
+  return {1 + w(width[2]) - e4 + 3 * w(width[3]) - e15 - e31 - e47, 1 + 2 * w(width[3]) - e31 - e47};
+}
+
+// [a == b] below the width, a and b 64 forms whose values are bits: per 8-bit piece the
+// difference's sign both ways, then per width one threshold over its pieces (the widths'
+// exclusive terms summed: a form whose value is a bit).
+Expr equalBelowWidth(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
+                     const Bus& width) {
+  std::vector<Expr> piece;
+  for (uint32_t p = 0; p < 8; ++p) {
+    Expr d;
+    for (uint32_t j = 0; j < 8; ++j) d += (int64_t{1} << j) * (a[8 * p + j] - b[8 * p + j]);
+    piece.push_back(w(c.step(fmt::format("{} piece {} >=", name, p), d)) + w(c.step(fmt::format("{} piece {} <=", name, p), -d)));
+  }
+  Expr eq;
+  for (uint32_t t = 0; t < 4; ++t) {
+    const uint32_t pieces = 1u << t;
+    Expr all = 32 * (w(width[t]) - 1) - 2 * int64_t{pieces};
+    for (uint32_t p = 0; p < pieces; ++p) all += piece[p];
+    eq += w(c.step(fmt::format("{} width {}", name, t), all));
+  }
+  return eq;
+}
+
+}  // namespace
+
+WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
+  if (in.value.size() != kLanes || in.lanes.size() != kLanes || in.width.size() != 4)
+    throw CompileError("buildWriteForm: four lanes' values, four lane bits and a width one-hot are needed");
+  const Bus& m = in.lanes;
+  const Bus& W = in.width;
+  WriteFormWires out;
+  std::vector<std::vector<Expr>> v;
+  for (const Bus& b : in.value) v.push_back(forms(b));
+
+  // ---- per lane: chunk counts, small, low-zero ----
+  Expr badSmall, badLow;
+  for (uint32_t l = 0; l < kLanes; ++l) {
+    const ChunkCounts cc = chunkCounts(c, fmt::format("l{}", l), v[l], W);
+    out.chunks.push_back(cc.chunks);
+    out.highChunks.push_back(cc.high);
+    const WireId small = c.step(fmt::format("l{} below 16", l), -rangeSum(v[l], 4, 63));
+    const WireId low = c.step(fmt::format("l{} low half zero", l), -rangeSum(v[l], 0, 15));
+    badSmall += w(c.step(fmt::format("l{} written, not below 16", l), w(m[l]) - w(small) - 1));
+    badLow += w(c.step(fmt::format("l{} written, low half not zero", l), w(m[l]) - w(low) - 1));
+  }
+  const WireId allSmall = c.step("every written value below 16", -badSmall);
+  const WireId allLow = c.step("every written low half zero, width >= 4", -badLow - (1 - w(W[2]) - w(W[3])));
+
+  // ---- uniform: every pair of written lanes equal ----
+  Expr badPairs;
+  for (uint32_t l = 0; l < kLanes; ++l)
+    for (uint32_t k = l + 1; k < kLanes; ++k) {
+      Expr same;
+      for (uint32_t p = 0; p < 8; ++p) {
+        Expr d;
+        for (uint32_t j = 0; j < 8; ++j) d += (int64_t{1} << j) * (v[l][8 * p + j] - v[k][8 * p + j]);
+        same += w(c.step(fmt::format("l{} l{} piece {} >=", l, k, p), d)) + w(c.step(fmt::format("l{} l{} piece {} <=", l, k, p), -d));
+      }
+      const WireId eq = c.step(fmt::format("l{} == l{}", l, k), same - 16);
+      badPairs += w(c.step(fmt::format("l{} l{} written, differ", l, k), w(m[l]) + w(m[k]) - w(eq) - 2));
+    }
+  const WireId uniform = c.step("every written lane equal", -badPairs);
+
+  // ---- the lanes: the first written lane, and AFFINE's pair of the first two ----
+  std::vector<WireId> first;
+  for (uint32_t l = 0; l < kLanes; ++l) {
+    Expr cond = w(m[l]) - 1;
+    for (uint32_t k = 0; k < l; ++k) cond -= w(m[k]);
+    first.push_back(c.step(fmt::format("first written lane {}", l), cond));
+  }
+  struct Pair {
+    uint32_t l0, l1;
+    WireId is;
+  };
+  std::vector<Pair> pairs;  // at most two lanes apart (machine::encodeWrite)
+  for (auto [l0, l1] : {std::pair{0u, 1u}, {0u, 2u}, {1u, 2u}, {1u, 3u}, {2u, 3u}}) {
+    Expr cond = w(m[l0]) + w(m[l1]) - 2;
+    for (uint32_t k = 0; k < l1; ++k)
+      if (k != l0) cond -= w(m[k]);
+    pairs.push_back({l0, l1, c.step(fmt::format("first two written lanes {} {}", l0, l1), cond)});
+  }
+  auto pairIs = [&](uint32_t l0, uint32_t l1) {
+    for (const Pair& p : pairs)
+      if (p.l0 == l0 && p.l1 == l1) return w(p.is);
+    throw CompileError("buildWriteForm: no such pair");
+  };
+
+  // ---- AFFINE: x, y, the differences, the stride, base, the later lanes' checks ----
+  std::vector<Expr> x(64), y(64);
+  for (uint32_t i = 0; i < 64; ++i) {
+    Expr xs, ys;
+    for (uint32_t l = 0; l < kLanes; ++l) xs += w(c.gate(fmt::format("x[{}] from l{}", i, l), first[l], v[l][i]));
+    for (const Pair& p : pairs) ys += w(c.gate(fmt::format("y[{}] from l{}", i, p.l1), p.is, v[p.l1][i]));
+    x[i] = w(c.sum(fmt::format("x[{}]", i), xs));
+    y[i] = w(c.sum(fmt::format("y[{}]", i), ys));
+  }
+  auto minus = [&](const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    std::vector<Expr> nb;
+    for (const Expr& e : b) nb.push_back(1 - e);
+    return forms(addBuses(c, name, a, nb, 1));
+  };
+  const std::vector<Expr> diff = minus("y - x", y, x);
+  const std::vector<Expr> d2 = minus("l2 - x", v[2], x), d3 = minus("l3 - x", v[3], x);
+  // The stride: the difference (first two lanes adjacent) or its half (two apart).
+  std::vector<Expr> stride(64), twice(64);
+  for (uint32_t i = 0; i < 64; ++i) {
+    Expr s;
+    for (const Pair& p : pairs) {
+      const bool half = p.l1 - p.l0 == 2;
+      if (half && i == 63) continue;  // the half's top bit: bit 64 of the difference, 0
+      s += w(c.gate(fmt::format("stride[{}] for {} {}", i, p.l0, p.l1), p.is, half ? diff[i + 1] : diff[i]));
+    }
+    stride[i] = w(c.sum(fmt::format("stride[{}]", i), s));
+  }
+  for (uint32_t i = 0; i < 64; ++i) twice[i] = i == 0 ? Expr(0) : stride[i - 1];
+  const std::vector<Expr> thrice = forms(addBuses(c, "3 stride", stride, twice, 0));
+  // base = x - l0 stride: l0 is the first written lane (1 or 2 where a pair exists).
+  std::vector<Expr> offset(64);
+  for (uint32_t i = 0; i < 64; ++i)
+    offset[i] = w(c.sum(fmt::format("l0 stride[{}]", i),
+                        w(c.gate(fmt::format("l0 stride[{}] l0=1", i), first[1], stride[i])) +
+                            (i == 0 ? Expr(0) : w(c.gate(fmt::format("l0 stride[{}] l0=2", i), first[2], stride[i - 1])))));
+  const std::vector<Expr> base = minus("base", x, offset);
+  // The written lanes beyond the pair: lane 2 after lanes 0, 1 (2 strides from x); lane 3
+  // after 0, 1 or 0, 2 (3 strides) or 1, 2 (2 strides). The half needs an even difference.
+  const Expr eq2 = equalBelowWidth(c, "l2 - x == 2 stride", d2, twice, W);
+  const Expr eq3x3 = equalBelowWidth(c, "l3 - x == 3 stride", d3, thrice, W);
+  const Expr eq3x2 = equalBelowWidth(c, "l3 - x == 2 stride", d3, twice, W);
+  const Expr bad = w(c.step("lane 2 off the line", pairIs(0, 1) + w(m[2]) - eq2 - 2)) +
+                   w(c.step("lane 3 off the line (3 strides)", pairIs(0, 1) + pairIs(0, 2) + w(m[3]) - eq3x3 - 2)) +
+                   w(c.step("lane 3 off the line (2 strides)", pairIs(1, 2) + w(m[3]) - eq3x2 - 2)) +
+                   w(c.step("odd difference two lanes apart", pairIs(0, 2) + pairIs(1, 3) + diff[0] - 2));
+  Expr anyPair;
+  for (const Pair& p : pairs) anyPair += w(p.is);
+  const WireId affine = c.step("affine", anyPair - bad - 1);
+
+  // ---- costs, the pairwise compares and the choice (ties to the earlier form) ----
+  const ChunkCounts xc = chunkCounts(c, "x", x, W), bc = chunkCounts(c, "base", base, W), sc = chunkCounts(c, "stride", stride, W);
+  out.baseChunks = bc.chunks;
+  out.strideChunks = sc.chunks;
+  Expr lanesCost(1), highCost(1);
+  {
+    Expr lc, hc;
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      lc += w(c.gate(fmt::format("l{} written: chunks", l), m[l], out.chunks[l]));
+      hc += w(c.gate(fmt::format("l{} written: high chunks", l), m[l], out.highChunks[l]));
+    }
+    lanesCost += w(c.sum("LANES chunks", lc));
+    highCost += w(c.sum("LANES-HIGH chunks", hc));
+  }
+  const Expr cost[kForms] = {xc.chunks, Expr(1), 1 + bc.chunks + sc.chunks, highCost, lanesCost};
+  const Expr valid[kForms] = {w(uniform), w(allSmall), w(affine), w(allLow), Expr(1)};
+  static const char* kNames[kForms] = {"uniform", "PACK4", "AFFINE", "LANES-HIGH", "LANES"};
+  constexpr int64_t M = 32;  // beyond any cost difference (costs 1..17)
+  for (uint32_t f = 0; f < kForms; ++f) {
+    Expr wins = M * (valid[f] - 1) - int64_t{kForms - 1};
+    for (uint32_t g = 0; g < kForms; ++g) {
+      if (g == f) continue;
+      // f beats g: g is not valid, or f costs less (than an earlier g) or no more (than a later g).
+      wins += w(c.step(fmt::format("{} beats {}", kNames[f], kNames[g]),
+                       cost[g] - cost[f] - (g < f ? 1 : 0) + M * (1 - valid[g])));
+    }
+    out.form.push_back(c.step(fmt::format("form {}", kNames[f]), wins));
+  }
+  Expr tokens;
+  for (uint32_t f = 0; f < kForms; ++f) tokens += w(c.gate(fmt::format("tokens if {}", kNames[f]), out.form[f], cost[f]));
+  out.tokens = c.sum("tokens", tokens);
+  for (uint32_t i = 0; i < 64; ++i) {
+    out.base.push_back(c.sum(fmt::format("base[{}]", i), base[i]));
+    out.stride.push_back(c.sum(fmt::format("stride out[{}]", i), stride[i]));
+  }
+  return out;
+}
+
+Unit writeFormUnit() {
+  Unit u{Circuit("write_form"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  WriteFormInputs in;
+  for (uint32_t l = 0; l < kLanes; ++l) in.value.push_back(c.inputBus(fmt::format("l{} value", l), 64));
+  in.lanes = c.inputBus("lanes written", kLanes);
+  in.width = c.inputBus("width", 4);
+  const WriteFormWires wf = buildWriteForm(c, in);
+  c.outputBus("form", wf.form);
+  c.output("tokens", wf.tokens);
+  // AFFINE's base and stride as its tokens spell them: cut to the width, 0 for another form.
+  Bus base, stride;
+  for (uint32_t i = 0; i < 64; ++i) {
+    Expr fits(0);
+    for (uint32_t t = 0; t < 4; ++t)
+      if (i < (8u << t)) fits += w(in.width[t]);
+    const Expr cond = w(wf.form[kAffine]) + fits - 2;
+    base.push_back(c.step(fmt::format("AFFINE base[{}]", i), cond, w(wf.base[i])));
+    stride.push_back(c.step(fmt::format("AFFINE stride[{}]", i), cond, w(wf.stride[i])));
+  }
+  c.outputBus("base", base);
+  c.outputBus("stride", stride);
+  LaneBuses lb;
+  lb.operands = in.value;
+  lb.results = {wf.form, {wf.tokens}, base, stride};
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> writeFormInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes) {
+  std::vector<int64_t> in;
+  for (uint64_t v : values)
+    for (uint32_t i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((v >> i) & 1));
+  for (uint32_t l = 0; l < kLanes; ++l) in.push_back((lanes >> l) & 1);
+  for (uint32_t t = 0; t < 4; ++t) in.push_back(bytes == (1u << t) ? 1 : 0);
+  return in;
+}
+
+}  // namespace qgpu::compiler
