@@ -194,6 +194,14 @@ std::vector<int64_t> writeFormSample(std::mt19937_64& rng, int index) {
   return writeFormInputs(v, 1 + static_cast<uint32_t>(rng() % 15), bytes);
 }
 
+// write_token's positions: write_form's, and an index k in 0..16 (as its thermometer bits).
+std::vector<int64_t> writeTokenSample(std::mt19937_64& rng, int index) {
+  std::vector<int64_t> in = writeFormSample(rng, index);
+  const uint32_t k = static_cast<uint32_t>(rng() % 17);
+  for (uint32_t i = 1; i <= 16; ++i) in.push_back(k >= i ? 1 : 0);
+  return in;
+}
+
 // operands' positions: front's, with a prompt whose 20 code words read only the 20 ROM
 // constants it holds (values of one to four chunks, AT 1 among them), as a lowering's do.
 std::vector<int64_t> operandsSample(std::mt19937_64& rng, int index) {
@@ -282,6 +290,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return aluUnit(); }, false, operandsSample},
       {"write_form", "write-form decision: the cheapest form of a register write (machine::encodeWrite), its token count, AFFINE's base and stride",
        [] { return writeFormUnit(); }, false, writeFormSample},
+      {"write_token", "write-form decision and spelling: the write's token at index k of its step (the id, whether it is the last)",
+       [] { return writeTokenUnit(); }, false, writeTokenSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

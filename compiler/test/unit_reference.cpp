@@ -600,6 +600,35 @@ UnitCase writeFormCase() {
   return uc;
 }
 
+UnitCase writeTokenCase() {
+  UnitCase uc{"write_token", [] { return writeTokenUnit(); }, [](const Unit& u, std::mt19937_64& rng, int index) {
+                const WriteCase wc = randomWrite(rng, index);
+                const std::vector<uint32_t> t = machine::encodeWrite(wc.values, wc.lanes, wc.bytes);
+                const uint32_t k = static_cast<uint32_t>(rng() % t.size());
+                UnitSample s;
+                s.inputs = writeTokenInputs(wc.values, wc.lanes, wc.bytes, k);
+                // kind, payload, lanes of t[k] (writeTokenId's inverse), then whether it is the last.
+                const uint32_t id = t[k];
+                uint32_t kind = 0, payload = 0, lanes = 0;
+                if (id < machine::kChunkLast) kind = 0, payload = id - machine::kChunkMore;
+                else if (id < machine::kPack4) kind = 1, payload = id - machine::kChunkLast;
+                else if (id < machine::kTop) kind = 2, payload = id - machine::kPack4;
+                else if (id == machine::ctl(machine::Ctl::Affine)) kind = 3;
+                else if (id >= machine::ctl(machine::Ctl::LanesHigh)) kind = 5, lanes = id - machine::ctl(machine::Ctl::LanesHigh);
+                else kind = 4, lanes = id - machine::ctl(machine::Ctl::Lanes);
+                for (uint32_t j = 0; j < kWriteTokenKinds; ++j) s.expected.push_back(j == kind ? 1 : 0);
+                pushBits(s.expected, payload, 16);
+                pushBits(s.expected, lanes, 2);
+                s.expected.push_back(k + 1 == t.size() ? 1 : 0);
+                s.describe = fmt::format("values {:#x} {:#x} {:#x} {:#x}, lanes {:#x}, {} bytes, token {}: {}", wc.values[0],
+                                         wc.values[1], wc.values[2], wc.values[3], wc.lanes, wc.bytes, k, machine::tokenName(t[k]));
+                (void)u;
+                return s;
+              }};
+  uc.bigBatch = 100000;
+  return uc;
+}
+
 std::vector<UnitCase> unitCases() {
   return {
       binaryCase("add32", [] { return integerAddUnit(32, 4, false); }, machine::MOp::Add, 32),
@@ -622,6 +651,7 @@ std::vector<UnitCase> unitCases() {
       mul24Case(true),
       unpackCase(),
       writeFormCase(),
+      writeTokenCase(),
   };
 }
 

@@ -52,5 +52,41 @@ TEST(WriteForm, TheIrChoosesEveryCorpusWritesForm) {
   std::cout << "[ write form ] " << writes << " register writes: " << counts << "\n";
 }
 
+// The id write_token's outputs spell: exactly one kind, then its payload and lane count
+// (0 where the kind has none). 0 when the outputs are not a token.
+uint32_t spelledId(const std::vector<int64_t>& got) {
+  uint32_t kind = kWriteTokenKinds, kinds = 0, payload = 0, lanes = 0;
+  for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
+    if (got.at(j)) kind = j, ++kinds;
+  for (uint32_t b = 0; b < 16; ++b) payload |= static_cast<uint32_t>(got.at(6 + b) != 0) << b;
+  for (uint32_t b = 0; b < 2; ++b) lanes |= static_cast<uint32_t>(got.at(22 + b) != 0) << b;
+  if (kinds != 1 || (kind >= 3 && payload != 0) || (kind < 4 && lanes != 0)) return 0;
+  return writeTokenId(kind, payload, lanes);
+}
+
+// Every token of every corpus register write, spelled at its index from the decision.
+TEST(WriteForm, TheIrSpellsEveryCorpusWritesTokens) {
+  Unit u = writeTokenUnit();
+  size_t tokens = 0;
+  for (const CorpusRun& r : corpusRuns())
+    for (const machine::RegisterWrite& wr : r.writes) {
+      if (wr.atomic || wr.lanes == 0) continue;
+      std::array<uint64_t, 4> v{};
+      for (uint32_t l = 0; l < 4; ++l) v[l] = wr.values[l] & machine::widthMask(wr.bytes);
+      const std::vector<uint32_t> t = machine::encodeWrite(v, wr.lanes, wr.bytes);
+      for (uint32_t k = 0; k < t.size(); ++k) {
+        const std::vector<int64_t> got = evaluateOutputs(u.circuit, writeTokenInputs(v, wr.lanes, wr.bytes, k));
+        const uint32_t id = spelledId(got);
+        ASSERT_EQ(id, t[k]) << r.name << " write ending at token " << wr.lastToken << ", its token " << k << ": want "
+                            << machine::tokenName(t[k]) << ", got " << machine::tokenName(id);
+        ASSERT_EQ(got[24], k + 1 == t.size() ? 1 : 0) << r.name << " write ending at token " << wr.lastToken << ": last";
+        ++tokens;
+      }
+    }
+  EXPECT_GT(tokens, 300000u);
+  RecordProperty("tokens", static_cast<int>(tokens));
+  std::cout << "[ write tokens ] " << tokens << " tokens of the corpus's register writes\n";
+}
+
 }  // namespace
 }  // namespace qgpu::compiler

@@ -19,6 +19,7 @@
 #include <array>
 
 #include "qgpu/compiler/error.h"
+#include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -150,7 +151,8 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
     Expr xs, ys;
     for (uint32_t l = 0; l < kLanes; ++l) xs += w(c.gate(fmt::format("x[{}] from l{}", i, l), first[l], v[l][i]));
     for (const Pair& p : pairs) ys += w(c.gate(fmt::format("y[{}] from l{}", i, p.l1), p.is, v[p.l1][i]));
-    x[i] = w(c.sum(fmt::format("x[{}]", i), xs));
+    out.first.push_back(c.sum(fmt::format("x[{}]", i), xs));
+    x[i] = w(out.first.back());
     y[i] = w(c.sum(fmt::format("y[{}]", i), ys));
   }
   auto minus = [&](const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b) {
@@ -195,14 +197,17 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
 
   // ---- costs, the pairwise compares and the choice (ties to the earlier form) ----
   const ChunkCounts xc = chunkCounts(c, "x", x, W), bc = chunkCounts(c, "base", base, W), sc = chunkCounts(c, "stride", stride, W);
+  out.uniformChunks = xc.chunks;
   out.baseChunks = bc.chunks;
   out.strideChunks = sc.chunks;
   Expr lanesCost(1), highCost(1);
   {
     Expr lc, hc;
     for (uint32_t l = 0; l < kLanes; ++l) {
-      lc += w(c.gate(fmt::format("l{} written: chunks", l), m[l], out.chunks[l]));
-      hc += w(c.gate(fmt::format("l{} written: high chunks", l), m[l], out.highChunks[l]));
+      out.writtenChunks.push_back(c.gate(fmt::format("l{} written: chunks", l), m[l], out.chunks[l]));
+      out.writtenHighChunks.push_back(c.gate(fmt::format("l{} written: high chunks", l), m[l], out.highChunks[l]));
+      lc += w(out.writtenChunks.back());
+      hc += w(out.writtenHighChunks.back());
     }
     lanesCost += w(c.sum("LANES chunks", lc));
     highCost += w(c.sum("LANES-HIGH chunks", hc));
@@ -229,6 +234,130 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
     out.stride.push_back(c.sum(fmt::format("stride out[{}]", i), stride[i]));
   }
   return out;
+}
+
+WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k) {
+  using machine::Ctl;
+  if (k.size() != 16) throw CompileError("buildWriteToken: k needs its 16 thermometer bits");
+  const Bus& m = in.lanes;
+  Expr kv;
+  for (WireId b : k) kv += w(b);
+  Expr n;  // lanes written
+  for (WireId b : m) n += w(b);
+  constexpr int64_t M = 64;  // beyond k and any index: a closed form or an invalid source never hits
+  // A token source at index `idx` of form `f` (valid: a form whose value is a bit): [k == idx]
+  // as the difference of two thresholds [k >= idx] - [k >= idx + 1], both closed unless f and valid.
+  auto hitAt = [&](const std::string& name, WireId f, const Expr& idx, const Expr& valid) {
+    const Expr off = M * (w(f) - 1) - M * (1 - valid);
+    return w(c.step(name + " k >= idx", kv - idx + off)) - w(c.step(name + " k > idx", kv - idx - 1 + off));
+  };
+  Expr payload[16], more, lastChunk, lanesBit[2];
+  // A value's chunks from index `start`: chunk j is valid below `count` and the last at count - 1.
+  // The width's bits of bit i: the lanes' values come cut, AFFINE's base and stride are
+  // differences modulo 2^64 and are cut here.
+  auto fits = [&](uint32_t i) {
+    Expr e(0);
+    for (uint32_t t = 0; t < 4; ++t)
+      if (i < (8u << t)) e += w(in.width[t]);
+    return e;
+  };
+  auto chunks = [&](const std::string& name, WireId f, const std::vector<Expr>& value, const Expr& start, const Expr& count,
+                    bool cut = false) {
+    for (uint32_t j = 0; j < 4; ++j) {
+      const std::string nj = fmt::format("{} chunk {}", name, j);
+      const WireId valid = c.step(nj + " exists", count - int64_t{j} - 1);
+      const WireId notLast = c.step(nj + " is not the last", count - int64_t{j} - 2);
+      const Expr hit = hitAt(nj, f, start + int64_t{j}, w(valid));
+      for (uint32_t b = 0; b < 16 && 16 * j + b < value.size(); ++b)
+        payload[b] += w(c.step(fmt::format("{} bit {}", nj, b),
+                               cut ? value[16 * j + b] + hit + fits(16 * j + b) - 3 : value[16 * j + b] + hit - 2));
+      more += w(c.step(nj + " more", hit + w(notLast) - 2));
+      lastChunk += w(c.step(nj + " last", hit + w(valid) - w(notLast) - 2));
+    }
+  };
+  auto valueOf = [](const Bus& b, uint32_t from) {
+    std::vector<Expr> out;
+    for (uint32_t i = from; i < b.size(); ++i) out.push_back(w(b[i]));
+    return out;
+  };
+  // uniform: the first written lane's value from index 0.
+  chunks("uniform", wf.form[kUniform], valueOf(wf.first, 0), Expr(0), wf.uniformChunks);
+  // PACK4: one token, lane l's nibble where written.
+  const Expr pack = hitAt("PACK4", wf.form[kPack4], Expr(0), Expr(1));
+  Expr prefixes[2];  // LANES-HIGH, LANES
+  for (uint32_t l = 0; l < kLanes; ++l)
+    for (uint32_t b = 0; b < 4; ++b)
+      payload[4 * l + b] += w(c.step(fmt::format("PACK4 l{} bit {}", l, b), w(in.value[l][b]) + w(m[l]) + pack - 3));
+  // AFFINE: the prefix, base from 1, stride after it.
+  const Expr affine = hitAt("AFFINE", wf.form[kAffine], Expr(0), Expr(1));
+  chunks("AFFINE base", wf.form[kAffine], valueOf(wf.base, 0), Expr(1), wf.baseChunks, true);
+  chunks("AFFINE stride", wf.form[kAffine], valueOf(wf.stride, 0), 1 + wf.baseChunks, wf.strideChunks, true);
+  // LANES-HIGH n and LANES n: the prefix (its id names n), then each written lane's chunks.
+  for (const bool high : {true, false}) {
+    const WireId f = wf.form[high ? kLanesHigh : kLanesForm];
+    const std::string name = high ? "LANES-HIGH" : "LANES";
+    const Expr prefix = hitAt(name, f, Expr(0), Expr(1));
+    prefixes[high ? 0 : 1] = prefix;
+    // n - 1 in two bits from the thresholds [prefix and n >= j]: bit 0 = t2 - t3 + t4, bit 1 = t3.
+    Expr t[5];
+    for (int64_t j = 2; j <= 4; ++j) t[j] = w(c.step(fmt::format("{} names {}+ lanes", name, j), 8 * (prefix - 1) + n - j));
+    lanesBit[0] += t[2] - t[3] + t[4];
+    lanesBit[1] += t[3];
+    Expr start(1);
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      const WireId count = high ? wf.writtenHighChunks[l] : wf.writtenChunks[l];
+      chunks(fmt::format("{} l{}", name, l), f, valueOf(in.value[l], high ? 16 : 0), start, w(count));
+      start += w(count);
+    }
+  }
+  WriteTokenWires out;
+  const Expr kinds[kWriteTokenKinds] = {more, lastChunk, pack, affine, prefixes[1], prefixes[0]};
+  static const char* kKindNames[kWriteTokenKinds] = {"CHUNK-MORE", "CHUNK-LAST", "PACK4", "AFFINE", "LANES", "LANES-HIGH"};
+  for (uint32_t j = 0; j < kWriteTokenKinds; ++j) out.kind.push_back(c.exclusiveOr(fmt::format("token is {}", kKindNames[j]), kinds[j]));
+  for (uint32_t b = 0; b < 16; ++b) out.payload.push_back(c.exclusiveOr(fmt::format("token payload[{}]", b), payload[b]));
+  for (uint32_t b = 0; b < 2; ++b) out.lanes.push_back(c.exclusiveOr(fmt::format("token lanes[{}]", b), lanesBit[b]));
+  out.last = c.sum("last token of the write",
+                   w(c.step("k >= tokens - 1", kv - w(wf.tokens) + 1)) - w(c.step("k >= tokens", kv - w(wf.tokens))));
+  return out;
+}
+
+uint32_t writeTokenId(uint32_t kind, uint32_t payload, uint32_t lanes) {
+  using machine::Ctl;
+  switch (kind) {
+    case 0: return machine::kChunkMore + payload;
+    case 1: return machine::kChunkLast + payload;
+    case 2: return machine::kPack4 + payload;
+    case 3: return machine::ctl(Ctl::Affine);
+    case 4: return machine::ctl(Ctl::Lanes, lanes);
+    default: return machine::ctl(Ctl::LanesHigh, lanes);
+  }
+}
+
+Unit writeTokenUnit() {
+  Unit u{Circuit("write_token"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  WriteFormInputs in;
+  for (uint32_t l = 0; l < kLanes; ++l) in.value.push_back(c.inputBus(fmt::format("l{} value", l), 64));
+  in.lanes = c.inputBus("lanes written", kLanes);
+  in.width = c.inputBus("width", 4);
+  const Bus k = c.inputBus("k >=", 16);
+  const WriteFormWires wf = buildWriteForm(c, in);
+  const WriteTokenWires t = buildWriteToken(c, in, wf, k);
+  c.outputBus("kind", t.kind);
+  c.outputBus("payload", t.payload);
+  c.outputBus("lanes", t.lanes);
+  c.output("last", t.last);
+  LaneBuses lb;
+  lb.operands = in.value;
+  lb.results = {t.kind, t.payload, t.lanes, {t.last}};
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+std::vector<int64_t> writeTokenInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes, uint32_t k) {
+  std::vector<int64_t> in = writeFormInputs(values, lanes, bytes);
+  for (uint32_t i = 1; i <= 16; ++i) in.push_back(k >= i ? 1 : 0);
+  return in;
 }
 
 Unit writeFormUnit() {

@@ -25,9 +25,26 @@ struct WriteFormWires {
   Bus base, stride;         // AFFINE's (64 bits; bits at and above the width are not cut)
   std::vector<Expr> chunks;      // per lane: chunk tokens of its value (1..4; linear forms)
   std::vector<Expr> highChunks;  // per lane: chunk tokens of its value >> 16 (LANES-HIGH)
-  Expr baseChunks, strideChunks;
+  std::vector<WireId> writtenChunks, writtenHighChunks;  // per lane: the same, 0 where not written
+  Bus first;                     // the first written lane's value (the uniform form's)
+  Expr uniformChunks, baseChunks, strideChunks;
 };
 WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in);
+
+/// The spelling: the write's token at index k of the step (k thermometer bits [k >= 1..16],
+/// as a counter gives them) as the token head reads it — its class (one-hot: CHUNK-MORE,
+/// CHUNK-LAST, PACK4, AFFINE, LANES n, LANES-HIGH n), its 16-bit payload (a chunk, PACK4's
+/// nibbles) and n - 1 for the LANES prefixes (2 bits) — and whether it is the write's last.
+struct WriteTokenWires {
+  Bus kind;     // 6, in the order above: exclusive-or channels
+  Bus payload;  // 16
+  Bus lanes;    // 2: n - 1 of LANES n / LANES-HIGH n (0 for any other class)
+  WireId last = 0;
+};
+constexpr uint32_t kWriteTokenKinds = 6;
+/// The token id a spelled token stands for (the token head's target): kind, payload, lanes.
+uint32_t writeTokenId(uint32_t kind, uint32_t payload, uint32_t lanes);
+WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k);
 
 /// The decision alone. Inputs: each lane's value (4 × 64 bits, cut to the width), the lanes
 /// written (4, not all 0), the width one-hot (4). Outputs: the form one-hot (5), the token
@@ -36,5 +53,10 @@ Unit writeFormUnit();
 constexpr uint32_t kWriteFormOutputs = 5 + 1 + 64 + 64;
 /// writeFormUnit's inputs.
 std::vector<int64_t> writeFormInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes);
+
+/// The decision and the spelling. Inputs: writeFormUnit's, then k's thermometer bits (16).
+/// Outputs: the token's kind (6), payload (16), lanes (2), and whether it is the write's last.
+Unit writeTokenUnit();
+std::vector<int64_t> writeTokenInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes, uint32_t k);
 
 }  // namespace qgpu::compiler
