@@ -4,10 +4,11 @@
 //     small (bits 4..63 zero) and low-zero (bits 0..15) tests, 8-bit piece compares of every
 //     pair of lanes (uniform); from the lanes: the first active lane and the pair of the
 //     first two (AFFINE's cases: at most two lanes apart, docs/machine.md §3.3)
-//   AFFINE: x = the first active lane's value, y = the second's (one level of gates), their
-//     difference, the lanes beyond the pair minus x; the stride (the difference or its
-//     half); 2·stride (a shift) and 3·stride; base = x − l0·stride; each later lane's
-//     difference against its multiple of the stride, piece by piece below the width
+//   AFFINE: the differences of lanes 1-0, 2-0, 2-1, 3-1, 3-2 (adders straight from the
+//     values, in parallel); the stride (the pair's difference or its half); base = x -
+//     l0·stride (x: the first written lane's value); each later written lane's difference
+//     to the lane before it (or two before) against the stride (or twice it), piece by
+//     piece, the pieces above the width folded into the same threshold
 //   the five forms' costs (linear in the chunk counts), pairwise compares, the choice
 //
 // Values come cut to the width (the units cut their results), so "bits 4..63 zero" is
@@ -58,27 +59,6 @@ ChunkCounts chunkCounts(Circuit& c, const std::string& name, const std::vector<E
   const Expr e4 = equal(15, 31, width[2]);
   const Expr e15 = equal(15, 63, width[3]), e31 = equal(31, 63, width[3]), e47 = equal(47, 63, width[3]);
   return {1 + w(width[2]) - e4 + 3 * w(width[3]) - e15 - e31 - e47, 1 + 2 * w(width[3]) - e31 - e47};
-}
-
-// [a == b] below the width, a and b 64 forms whose values are bits: per 8-bit piece the
-// difference's sign both ways, then per width one threshold over its pieces (the widths'
-// exclusive terms summed: a form whose value is a bit).
-Expr equalBelowWidth(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
-                     const Bus& width) {
-  std::vector<Expr> piece;
-  for (uint32_t p = 0; p < 8; ++p) {
-    Expr d;
-    for (uint32_t j = 0; j < 8; ++j) d += (int64_t{1} << j) * (a[8 * p + j] - b[8 * p + j]);
-    piece.push_back(w(c.step(fmt::format("{} piece {} >=", name, p), d)) + w(c.step(fmt::format("{} piece {} <=", name, p), -d)));
-  }
-  Expr eq;
-  for (uint32_t t = 0; t < 4; ++t) {
-    const uint32_t pieces = 1u << t;
-    Expr all = 32 * (w(width[t]) - 1) - 2 * int64_t{pieces};
-    for (uint32_t p = 0; p < pieces; ++p) all += piece[p];
-    eq += w(c.step(fmt::format("{} width {}", name, t), all));
-  }
-  return eq;
 }
 
 }  // namespace
@@ -145,36 +125,42 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
     throw CompileError("buildWriteForm: no such pair");
   };
 
-  // ---- AFFINE: x, y, the differences, the stride, base, the later lanes' checks ----
-  std::vector<Expr> x(64), y(64);
+  // ---- AFFINE: the lanes' differences, the stride, base, the later lanes' checks ----
+  // Every difference a pair or a check needs comes straight from the values (adders in
+  // parallel, not after a mux): the stride is v1 - v0, v2 - v1 or v3 - v2 (adjacent lanes)
+  // or half of v2 - v0 or v3 - v1 (two apart), and a later written lane is on the line when
+  // its difference to the lane before it (or two before, across an unwritten lane) is the
+  // stride (or twice it), which needs no 3 x stride.
+  std::vector<Expr> x(64);
   for (uint32_t i = 0; i < 64; ++i) {
-    Expr xs, ys;
+    Expr xs;
     for (uint32_t l = 0; l < kLanes; ++l) xs += w(c.gate(fmt::format("x[{}] from l{}", i, l), first[l], v[l][i]));
-    for (const Pair& p : pairs) ys += w(c.gate(fmt::format("y[{}] from l{}", i, p.l1), p.is, v[p.l1][i]));
     out.first.push_back(c.sum(fmt::format("x[{}]", i), xs));
     x[i] = w(out.first.back());
-    y[i] = w(c.sum(fmt::format("y[{}]", i), ys));
   }
   auto minus = [&](const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b) {
     std::vector<Expr> nb;
     for (const Expr& e : b) nb.push_back(1 - e);
     return forms(addBuses(c, name, a, nb, 1));
   };
-  const std::vector<Expr> diff = minus("y - x", y, x);
-  const std::vector<Expr> d2 = minus("l2 - x", v[2], x), d3 = minus("l3 - x", v[3], x);
-  // The stride: the difference (first two lanes adjacent) or its half (two apart).
+  const std::vector<Expr> e10 = minus("l1 - l0", v[1], v[0]), e20 = minus("l2 - l0", v[2], v[0]),
+                          e21 = minus("l2 - l1", v[2], v[1]), e31 = minus("l3 - l1", v[3], v[1]),
+                          e32 = minus("l3 - l2", v[3], v[2]);
+  auto pairDiff = [&](uint32_t l0, uint32_t l1) -> const std::vector<Expr>& {
+    return l0 == 0 ? (l1 == 1 ? e10 : e20) : l0 == 1 ? (l1 == 2 ? e21 : e31) : e32;
+  };
   std::vector<Expr> stride(64), twice(64);
   for (uint32_t i = 0; i < 64; ++i) {
     Expr s;
     for (const Pair& p : pairs) {
       const bool half = p.l1 - p.l0 == 2;
       if (half && i == 63) continue;  // the half's top bit: bit 64 of the difference, 0
-      s += w(c.gate(fmt::format("stride[{}] for {} {}", i, p.l0, p.l1), p.is, half ? diff[i + 1] : diff[i]));
+      const std::vector<Expr>& d = pairDiff(p.l0, p.l1);
+      s += w(c.gate(fmt::format("stride[{}] for {} {}", i, p.l0, p.l1), p.is, half ? d[i + 1] : d[i]));
     }
     stride[i] = w(c.sum(fmt::format("stride[{}]", i), s));
   }
   for (uint32_t i = 0; i < 64; ++i) twice[i] = i == 0 ? Expr(0) : stride[i - 1];
-  const std::vector<Expr> thrice = forms(addBuses(c, "3 stride", stride, twice, 0));
   // base = x - l0 stride: l0 is the first written lane (1 or 2 where a pair exists).
   std::vector<Expr> offset(64);
   for (uint32_t i = 0; i < 64; ++i)
@@ -182,15 +168,30 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
                         w(c.gate(fmt::format("l0 stride[{}] l0=1", i), first[1], stride[i])) +
                             (i == 0 ? Expr(0) : w(c.gate(fmt::format("l0 stride[{}] l0=2", i), first[2], stride[i - 1])))));
   const std::vector<Expr> base = minus("base", x, offset);
-  // The written lanes beyond the pair: lane 2 after lanes 0, 1 (2 strides from x); lane 3
-  // after 0, 1 or 0, 2 (3 strides) or 1, 2 (2 strides). The half needs an even difference.
-  const Expr eq2 = equalBelowWidth(c, "l2 - x == 2 stride", d2, twice, W);
-  const Expr eq3x3 = equalBelowWidth(c, "l3 - x == 3 stride", d3, thrice, W);
-  const Expr eq3x2 = equalBelowWidth(c, "l3 - x == 2 stride", d3, twice, W);
-  const Expr bad = w(c.step("lane 2 off the line", pairIs(0, 1) + w(m[2]) - eq2 - 2)) +
-                   w(c.step("lane 3 off the line (3 strides)", pairIs(0, 1) + pairIs(0, 2) + w(m[3]) - eq3x3 - 2)) +
-                   w(c.step("lane 3 off the line (2 strides)", pairIs(1, 2) + w(m[3]) - eq3x2 - 2)) +
-                   w(c.step("odd difference two lanes apart", pairIs(0, 2) + pairIs(1, 3) + diff[0] - 2));
+  // [the written lanes `when` (forms of bits, all 1) and d != t below the width], one
+  // threshold over 8-bit piece compares in which the pieces above the width always agree.
+  auto offLine = [&](const std::string& name, const std::vector<Expr>& when, const std::vector<Expr>& d,
+                     const std::vector<Expr>& t) {
+    Expr agree;
+    for (uint32_t p = 0; p < 8; ++p) {
+      Expr diffPiece, above(1);
+      for (uint32_t j = 0; j < 8; ++j) diffPiece += (int64_t{1} << j) * (d[8 * p + j] - t[8 * p + j]);
+      for (uint32_t tw = 0; tw < 4; ++tw)
+        if (p < (1u << tw)) above -= w(W[tw]);  // 1 where piece p lies at or above the width
+      agree += w(c.step(fmt::format("{} piece {} >=", name, p), diffPiece + 256 * above)) +
+               w(c.step(fmt::format("{} piece {} <=", name, p), -diffPiece + 256 * above));
+    }
+    Expr all = -static_cast<int64_t>(when.size());
+    for (const Expr& e : when) all += e;
+    return w(c.step(name, 16 * all + 15 - agree));
+  };
+  const Expr bad =
+      offLine("lane 2 off the line after 0, 1", {pairIs(0, 1), w(m[2])}, e21, stride) +
+      offLine("lane 3 off the line after 0, 1, 2", {pairIs(0, 1), w(m[2]), w(m[3])}, e32, stride) +
+      offLine("lane 3 off the line after 0, 1", {pairIs(0, 1), 1 - w(m[2]), w(m[3])}, e31, twice) +
+      offLine("lane 3 off the line after 0, 2 or 1, 2", {pairIs(0, 2) + pairIs(1, 2), w(m[3])}, e32, stride) +
+      w(c.step("odd difference, lanes 0 and 2", pairIs(0, 2) + e20[0] - 2)) +
+      w(c.step("odd difference, lanes 1 and 3", pairIs(1, 3) + e31[0] - 2));
   Expr anyPair;
   for (const Pair& p : pairs) anyPair += w(p.is);
   const WireId affine = c.step("affine", anyPair - bad - 1);
