@@ -112,20 +112,7 @@ TEST(Alu, CompiledThroughTheEngine) {
   RecordProperty("layers", cu.config.numLayers);
   RecordProperty("hidden", cu.config.hiddenSize);
   std::cout << "[ alu ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
-  model::Model sparse = load(cu, 1.0);
-  size_t tokens = 0, runs = 0;
-  for (const CorpusRun& r : corpusRuns()) {
-    if (r.prompt.size() + r.tokens.size() > 1500) continue;
-    StepStream ss = stepStream(r);
-    Evaluator ev(u.circuit);
-    for (Position& q : ss.stream.positions) q.expected = ev.stepOutputs(q.inputs);
-    ++runs;
-    const size_t checked = checkInPieces(cu, sparse, ss.stream.positions, 0);
-    ASSERT_EQ(checked, ss.stream.positions.size()) << r.name;
-    tokens += checked;
-  }
-  EXPECT_GE(runs, 4u);
-  RecordProperty("engine_positions", static_cast<int>(tokens));
+  engineEqualsTheIrOnLaunches(u, cu, [](const CorpusRun& r) { return stepStream(r).stream; });
 }
 
 }  // namespace

@@ -105,6 +105,26 @@ void engineEqualsTheIr(const Unit& u, const CompiledUnit& cu, StreamOf&& streamO
   testing::Test::RecordProperty("engine_tokens", static_cast<int>(tokens));
 }
 
+// The same on whole launches, prompt included, of up to `maxPositions` positions (the
+// joined front end's units, whose prompt holds the program; at least 4 runs).
+template <class StreamOf>
+void engineEqualsTheIrOnLaunches(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf, size_t maxPositions = 1500) {
+  model::Model sparse = load(cu, 1.0);
+  size_t positions = 0, runs = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.prompt.size() + r.tokens.size() > maxPositions) continue;
+    Stream s = streamOf(r);
+    Evaluator ev(u.circuit);
+    for (Position& q : s.positions) q.expected = ev.stepOutputs(q.inputs);
+    ++runs;
+    const size_t checked = checkInPieces(cu, sparse, s.positions, 0);
+    ASSERT_EQ(checked, s.positions.size()) << r.name;
+    positions += checked;
+  }
+  EXPECT_GE(runs, 4u);
+  testing::Test::RecordProperty("engine_positions", static_cast<int>(positions));
+}
+
 // A corpus run as register-file positions: GO, then every token. The write: the executor's
 // register write whose last token this is (its values, lanes and register); the warp: the
 // stream's after the token; the reads: at a step's first position (the position of the token

@@ -92,20 +92,7 @@ TEST(Operands, CompiledThroughTheEngine) {
   RecordProperty("hidden", cu.config.hiddenSize);
   std::cout << "[ operands ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << ", "
             << cu.config.numHeads << " query heads\n";
-  model::Model sparse = load(cu, 1.0);
-  size_t tokens = 0, runs = 0;
-  for (const CorpusRun& r : corpusRuns()) {
-    if (r.prompt.size() + r.tokens.size() > 1500) continue;
-    OperandStream os = operandStream(r);
-    Evaluator ev(u.circuit);
-    for (Position& q : os.stream.positions) q.expected = ev.stepOutputs(q.inputs);
-    ++runs;
-    const size_t checked = checkInPieces(cu, sparse, os.stream.positions, 0);
-    ASSERT_EQ(checked, os.stream.positions.size()) << r.name;
-    tokens += checked;
-  }
-  EXPECT_GE(runs, 4u);
-  RecordProperty("engine_positions", static_cast<int>(tokens));
+  engineEqualsTheIrOnLaunches(u, cu, [](const CorpusRun& r) { return stepStream(r).stream; });
 }
 
 }  // namespace

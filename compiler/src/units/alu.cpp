@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "qgpu/compiler/commit.h"
+
 namespace qgpu::compiler {
 namespace {
 
@@ -22,8 +24,6 @@ using machine::MCmp;
 using machine::MOp;
 
 constexpr uint32_t kWidthClasses = 4;  // 1, 2, 4, 8 bytes
-// A result bit's width class: the narrowest width that holds it.
-uint32_t widthClassOf(uint32_t bit) { return bit < 8 ? 0 : bit < 16 ? 1 : bit < 32 ? 2 : 3; }
 
 constexpr uint32_t kSignedCodes = 6;    // eq ne lt le gt ge: by the type's signedness
 constexpr uint32_t kUnsignedCodes = 4;  // lo ls hi hs: always unsigned
@@ -39,11 +39,9 @@ bool aluOp(MOp op) {
   }
 }
 
-// [the word's bits at `at` hold `value`], as forms that sum to the count of matching bits.
+// How many of the word's `bits` bits at `at` equal value's (bitsMatching on the field).
 Expr matches(const Bus& word, uint32_t at, uint32_t bits, uint32_t value) {
-  Expr e(0);
-  for (uint32_t j = 0; j < bits; ++j) e += (value >> j) & 1 ? w(word[at + j]) : 1 - w(word[at + j]);
-  return e;
+  return bitsMatching(Bus(word.begin() + at, word.begin() + at + bits), value);
 }
 
 AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& operands) {
@@ -148,7 +146,7 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     };
     std::vector<WireId> added;
     for (uint32_t i = 0; i < 64; ++i)
-      added.push_back(andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOf(i)]}));
+      added.push_back(andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOfBit(i)]}));
     for (WireId x : added) late(x);
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
@@ -194,7 +192,7 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     // result select: OR and MOV are [a + b >= 1], AND [a + b >= 2], XOR their difference ----
     Bus result;
     for (uint32_t i = 0; i < 64; ++i) {
-      const uint32_t k = widthClassOf(i);
+      const uint32_t k = widthClassOfBit(i);
       const Expr ai = w(a[i]), bi = w(b[i]), pi = w(p[0]);
       const std::string n = fmt::format("{} d[{}]", lane, i);
       Expr r = w(added[i]);

@@ -13,6 +13,12 @@ WireId bitXor(Circuit& c, const std::string& name, WireId a, WireId b) {
   return c.sum(name, w(a) + w(b) - 2 * w(both));
 }
 
+Expr bitsMatching(const Bus& bits, uint64_t value) {
+  Expr e(0);
+  for (size_t j = 0; j < bits.size(); ++j) e += (value >> j) & 1 ? w(bits[j]) : 1 - w(bits[j]);
+  return e;
+}
+
 WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L, std::optional<int64_t> lMax) {
   const int64_t M = std::max<int64_t>((lMax ? *lMax : c.rangeOf(L).hi) + 1, 1);  // one zero bit outweighs L
   Expr cond = L;

@@ -24,12 +24,7 @@ namespace qgpu::compiler {
 std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus& address) {
   std::vector<WireId> out;
   for (uint32_t j = 0; j < (1u << address.size()); ++j) {
-    Expr cond;
-    for (size_t b = 0; b < address.size(); ++b) {
-      if ((j >> b) & 1) cond += w(address[b]) - 1;
-      else cond -= w(address[b]);
-    }
-    out.push_back(c.step(fmt::format("{}=={}", name, j), cond));
+    out.push_back(c.step(fmt::format("{}=={}", name, j), bitsMatching(address, j) - static_cast<int64_t>(address.size())));
   }
   return out;
 }

@@ -29,12 +29,8 @@ Bus fieldOf(const Bus& word, uint32_t port) {
 // 512 <= field < 960, a ROM constant.
 Expr constantCondition(const Bus& field) { return 3 * w(field[9]) - w(field[8]) - w(field[7]) - w(field[6]) - 1; }
 
-// sum_j [field bit j == bit j of v] - 10 >= 0 exactly when field == v.
-Expr equalsCondition(const Bus& field, uint32_t v) {
-  Expr e(-static_cast<int64_t>(kFieldBits));
-  for (uint32_t j = 0; j < kFieldBits; ++j) e += (v >> j) & 1 ? w(field[j]) : 1 - w(field[j]);
-  return e;
-}
+// >= 0 exactly when field == v.
+Expr equalsCondition(const Bus& field, uint32_t v) { return bitsMatching(field, v) - int64_t{kFieldBits}; }
 
 }  // namespace
 

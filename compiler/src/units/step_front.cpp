@@ -143,9 +143,7 @@ FrontWires buildFront(Circuit& c) {
   for (uint32_t l = 0; l < 4; ++l) {
     Bus v;
     for (uint32_t b = 0; b < 64; ++b) {
-      Expr fits(0);
-      for (uint32_t j = widthClassOfBit(b); j < 4; ++j) fits += w(committed.width[j]);
-      v.push_back(andStep(c, fmt::format("l{} write[{}]", l, b), {w(pending.values[l][b]), fits}));
+      v.push_back(andStep(c, fmt::format("l{} write[{}]", l, b), {w(pending.values[l][b]), widthHoldsBit(committed.width, b)}));
     }
     rf.values.push_back(std::move(v));
   }

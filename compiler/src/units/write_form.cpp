@@ -19,6 +19,7 @@
 
 #include <array>
 
+#include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/machine/tokens.h"
 
@@ -61,6 +62,32 @@ ChunkCounts chunkCounts(Circuit& c, const std::string& name, const std::vector<E
   return {1 + w(width[2]) - e4 + 3 * w(width[3]) - e15 - e31 - e47, 1 + 2 * w(width[3]) - e31 - e47};
 }
 
+// [the lanes `when` (forms of bits) all 1 and a != b below the width], one threshold over
+// 8-bit piece compares in which the pieces at or above the width always agree.
+Expr differs(Circuit& c, const std::string& name, const std::vector<Expr>& when, const std::vector<Expr>& a,
+             const std::vector<Expr>& b, const Bus& width) {
+  Expr agree;
+  for (uint32_t p = 0; p < 8; ++p) {
+    Expr d;
+    for (uint32_t j = 0; j < 8; ++j) d += (int64_t{1} << j) * (a[8 * p + j] - b[8 * p + j]);
+    const Expr above = 1 - widthHoldsBit(width, 8 * p);
+    agree += w(c.step(fmt::format("{} piece {} >=", name, p), d + 256 * above)) +
+             w(c.step(fmt::format("{} piece {} <=", name, p), -d + 256 * above));
+  }
+  Expr all = -static_cast<int64_t>(when.size());
+  for (const Expr& e : when) all += e;
+  return w(c.step(name, 16 * all + 15 - agree));
+}
+
+// The unit inputs, in writeFormInputs' order: each lane's value, the lanes written, the width.
+WriteFormInputs declareWriteFormInputs(Circuit& c) {
+  WriteFormInputs in;
+  for (uint32_t l = 0; l < kLanes; ++l) in.value.push_back(c.inputBus(fmt::format("l{} value", l), 64));
+  in.lanes = c.inputBus("lanes written", kLanes);
+  in.width = c.inputBus("width", 4);
+  return in;
+}
+
 }  // namespace
 
 WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
@@ -86,19 +113,11 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
   const WireId allSmall = c.step("every written value below 16", -badSmall);
   const WireId allLow = c.step("every written low half zero, width >= 4", -badLow - (1 - w(W[2]) - w(W[3])));
 
-  // ---- uniform: every pair of written lanes equal ----
+  // ---- uniform: no pair of written lanes differs ----
   Expr badPairs;
   for (uint32_t l = 0; l < kLanes; ++l)
-    for (uint32_t k = l + 1; k < kLanes; ++k) {
-      Expr same;
-      for (uint32_t p = 0; p < 8; ++p) {
-        Expr d;
-        for (uint32_t j = 0; j < 8; ++j) d += (int64_t{1} << j) * (v[l][8 * p + j] - v[k][8 * p + j]);
-        same += w(c.step(fmt::format("l{} l{} piece {} >=", l, k, p), d)) + w(c.step(fmt::format("l{} l{} piece {} <=", l, k, p), -d));
-      }
-      const WireId eq = c.step(fmt::format("l{} == l{}", l, k), same - 16);
-      badPairs += w(c.step(fmt::format("l{} l{} written, differ", l, k), w(m[l]) + w(m[k]) - w(eq) - 2));
-    }
+    for (uint32_t k = l + 1; k < kLanes; ++k)
+      badPairs += differs(c, fmt::format("l{} l{} written, differ", l, k), {w(m[l]), w(m[k])}, v[l], v[k], W);
   const WireId uniform = c.step("every written lane equal", -badPairs);
 
   // ---- the lanes: the first written lane, and AFFINE's pair of the first two ----
@@ -168,28 +187,11 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
                         w(c.gate(fmt::format("l0 stride[{}] l0=1", i), first[1], stride[i])) +
                             (i == 0 ? Expr(0) : w(c.gate(fmt::format("l0 stride[{}] l0=2", i), first[2], stride[i - 1])))));
   const std::vector<Expr> base = minus("base", x, offset);
-  // [the written lanes `when` (forms of bits, all 1) and d != t below the width], one
-  // threshold over 8-bit piece compares in which the pieces above the width always agree.
-  auto offLine = [&](const std::string& name, const std::vector<Expr>& when, const std::vector<Expr>& d,
-                     const std::vector<Expr>& t) {
-    Expr agree;
-    for (uint32_t p = 0; p < 8; ++p) {
-      Expr diffPiece, above(1);
-      for (uint32_t j = 0; j < 8; ++j) diffPiece += (int64_t{1} << j) * (d[8 * p + j] - t[8 * p + j]);
-      for (uint32_t tw = 0; tw < 4; ++tw)
-        if (p < (1u << tw)) above -= w(W[tw]);  // 1 where piece p lies at or above the width
-      agree += w(c.step(fmt::format("{} piece {} >=", name, p), diffPiece + 256 * above)) +
-               w(c.step(fmt::format("{} piece {} <=", name, p), -diffPiece + 256 * above));
-    }
-    Expr all = -static_cast<int64_t>(when.size());
-    for (const Expr& e : when) all += e;
-    return w(c.step(name, 16 * all + 15 - agree));
-  };
   const Expr bad =
-      offLine("lane 2 off the line after 0, 1", {pairIs(0, 1), w(m[2])}, e21, stride) +
-      offLine("lane 3 off the line after 0, 1, 2", {pairIs(0, 1), w(m[2]), w(m[3])}, e32, stride) +
-      offLine("lane 3 off the line after 0, 1", {pairIs(0, 1), 1 - w(m[2]), w(m[3])}, e31, twice) +
-      offLine("lane 3 off the line after 0, 2 or 1, 2", {pairIs(0, 2) + pairIs(1, 2), w(m[3])}, e32, stride) +
+      differs(c, "lane 2 off the line after 0, 1", {pairIs(0, 1), w(m[2])}, e21, stride, W) +
+      differs(c, "lane 3 off the line after 0, 1, 2", {pairIs(0, 1), w(m[2]), w(m[3])}, e32, stride, W) +
+      differs(c, "lane 3 off the line after 0, 1", {pairIs(0, 1), 1 - w(m[2]), w(m[3])}, e31, twice, W) +
+      differs(c, "lane 3 off the line after 0, 2 or 1, 2", {pairIs(0, 2) + pairIs(1, 2), w(m[3])}, e32, stride, W) +
       w(c.step("odd difference, lanes 0 and 2", pairIs(0, 2) + e20[0] - 2)) +
       w(c.step("odd difference, lanes 1 and 3", pairIs(1, 3) + e31[0] - 2));
   Expr anyPair;
@@ -254,14 +256,8 @@ WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const Wri
   };
   Expr payload[16], more, lastChunk, lanesBit[2];
   // A value's chunks from index `start`: chunk j is valid below `count` and the last at count - 1.
-  // The width's bits of bit i: the lanes' values come cut, AFFINE's base and stride are
-  // differences modulo 2^64 and are cut here.
-  auto fits = [&](uint32_t i) {
-    Expr e(0);
-    for (uint32_t t = 0; t < 4; ++t)
-      if (i < (8u << t)) e += w(in.width[t]);
-    return e;
-  };
+  // The lanes' values come cut to the width; AFFINE's base and stride are differences
+  // modulo 2^64 and are cut here (widthHoldsBit).
   auto chunks = [&](const std::string& name, WireId f, const std::vector<Expr>& value, const Expr& start, const Expr& count,
                     bool cut = false) {
     for (uint32_t j = 0; j < 4; ++j) {
@@ -271,7 +267,7 @@ WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const Wri
       const Expr hit = hitAt(nj, f, start + int64_t{j}, w(valid));
       for (uint32_t b = 0; b < 16 && 16 * j + b < value.size(); ++b)
         payload[b] += w(c.step(fmt::format("{} bit {}", nj, b),
-                               cut ? value[16 * j + b] + hit + fits(16 * j + b) - 3 : value[16 * j + b] + hit - 2));
+                               cut ? value[16 * j + b] + hit + widthHoldsBit(in.width, 16 * j + b) - 3 : value[16 * j + b] + hit - 2));
       more += w(c.step(nj + " more", hit + w(notLast) - 2));
       lastChunk += w(c.step(nj + " last", hit + w(valid) - w(notLast) - 2));
     }
@@ -337,10 +333,7 @@ uint32_t writeTokenId(uint32_t kind, uint32_t payload, uint32_t lanes) {
 Unit writeTokenUnit() {
   Unit u{Circuit("write_token"), {}, {}, {}, {}};
   Circuit& c = u.circuit;
-  WriteFormInputs in;
-  for (uint32_t l = 0; l < kLanes; ++l) in.value.push_back(c.inputBus(fmt::format("l{} value", l), 64));
-  in.lanes = c.inputBus("lanes written", kLanes);
-  in.width = c.inputBus("width", 4);
+  const WriteFormInputs in = declareWriteFormInputs(c);
   const Bus k = c.inputBus("k >=", 16);
   const WriteFormWires wf = buildWriteForm(c, in);
   const WriteTokenWires t = buildWriteToken(c, in, wf, k);
@@ -364,20 +357,14 @@ std::vector<int64_t> writeTokenInputs(const std::array<uint64_t, 4>& values, uin
 Unit writeFormUnit() {
   Unit u{Circuit("write_form"), {}, {}, {}, {}};
   Circuit& c = u.circuit;
-  WriteFormInputs in;
-  for (uint32_t l = 0; l < kLanes; ++l) in.value.push_back(c.inputBus(fmt::format("l{} value", l), 64));
-  in.lanes = c.inputBus("lanes written", kLanes);
-  in.width = c.inputBus("width", 4);
+  const WriteFormInputs in = declareWriteFormInputs(c);
   const WriteFormWires wf = buildWriteForm(c, in);
   c.outputBus("form", wf.form);
   c.output("tokens", wf.tokens);
   // AFFINE's base and stride as its tokens spell them: cut to the width, 0 for another form.
   Bus base, stride;
   for (uint32_t i = 0; i < 64; ++i) {
-    Expr fits(0);
-    for (uint32_t t = 0; t < 4; ++t)
-      if (i < (8u << t)) fits += w(in.width[t]);
-    const Expr cond = w(wf.form[kAffine]) + fits - 2;
+    const Expr cond = w(wf.form[kAffine]) + widthHoldsBit(in.width, i) - 2;
     base.push_back(c.step(fmt::format("AFFINE base[{}]", i), cond, w(wf.base[i])));
     stride.push_back(c.step(fmt::format("AFFINE stride[{}]", i), cond, w(wf.stride[i])));
   }

@@ -33,6 +33,12 @@ void appendWriteFeatures(std::vector<int64_t>& in, uint32_t id);
 /// The width class of value bit b: 0..3 for the writes of 1, 2, 4, 8 bytes and wider that
 /// hold it.
 constexpr uint32_t widthClassOfBit(uint32_t b) { return b < 8 ? 0u : b < 16 ? 1u : b < 32 ? 2u : 3u; }
+/// [a width one-hot over 1, 2, 4, 8 bytes holds value bit b]: the sum of its bits that do.
+inline Expr widthHoldsBit(const Bus& width, uint32_t b) {
+  Expr e(0);
+  for (uint32_t t = widthClassOfBit(b); t < 4; ++t) e += w(width[t]);
+  return e;
+}
 
 /// The pending write at every position: commit, the lanes written, each lane's value.
 struct PendingWrite {

@@ -39,6 +39,10 @@ WireId bitXor(Circuit& c, const std::string& name, WireId a, WireId b);
 WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L = Expr(0),
                std::optional<int64_t> lMax = std::nullopt);
 
+/// How many of `bits` equal the bits of `value` (least significant first): a form that reaches
+/// bits.size() exactly where they hold value — the condition of an equality threshold.
+Expr bitsMatching(const Bus& bits, uint64_t value);
+
 /// [address == j] for every j < 2^bits, one step each, for a memory key: two of them sum to at
 /// most minus their Hamming distance, which is what makes them provably exclusive.
 std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus& address);
