@@ -189,8 +189,16 @@ class Decoder {
     if (dot == std::string::npos || dot == 0 || dot + 1 >= v.size() ||
         v.find_first_not_of("0123456789.") != std::string::npos || v.find('.', dot + 1) != std::string::npos)
       failAt(top, fmt::format("malformed .version '{}'", v));
-    const uint32_t major = static_cast<uint32_t>(std::stoul(v.substr(0, dot)));
-    const uint32_t minor = static_cast<uint32_t>(std::stoul(v.substr(dot + 1)));
+    // Digits only (checked above), but of any length: more than 2 is no version ptxas knows
+    // (std::stoul threw out_of_range on 20 digits, and a cast to 32 bits took 4294967297 for 1).
+    auto number = [&](size_t from, size_t to) -> uint32_t {
+      if (to - from > 2) failAt(top, fmt::format("unsupported .version {}; the newest is 9.0 (ptxas 13.0)", v));
+      uint32_t n = 0;
+      for (size_t i = from; i < to; ++i) n = 10 * n + static_cast<uint32_t>(v[i] - '0');
+      return n;
+    };
+    const uint32_t major = number(0, dot);
+    const uint32_t minor = number(dot + 1, v.size());
     // The released minors of each major (ptxas 13.0 rejects e.g. 7.9 and 5.1 too).
     static constexpr uint32_t kLastMinor[] = {4, 3, 2, 3, 0, 5, 8, 8, 0};  // majors 1..9
     if (major < 1 || major > 9 || minor > kLastMinor[major - 1])

@@ -231,6 +231,11 @@ TEST(GrammarForms, WhatTheDeclaredTargetOrVersionLacksIsRejected) {
                 .find("'bmsk' requires PTX ISA .version 7.6 or later"),
             std::string::npos);
   EXPECT_NE(decodeError(kernel("9.1", "sm_75", "")).find("unsupported .version 9.1"), std::string::npos);
+  // Numbers past 32 and 64 bits (found by fuzz_ptx: the second threw out of the decoder, the
+  // first was read modulo 2^32 as 7.0 and accepted).
+  EXPECT_NE(decodeError(kernel("4294967303.0", "sm_75", "")).find("unsupported .version 4294967303.0"), std::string::npos);
+  EXPECT_NE(decodeError(kernel("77777777777777777777777777.3", "sm_75", "")).find("unsupported .version"), std::string::npos);
+  EXPECT_NE(decodeError(kernel("7.4294967296", "sm_75", "")).find("unsupported .version"), std::string::npos);
   EXPECT_NE(decodeError(kernel("6.0", "sm_80", "")).find("does not support .target sm_80"),
             std::string::npos);
   EXPECT_NE(decodeError(kernel("7.0", "sm_75", "shfl.up.b32 %r1, %r2, 1, 0;")).find("without .sync"),
