@@ -11,6 +11,7 @@
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/operand_select.h"
+#include "qgpu/compiler/register_write.h"
 #include "qgpu/compiler/write_form.h"
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/isa.h"
@@ -292,6 +293,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return writeFormUnit(); }, false, writeFormSample},
       {"write_token", "write-form decision and spelling: the write's token at index k of its step (the id, whether it is the last)",
        [] { return writeTokenUnit(); }, false, writeTokenSample},
+      {"alu_write", "the integer ALU and its register write spelled: the width from the word, the token index from a counter, the write's token",
+       [] { return aluWriteUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

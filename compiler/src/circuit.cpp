@@ -3,9 +3,11 @@
 #include "qgpu/compiler/circuit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "qgpu/compiler/error.h"
 
@@ -219,6 +221,24 @@ void Circuit::notBefore(WireId id, WireId other) {
   if (n.kind != NodeKind::Step && n.kind != NodeKind::Gate)
     throw CompileError(fmt::format("{}: notBefore: '{}' is no step or gate", name_, n.name));
   n.notBefore = other;
+}
+
+void Circuit::exclusiveGroup(const std::string& name, const std::vector<WireId>& bits) {
+  std::set<WireId> seen;
+  for (WireId b : bits) {
+    if (b >= nodes_.size() || !nodes_[b].structuralBit)
+      throw CompileError(fmt::format("{}: exclusive group '{}': wire {} is not a structural bit", name_, name, b));
+    if (!seen.insert(b).second) throw CompileError(fmt::format("{}: exclusive group '{}' holds '{}' twice", name_, name, nodes_[b].name));
+  }
+  groups_.emplace_back(name, bits);
+}
+
+bool Circuit::declaredExclusive(const std::vector<WireId>& bits) const {
+  for (const auto& [name, group] : groups_) {
+    const std::set<WireId> g(group.begin(), group.end());
+    if (std::all_of(bits.begin(), bits.end(), [&](WireId b) { return g.count(b) != 0; })) return true;
+  }
+  return false;
 }
 
 std::vector<WireId> Circuit::reads(WireId id) const {
@@ -486,6 +506,14 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     if (v[i] < n.range.lo || v[i] > n.range.hi)
       throw CompileError(fmt::format("{}: {} '{}' = {} is outside its range [{}, {}]", c.name(),
                                      nodeKindName(n.kind), n.name, v[i], n.range.lo, n.range.hi));
+  }
+  for (const auto& [name, group] : c.exclusiveGroups()) {
+    std::vector<std::string> on;
+    for (WireId b : group)
+      if (v[b]) on.push_back(c.node(b).name);
+    if (on.size() > 1)
+      throw CompileError(fmt::format("{}: exclusive group '{}': {} are 1 at once ({})", c.name(), name, on.size(),
+                                     fmt::join(on, ", ")));
   }
   return v;
 }

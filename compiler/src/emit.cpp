@@ -185,6 +185,27 @@ int64_t tokenChannel(const Circuit& c, const CompiledUnit& u, const std::string&
   return -1;
 }
 
+// Every embedding row of a class holds its token's features (EmitOptions::tokenFeatures), each
+// inside its input's range.
+void embedFeatures(const Circuit& c, const CompiledUnit& u, const TokenVocabulary& v,
+                   const std::function<std::vector<int64_t>(int64_t)>& features, Tensor& embed) {
+  const LayerPlan& p = u.plan;
+  for (size_t k = 0; k < v.classes.size(); ++k)
+    for (int64_t value = 0; value < v.classes[k].ids(); ++value) {
+      const int64_t row = v.id(k, value);
+      const std::vector<int64_t> in = features(row);
+      if (in.size() != p.inputChannels.size())
+        throw CompileError(fmt::format("{}: token {} has {} features for {} inputs", c.name(), row, in.size(), p.inputChannels.size()));
+      for (size_t i = 0; i < in.size(); ++i) {
+        const ChannelInfo& ch = p.channels[p.inputChannels[i]];
+        if (in[i] < ch.range.lo || in[i] > ch.range.hi)
+          throw CompileError(fmt::format("{}: token {}: input '{}' = {} is outside [{}, {}]", c.name(), row, ch.name, in[i],
+                                         ch.range.lo, ch.range.hi));
+        if (in[i] != 0) embed.at(row, p.physical(p.inputChannels[i])) = static_cast<float>(in[i]);
+      }
+    }
+}
+
 // Every embedding row sets its token's class bit and value bits (token_io.h).
 void embedTokens(const Circuit& c, const CompiledUnit& u, const TokenVocabulary& v, Tensor& embed) {
   for (WireId in : c.inputs()) {
@@ -281,7 +302,8 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   Tensor embed({vocab, hidden});
   for (int r = 0; r < vocab; ++r)
     for (uint32_t a = 0; a < u.liveAnchors; ++a) embed.at(r, a) = static_cast<float>(anchor);
-  if (o.tokens) embedTokens(c, u, *o.tokens, embed);
+  if (o.tokens && o.tokenFeatures) embedFeatures(c, u, *o.tokens, o.tokenFeatures, embed);
+  else if (o.tokens) embedTokens(c, u, *o.tokens, embed);
   add("embed_tokens.weight", std::move(embed));
 
   // Every norm: data channels gain 2^e (value in = value out), ONE gain 2^(e-m) (reads 1),
@@ -351,6 +373,7 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
     std::vector<std::byte> bytes(x.data.size() * 4);
     std::memcpy(bytes.data(), x.data.data(), bytes.size());
     u.store->addOwned(name, model::DType::F32, x.shape, std::move(bytes));
+    std::vector<float>().swap(x.data);  // one copy at a time: a machine vocabulary's embedding and head are 2 GB each
   }
   model::checkTensors(cfg, *u.store);  // every tensor the format names, with its shape
   return u;

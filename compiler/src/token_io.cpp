@@ -56,13 +56,15 @@ void tokenOutput(Circuit& c, const TokenVocabulary& vocab, const TokenPort& next
                                    next.classBits.size(), next.valueBits.size(), vocab.classes.size(), vocab.valueBits()));
   auto bit = [&](WireId id, const std::string& what) {
     const Node& n = c.node(id);
-    if (!n.structuralBit || n.range.lo != 0 || n.range.hi != 1)
+    // A constant 0 (range [0, 0]) is a class or value bit the circuit never sets.
+    if (!n.structuralBit || n.range.lo != 0 || n.range.hi > 1)
       throw CompileError(fmt::format("{}: token output {} ('{}') is not a structural bit", c.name(), what, n.name));
   };
   for (size_t i = 0; i < next.classBits.size(); ++i) bit(next.classBits[i], "class " + vocab.classes[i].name);
   for (size_t i = 0; i < next.valueBits.size(); ++i) bit(next.valueBits[i], fmt::format("value bit {}", i));
-  if (!c.mutuallyExclusive(next.classBits))
-    throw CompileError(fmt::format("{}: the token output's class bits are not provably exclusive", c.name()));
+  if (!c.mutuallyExclusive(next.classBits) && !c.declaredExclusive(next.classBits))
+    throw CompileError(fmt::format("{}: the token output's class bits are neither provably nor declared exclusive",
+                                   c.name()));
   for (size_t i = 0; i < next.classBits.size(); ++i) c.output("next.class." + vocab.classes[i].name, next.classBits[i]);
   for (size_t i = 0; i < next.valueBits.size(); ++i) c.output(fmt::format("next.value[{}]", i), next.valueBits[i]);
 }

@@ -1,36 +1,60 @@
-// The machine step's integer ALU (alu.h) joined on the operand select and the front end, fed
-// nothing but each token's features, against the reference executor: at every step's first
-// position of the lowered corpus runs (and the guarded-writes kernel), each lane's result of
-// an ALU op as machine::computeLane gives it for the operands the executor reads (SHFL's as
-// the executor exchanges lanes), 0 for every other op, and the active lanes
-// (machine::guardedMask); then the weights against the IR in the engine.
+// The machine step's integer ALU (alu.h) joined on the operand select and the front end, and
+// its register write spelled (register_write.h), fed nothing but each token's features,
+// against the reference executor: at every step's first position of the lowered corpus runs
+// (and the guarded-writes kernel), each lane's result of an ALU op as machine::computeLane
+// gives it for the operands the executor reads (SHFL's as the executor exchanges lanes), 0
+// for every other op, and the active lanes (machine::guardedMask); at every position inside
+// an ALU step's register write, the next token of the executor's stream, whether it is the
+// write's last and its index; then the weights against the IR in the engine.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
 #include <iostream>
 #include <map>
+#include <optional>
+#include <span>
 
 #include "corpus_runs.h"
 #include "qgpu/compiler/alu.h"
+#include "qgpu/compiler/machine_vocabulary.h"
+#include "qgpu/compiler/proof.h"
+#include "qgpu/model/generate.h"
+#include "qgpu/compiler/register_write.h"
 #include "qgpu/machine/control.h"
 #include "qgpu/machine/isa.h"
+#include "qgpu/machine/tokens.h"
 #include "qgpu/machine/units.h"
 
 namespace qgpu::compiler {
 namespace {
 
 constexpr size_t kActiveAt = 4 * 64, kUndefinedAt = kActiveAt + 4, kWordAt = kUndefinedAt + 4;
+// alu_write's outputs after aluUnit's: the token's kind, value, last, the index.
+constexpr size_t kKindAt = kAluOutputs, kValueAt = kKindAt + kWriteTokenKinds, kLastAt = kValueAt + 16,
+                 kIndexAt = kLastAt + 1, kActiveNextAt = kIndexAt + 16, kDoneNextAt = kActiveNextAt + 1;
+
+// The token the position must spell: the stream's next token — a write's (its index, whether
+// it is the last) or the step's ACTIVE m or DONE in its place.
+struct WantToken {
+  uint32_t id = 0;
+  bool last = false;
+  uint32_t index = 0;
+  bool write = true;
+};
 
 struct AluStream {
   Stream stream;
   std::vector<std::vector<std::pair<size_t, int64_t>>> want;  // per position: (output, bit)
+  std::vector<std::optional<WantToken>> token;               // per position
   std::map<machine::MOp, size_t> computed;  // ALU steps checked, by op
   size_t others = 0;                        // steps of other ops (their results must be 0)
+  size_t writeTokens = 0;                   // ALU write tokens checked
+  size_t activeTokens = 0, doneTokens = 0;  // ALU steps' ACTIVE m and DONE checked
 };
 
 AluStream aluStream(const CorpusRun& r) {
   StepStream ss = stepStream(r);
-  AluStream as{std::move(ss.stream), {}, {}, 0};
+  AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0};
   for (const std::optional<ComputedStep>& step : ss.steps) {
     std::vector<std::pair<size_t, int64_t>> want;
     if (step) {
@@ -58,7 +82,49 @@ AluStream aluStream(const CorpusRun& r) {
     }
     as.want.push_back(std::move(want));
   }
+  // The register writes of ALU steps, token by token: the position before each token spells it.
+  as.token.resize(as.want.size());
+  const size_t first = r.prompt.size(), end = firstAtomicWrite(r);
+  for (const machine::RegisterWrite& w : r.writes) {
+    if (w.atomic || w.lastToken >= end) continue;
+    const size_t n = machine::encodeWrite(w.values, w.lanes, w.bytes).size();
+    const size_t t0 = w.lastToken + 1 - n;
+    const machine::StepState* st = nullptr;  // the step whose tokens these are
+    for (const machine::StepState& s : r.steps)
+      if (s.firstToken <= t0) st = &s;
+    if (st == nullptr || !aluOp(r.program.code.at(st->pc).op)) continue;
+    for (size_t t = t0; t <= w.lastToken; ++t) {
+      as.token.at(first - 1 + t) = WantToken{r.tokens[t], t == w.lastToken, static_cast<uint32_t>(t - t0), true};
+      ++as.writeTokens;
+    }
+  }
+  // An ALU step's first token in the write's place: ACTIVE m (the guard off in some running
+  // lanes) or DONE (no lane active).
+  for (const machine::StepState& s : r.steps) {
+    if (s.firstToken >= end || !aluOp(r.program.code.at(s.pc).op)) continue;
+    const uint32_t id = r.tokens[s.firstToken];
+    const bool active = machine::isActiveToken(id), done = id == machine::ctl(machine::Ctl::Done);
+    if (!active && !done) continue;
+    as.token.at(first - 1 + s.firstToken) = WantToken{id, false, 0, false};
+    ++(active ? as.activeTokens : as.doneTokens);
+  }
   return as;
+}
+
+// The token the outputs spell: ACTIVE m, DONE or writeTokenId of the kind and value.
+std::string spelled(const std::vector<int64_t>& got) {
+  int kind = -1;
+  uint32_t value = 0;
+  for (uint32_t i = 0; i < kWriteTokenKinds; ++i)
+    if (got[kKindAt + i] != 0) kind = kind < 0 ? static_cast<int>(i) : 99;
+  for (uint32_t i = 0; i < 16; ++i) value |= static_cast<uint32_t>(got[kValueAt + i]) << i;
+  const int64_t instead = got[kActiveNextAt] + got[kDoneNextAt];
+  if (instead > 1 || (instead == 1 && kind >= 0)) return fmt::format("ACTIVE {}, DONE {} and kind {}", got[kActiveNextAt], got[kDoneNextAt], kind);
+  if (got[kActiveNextAt] != 0) return value > 0 && value < 16 ? machine::tokenName(machine::kActive + value) : fmt::format("ACTIVE with value {}", value);
+  if (got[kDoneNextAt] != 0) return value == 0 ? machine::tokenName(machine::ctl(machine::Ctl::Done)) : "DONE with a value";
+  if (kind < 0 || kind >= static_cast<int>(kWriteTokenKinds)) return fmt::format("no single kind ({})", kind);
+  if ((kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return fmt::format("kind {} with value {}", kind, value);
+  return machine::tokenName(writeTokenId(static_cast<uint32_t>(kind), value));
 }
 
 std::string describeOutput(size_t i) {
@@ -68,21 +134,33 @@ std::string describeOutput(size_t i) {
                             : fmt::format("word bit {}", i - kWordAt);
 }
 
-TEST(Alu, TheIrComputesEveryIntegerStepFromTheTokens) {
-  Unit u = aluUnit();
-  size_t runs = 0, others = 0;
+TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
+  Unit u = aluWriteUnit();
+  size_t runs = 0, others = 0, writeTokens = 0, activeTokens = 0, doneTokens = 0;
   std::map<machine::MOp, size_t> computed;
   for (const CorpusRun& r : corpusRuns()) {
     const AluStream as = aluStream(r);
     Evaluator ev(u.circuit);
     for (size_t p = 0; p < as.stream.positions.size(); ++p) {
       const std::vector<int64_t> got = ev.stepOutputs(as.stream.positions[p].inputs);
-      ASSERT_EQ(got.size(), kAluOutputs);
+      ASSERT_EQ(got.size(), kAluWriteOutputs);
       for (const auto& [i, bit] : as.want[p])
         ASSERT_EQ(got[i], bit) << "IR at " << as.stream.positions[p].describe << ": " << describeOutput(i);
+      if (const std::optional<WantToken>& t = as.token[p]) {
+        const std::string at = t->write ? fmt::format("IR at {}: write token {}", as.stream.positions[p].describe, t->index)
+                                        : fmt::format("IR at {}: the step's first token", as.stream.positions[p].describe);
+        ASSERT_EQ(spelled(got), machine::tokenName(t->id)) << at;
+        if (t->write) {
+          ASSERT_EQ(got[kLastAt], t->last ? 1 : 0) << at;
+        }
+        for (uint32_t i = 0; i < 16; ++i) ASSERT_EQ(got[kIndexAt + i], t->index > i ? 1 : 0) << at << ": index bit " << i;
+      }
     }
     ++runs;
     others += as.others;
+    writeTokens += as.writeTokens;
+    activeTokens += as.activeTokens;
+    doneTokens += as.doneTokens;
     for (const auto& [op, n] : as.computed) computed[op] += n;
   }
   EXPECT_GE(runs, 90u);
@@ -97,22 +175,84 @@ TEST(Alu, TheIrComputesEveryIntegerStepFromTheTokens) {
                           machine::MOp::Mov, machine::MOp::Selp, machine::MOp::Setp, machine::MOp::Shfl})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
   EXPECT_GT(total, 50000u);
+  EXPECT_GT(writeTokens, 50000u);
+  // Measured: 12 ACTIVE (the guarded-writes kernels and the corpus's few guarded ALU steps), 3 DONE.
+  EXPECT_GT(activeTokens, 0u);
+  EXPECT_GT(doneTokens, 0u);
   RecordProperty("alu_steps", static_cast<int>(total));
   RecordProperty("other_steps", static_cast<int>(others));
+  RecordProperty("alu_write_tokens", static_cast<int>(writeTokens));
+  RecordProperty("alu_active_tokens", static_cast<int>(activeTokens));
+  RecordProperty("alu_done_tokens", static_cast<int>(doneTokens));
   std::cout << "[ alu ] " << runs << " runs: " << total << " ALU steps (" << counts << "), " << others
-            << " steps of other ops (result 0), x 4 lanes x 64 bits\n";
+            << " steps of other ops (result 0), x 4 lanes x 64 bits; " << writeTokens << " tokens of ALU register writes, "
+            << activeTokens << " ACTIVE and " << doneTokens << " DONE in their place\n";
 }
 
 // The weights against the IR at every position and every output: the launches of up to
 // 1,500 positions, prompt included, at the 2B's hidden size.
 TEST(Alu, CompiledThroughTheEngine) {
-  Unit u = aluUnit();
+  Unit u = aluWriteUnit();
   const Proven p = compileAndProve(u, 2048);
   const CompiledUnit& cu = p.cu;
   RecordProperty("layers", cu.config.numLayers);
   RecordProperty("hidden", cu.config.hiddenSize);
-  std::cout << "[ alu ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
+  std::cout << "[ alu_write ] " << cu.config.numLayers << " layers, hidden " << cu.config.hiddenSize << "\n";
   engineEqualsTheIrOnLaunches(u, cu, [](const CorpusRun& r) { return stepStream(r).stream; });
+}
+
+// Token in, token out: the unit with the token head on its write token, embedded from the
+// machine ids (each row what frontInputs gives that id) — the launches fed as token ids, and
+// at every position before an ALU write token, the engine's greedy argmax is that token.
+TEST(Alu, TheWeightsSpellItsWritesFromTokenIds) {
+  const TokenVocabulary v = machineVocabulary(0);
+  Unit u = aluWriteUnit(&v);
+  EmitOptions o;
+  o.minHidden = 2048;
+  o.tokens = &v;
+  o.tokenFeatures = [](int64_t row) { return frontInputs(static_cast<uint32_t>(row + machine::kTextVocab)); };
+  const CompiledUnit cu = compileCircuit(u.circuit, o);
+  ASSERT_EQ(cu.config.hiddenSize, 2048);
+  ASSERT_EQ(cu.config.vocabSize, int64_t{machine::kNumMachineIds});
+  const ProofReport proof = proveExact(cu);
+  EXPECT_GT(proof.minMargin, 0);
+  const model::Model m = load(cu, 1.0);  // the sparse path (a density threshold of 1: every matrix)
+  size_t runs = 0, checked = 0, instead = 0;
+  for (const CorpusRun& r : corpusRuns()) {
+    if (r.prompt.size() + r.tokens.size() > 1200 || runs == 8) continue;
+    const AluStream as = aluStream(r);
+    // Six launches, and those whose ALU steps say ACTIVE or DONE (the guarded writes).
+    if (runs >= 6 && as.activeTokens + as.doneTokens == 0) continue;
+    instead += as.activeTokens + as.doneTokens;
+    ASSERT_EQ(as.token.size(), as.stream.positions.size());
+    std::vector<int> ids;
+    for (size_t p = 0; p < as.stream.positions.size(); ++p) {
+      const uint32_t id = p < r.prompt.size() ? r.prompt[p] : r.tokens[p - r.prompt.size()];
+      ids.push_back(static_cast<int>(id - machine::kTextVocab));
+    }
+    model::DecodeState st = m.newState();
+    constexpr size_t kPiece = 256;
+    for (size_t from = 0; from < ids.size(); from += kPiece) {
+      const size_t n = std::min(kPiece, ids.size() - from);
+      const Eigen::MatrixXf logits = m.forward(st, std::span<const int>(ids.data() + from, n));
+      for (size_t i = 0; i < n; ++i) {
+        const std::optional<WantToken>& t = as.token[from + i];
+        if (!t) continue;
+        const int got = model::argmaxToken(logits.col(static_cast<Eigen::Index>(i)));
+        ASSERT_EQ(static_cast<uint32_t>(got) + machine::kTextVocab, t->id)
+            << "engine at " << as.stream.positions[from + i].describe << ": want " << machine::tokenName(t->id) << ", got "
+            << machine::tokenName(static_cast<uint32_t>(got) + machine::kTextVocab);
+        ++checked;
+      }
+    }
+    ++runs;
+  }
+  EXPECT_GE(runs, 4u);
+  EXPECT_GT(checked, 500u);
+  EXPECT_GT(instead, 0u);
+  RecordProperty("tokens", static_cast<int>(checked));
+  std::cout << "[ alu_write head ] " << runs << " launches fed as token ids: " << checked
+            << " tokens of ALU steps (" << instead << " ACTIVE or DONE) are the argmax at their positions\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "qgpu/compiler/circuit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/schedule.h"
+#include "qgpu/compiler/token_io.h"
 #include "qgpu/compiler/units.h"
 #include "unit_reference.h"
 
@@ -105,6 +106,34 @@ TEST(Circuit, NotBeforeDelaysAStepToAnotherWiresLevel) {
   EXPECT_THROW(c.notBefore(s1, d), CompileError);  // only after an earlier wire
   WireId x = c.sum("x", w(d));
   EXPECT_THROW(c.notBefore(x, s1), CompileError) << "a sum has no level of its own to delay";
+}
+
+// A declared exclusive group: the token head takes it in place of a proof, and the evaluator
+// refuses a position where two of its bits are 1.
+TEST(Circuit, AnExclusiveGroupIsCheckedAtEveryPosition) {
+  Circuit c("group");
+  const WireId a = c.inputBit("a"), b = c.inputBit("b");
+  const WireId x = c.exclusiveOr("x", std::vector<WireId>{a}), y = c.exclusiveOr("y", std::vector<WireId>{b});
+  EXPECT_FALSE(c.mutuallyExclusive({x, y}));  // nothing the circuit can compare
+  EXPECT_FALSE(c.declaredExclusive({x, y}));
+  const TokenVocabulary v{{{"x", 0, 0}, {"y", 1, 0}}};
+  {
+    Circuit undeclared = c;
+    EXPECT_THROW(tokenOutput(undeclared, v, {{x, y}, {}}), CompileError);
+  }
+  c.exclusiveGroup("x or y", {x, y});
+  EXPECT_TRUE(c.declaredExclusive({y, x}));
+  EXPECT_NO_THROW(tokenOutput(c, v, {{x, y}, {}}));
+  EXPECT_EQ(evaluate(c, {1, 0})[x], 1);
+  EXPECT_EQ(evaluate(c, {0, 0})[y], 0);
+  try {
+    evaluate(c, {1, 1});
+    ADD_FAILURE() << "two bits of the group at once were not refused";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("exclusive group 'x or y': 2 are 1 at once (x, y)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(c.exclusiveGroup("twice", {x, x}), CompileError);
+  EXPECT_THROW(c.exclusiveGroup("a sum", {c.sum("s", w(a) + w(b))}), CompileError);  // no structural bit
 }
 
 // Unit steps on one form are nested: their weighted sum is a prefix sum in the order of

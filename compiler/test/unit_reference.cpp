@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <stdexcept>
 
 #include "qgpu/compiler/write_form.h"
 #include "qgpu/machine/control.h"  // the references
@@ -607,18 +608,11 @@ UnitCase writeTokenCase() {
                 const uint32_t k = static_cast<uint32_t>(rng() % t.size());
                 UnitSample s;
                 s.inputs = writeTokenInputs(wc.values, wc.lanes, wc.bytes, k);
-                // kind, payload, lanes of t[k] (writeTokenId's inverse), then whether it is the last.
-                const uint32_t id = t[k];
-                uint32_t kind = 0, payload = 0, lanes = 0;
-                if (id < machine::kChunkLast) kind = 0, payload = id - machine::kChunkMore;
-                else if (id < machine::kPack4) kind = 1, payload = id - machine::kChunkLast;
-                else if (id < machine::kTop) kind = 2, payload = id - machine::kPack4;
-                else if (id == machine::ctl(machine::Ctl::Affine)) kind = 3;
-                else if (id >= machine::ctl(machine::Ctl::LanesHigh)) kind = 5, lanes = id - machine::ctl(machine::Ctl::LanesHigh);
-                else kind = 4, lanes = id - machine::ctl(machine::Ctl::Lanes);
-                for (uint32_t j = 0; j < kWriteTokenKinds; ++j) s.expected.push_back(j == kind ? 1 : 0);
-                pushBits(s.expected, payload, 16);
-                pushBits(s.expected, lanes, 2);
+                // kind and value of t[k], then whether it is the last.
+                const std::optional<WriteTokenSpelling> sp = spellWriteToken(t[k]);
+                if (!sp) throw std::logic_error("encodeWrite spelled no write token: " + machine::tokenName(t[k]));
+                for (uint32_t j = 0; j < kWriteTokenKinds; ++j) s.expected.push_back(j == sp->kind ? 1 : 0);
+                pushBits(s.expected, sp->value, 16);
                 s.expected.push_back(k + 1 == t.size() ? 1 : 0);
                 s.describe = fmt::format("values {:#x} {:#x} {:#x} {:#x}, lanes {:#x}, {} bytes, token {}: {}", wc.values[0],
                                          wc.values[1], wc.values[2], wc.values[3], wc.lanes, wc.bytes, k, machine::tokenName(t[k]));

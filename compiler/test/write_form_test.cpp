@@ -52,16 +52,15 @@ TEST(WriteForm, TheIrChoosesEveryCorpusWritesForm) {
   std::cout << "[ write form ] " << writes << " register writes: " << counts << "\n";
 }
 
-// The id write_token's outputs spell: exactly one kind, then its payload and lane count
-// (0 where the kind has none). 0 when the outputs are not a token.
+// The id write_token's outputs spell: exactly one kind, then its value (0 for AFFINE, below
+// 4 for the LANES prefixes). 0 when the outputs are not a token.
 uint32_t spelledId(const std::vector<int64_t>& got) {
-  uint32_t kind = kWriteTokenKinds, kinds = 0, payload = 0, lanes = 0;
+  uint32_t kind = kWriteTokenKinds, kinds = 0, value = 0;
   for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
     if (got.at(j)) kind = j, ++kinds;
-  for (uint32_t b = 0; b < 16; ++b) payload |= static_cast<uint32_t>(got.at(6 + b) != 0) << b;
-  for (uint32_t b = 0; b < 2; ++b) lanes |= static_cast<uint32_t>(got.at(22 + b) != 0) << b;
-  if (kinds != 1 || (kind >= 3 && payload != 0) || (kind < 4 && lanes != 0)) return 0;
-  return writeTokenId(kind, payload, lanes);
+  for (uint32_t b = 0; b < 16; ++b) value |= static_cast<uint32_t>(got.at(kWriteTokenKinds + b) != 0) << b;
+  if (kinds != 1 || (kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return 0;
+  return writeTokenId(kind, value);
 }
 
 // Every token of every corpus register write, spelled at its index from the decision.
@@ -79,7 +78,7 @@ TEST(WriteForm, TheIrSpellsEveryCorpusWritesTokens) {
         const uint32_t id = spelledId(got);
         ASSERT_EQ(id, t[k]) << r.name << " write ending at token " << wr.lastToken << ", its token " << k << ": want "
                             << machine::tokenName(t[k]) << ", got " << machine::tokenName(id);
-        ASSERT_EQ(got[24], k + 1 == t.size() ? 1 : 0) << r.name << " write ending at token " << wr.lastToken << ": last";
+        ASSERT_EQ(got[kWriteTokenKinds + 16], k + 1 == t.size() ? 1 : 0) << r.name << " write ending at token " << wr.lastToken << ": last";
         ++tokens;
       }
     }

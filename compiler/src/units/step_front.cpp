@@ -23,6 +23,46 @@ constexpr uint32_t kOperandAt[kRegisterFilePorts] = {machine::kWordAAt, machine:
 
 }  // namespace
 
+std::array<Expr, 4> writeWidthTerms(Circuit& c, const std::string& name, const WriteWidthFields& f) {
+  // One level: per op that exists and per width its write can have, [op == j and the width
+  // code's condition], each added to its width's sum (exclusive: one op, one code).
+  auto code = [](const std::array<Expr, 2>& bits, uint32_t v) {
+    return std::vector<Expr>{v & 1 ? bits[0] : 1 - bits[0], v & 2 ? bits[1] : 1 - bits[1]};
+  };
+  std::array<Expr, 4> width;
+  for (uint32_t j = 0; j < static_cast<uint32_t>(machine::MOp::Count); ++j) {
+    const machine::MOp op = static_cast<machine::MOp>(j);
+    std::vector<Expr> isOp;
+    for (uint32_t b = 0; b < kWordOpBits; ++b) isOp.push_back((j >> b) & 1 ? f.op[b] : 1 - f.op[b]);
+    auto when = [&](uint32_t bytesLog2, std::vector<Expr> more, const std::string& what) {
+      std::vector<Expr> bits = isOp;
+      bits.insert(bits.end(), more.begin(), more.end());
+      width[bytesLog2] += w(andStep(c, fmt::format("{} {} {}", name, machine::opName(op), what), bits));
+    };
+    switch (machine::opInfo(op).write) {
+      case machine::MWrite::W:
+        for (uint32_t t = 0; t < 4; ++t) when(t, code(f.ty, t), fmt::format("ty {}", t));
+        break;
+      case machine::MWrite::TwoW:  // a 16-byte write does not exist
+        for (uint32_t t = 0; t < 3; ++t) when(t + 1, code(f.ty, t), fmt::format("ty {}", t));
+        break;
+      case machine::MWrite::One: when(0, {}, "1 byte"); break;
+      case machine::MWrite::Two: when(1, {}, "2 bytes"); break;
+      case machine::MWrite::Four: when(2, {}, "4 bytes"); break;
+      case machine::MWrite::Eight: when(3, {}, "8 bytes"); break;
+      case machine::MWrite::RegWidth:
+        for (uint32_t t = 0; t < 4; ++t) when(t, code(f.c, t), fmt::format("c {}", t));
+        break;
+      case machine::MWrite::I2FDest:
+        when(2, {1 - f.i2f64}, "to 4 bytes");
+        when(3, {f.i2f64}, "to 8 bytes");
+        break;
+      case machine::MWrite::None: break;
+    }
+  }
+  return width;
+}
+
 CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k) {
   // The fields the write's width depends on — op, ty's width code, fl's I2F-destination bit,
   // c's width code — one position back, re-thresholded into structural bits (what a bank
@@ -45,42 +85,12 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   CommittedWrite out;
   out.slot = previousBits(c, "committed slot", registerSlotBits(c, "committed", d, warp, k), 1, one);
 
-  // One level: per op that exists and per width its write can have, [op == j and the width
-  // code's condition], each added to its width's sum (one merged channel per width).
-  auto code = [](WireId lo, WireId hi, uint32_t v) {
-    return std::vector<Expr>{v & 1 ? w(lo) : 1 - w(lo), v & 2 ? w(hi) : 1 - w(hi)};
-  };
-  Expr width[4];
-  for (uint32_t j = 0; j < static_cast<uint32_t>(machine::MOp::Count); ++j) {
-    const machine::MOp op = static_cast<machine::MOp>(j);
-    std::vector<Expr> isOp;
-    for (uint32_t b = 0; b < kWordOpBits; ++b) isOp.push_back((j >> b) & 1 ? w(prev[b]) : 1 - w(prev[b]));
-    auto when = [&](uint32_t bytesLog2, std::vector<Expr> more, const std::string& what) {
-      std::vector<Expr> bits = isOp;
-      bits.insert(bits.end(), more.begin(), more.end());
-      width[bytesLog2] += w(andStep(c, fmt::format("committed {} {}", machine::opName(op), what), bits));
-    };
-    switch (machine::opInfo(op).write) {
-      case machine::MWrite::W:
-        for (uint32_t t = 0; t < 4; ++t) when(t, code(ty0, ty1, t), fmt::format("ty {}", t));
-        break;
-      case machine::MWrite::TwoW:  // a 16-byte write does not exist
-        for (uint32_t t = 0; t < 3; ++t) when(t + 1, code(ty0, ty1, t), fmt::format("ty {}", t));
-        break;
-      case machine::MWrite::One: when(0, {}, "1 byte"); break;
-      case machine::MWrite::Two: when(1, {}, "2 bytes"); break;
-      case machine::MWrite::Four: when(2, {}, "4 bytes"); break;
-      case machine::MWrite::Eight: when(3, {}, "8 bytes"); break;
-      case machine::MWrite::RegWidth:
-        for (uint32_t t = 0; t < 4; ++t) when(t, code(c0, c1, t), fmt::format("c {}", t));
-        break;
-      case machine::MWrite::I2FDest:
-        when(2, {1 - w(i2f64)}, "to 4 bytes");
-        when(3, {w(i2f64)}, "to 8 bytes");
-        break;
-      case machine::MWrite::None: break;
-    }
-  }
+  WriteWidthFields widthFields;
+  for (uint32_t b = 0; b < kWordOpBits; ++b) widthFields.op.push_back(w(prev[b]));
+  widthFields.ty = {w(ty0), w(ty1)};
+  widthFields.c = {w(c0), w(c1)};
+  widthFields.i2f64 = w(i2f64);
+  const std::array<Expr, 4> width = writeWidthTerms(c, "committed", widthFields);
   for (uint32_t i = 0; i < 4; ++i) out.width.push_back(c.sum(fmt::format("committed width {} bytes", 1u << i), width[i]));
   return out;
 }
@@ -155,7 +165,7 @@ FrontWires buildFront(Circuit& c) {
   // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
   // guard's bit 9 is its negation, not a kind).
   for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
-  return {s, prompt, f, pending, buildRegisterFile(c, rf), writes};
+  return {s, prompt, f, features, pending, buildRegisterFile(c, rf), writes};
 }
 
 Unit frontUnit() {

@@ -239,7 +239,8 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in) {
   return out;
 }
 
-WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k) {
+WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k,
+                                const InsteadOfWrite& other) {
   using machine::Ctl;
   if (k.size() != 16) throw CompileError("buildWriteToken: k needs its 16 thermometer bits");
   const Bus& m = in.lanes;
@@ -251,10 +252,12 @@ WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const Wri
   // A token source at index `idx` of form `f` (valid: a form whose value is a bit): [k == idx]
   // as the difference of two thresholds [k >= idx] - [k >= idx + 1], both closed unless f and valid.
   auto hitAt = [&](const std::string& name, WireId f, const Expr& idx, const Expr& valid) {
-    const Expr off = M * (w(f) - 1) - M * (1 - valid);
+    const Expr off = M * (w(f) - 1) - M * (1 - valid) - M * other.instead;
     return w(c.step(name + " k >= idx", kv - idx + off)) - w(c.step(name + " k > idx", kv - idx - 1 + off));
   };
-  Expr payload[16], more, lastChunk, lanesBit[2];
+  if (other.value.size() > 16) throw CompileError("buildWriteToken: more than 16 value bits instead of the write");
+  Expr payload[16], more, lastChunk;
+  for (size_t b = 0; b < other.value.size(); ++b) payload[b] += other.value[b];
   // A value's chunks from index `start`: chunk j is valid below `count` and the last at count - 1.
   // The lanes' values come cut to the width; AFFINE's base and stride are differences
   // modulo 2^64 and are cut here (widthHoldsBit).
@@ -295,11 +298,12 @@ WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const Wri
     const std::string name = high ? "LANES-HIGH" : "LANES";
     const Expr prefix = hitAt(name, f, Expr(0), Expr(1));
     prefixes[high ? 0 : 1] = prefix;
-    // n - 1 in two bits from the thresholds [prefix and n >= j]: bit 0 = t2 - t3 + t4, bit 1 = t3.
+    // The prefix's value n - 1 in two bits from the thresholds [prefix and n >= j]: bit 0 =
+    // t2 - t3 + t4, bit 1 = t3 (a prefix is at index 0, where no chunk is: the payload's).
     Expr t[5];
     for (int64_t j = 2; j <= 4; ++j) t[j] = w(c.step(fmt::format("{} names {}+ lanes", name, j), 8 * (prefix - 1) + n - j));
-    lanesBit[0] += t[2] - t[3] + t[4];
-    lanesBit[1] += t[3];
+    payload[0] += t[2] - t[3] + t[4];
+    payload[1] += t[3];
     Expr start(1);
     for (uint32_t l = 0; l < kLanes; ++l) {
       const WireId count = high ? wf.writtenHighChunks[l] : wf.writtenChunks[l];
@@ -312,22 +316,34 @@ WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const Wri
   static const char* kKindNames[kWriteTokenKinds] = {"CHUNK-MORE", "CHUNK-LAST", "PACK4", "AFFINE", "LANES", "LANES-HIGH"};
   for (uint32_t j = 0; j < kWriteTokenKinds; ++j) out.kind.push_back(c.exclusiveOr(fmt::format("token is {}", kKindNames[j]), kinds[j]));
   for (uint32_t b = 0; b < 16; ++b) out.payload.push_back(c.exclusiveOr(fmt::format("token payload[{}]", b), payload[b]));
-  for (uint32_t b = 0; b < 2; ++b) out.lanes.push_back(c.exclusiveOr(fmt::format("token lanes[{}]", b), lanesBit[b]));
   out.last = c.sum("last token of the write",
                    w(c.step("k >= tokens - 1", kv - w(wf.tokens) + 1)) - w(c.step("k >= tokens", kv - w(wf.tokens))));
   return out;
 }
 
-uint32_t writeTokenId(uint32_t kind, uint32_t payload, uint32_t lanes) {
+uint32_t writeTokenId(uint32_t kind, uint32_t value) {
   using machine::Ctl;
   switch (kind) {
-    case 0: return machine::kChunkMore + payload;
-    case 1: return machine::kChunkLast + payload;
-    case 2: return machine::kPack4 + payload;
+    case 0: return machine::kChunkMore + value;
+    case 1: return machine::kChunkLast + value;
+    case 2: return machine::kPack4 + value;
     case 3: return machine::ctl(Ctl::Affine);
-    case 4: return machine::ctl(Ctl::Lanes, lanes);
-    default: return machine::ctl(Ctl::LanesHigh, lanes);
+    case 4: return machine::ctl(Ctl::Lanes, value);
+    default: return machine::ctl(Ctl::LanesHigh, value);
   }
+}
+
+std::optional<WriteTokenSpelling> spellWriteToken(uint32_t id) {
+  using machine::Ctl;
+  if (id >= machine::kChunkMore && id < machine::kChunkLast) return WriteTokenSpelling{0, id - machine::kChunkMore};
+  if (id >= machine::kChunkLast && id < machine::kPack4) return WriteTokenSpelling{1, id - machine::kChunkLast};
+  if (id >= machine::kPack4 && id < machine::kTop) return WriteTokenSpelling{2, id - machine::kPack4};
+  if (id == machine::ctl(Ctl::Affine)) return WriteTokenSpelling{3, 0};
+  for (uint32_t n = 0; n < 4; ++n) {
+    if (id == machine::ctl(Ctl::Lanes, n)) return WriteTokenSpelling{4, n};
+    if (id == machine::ctl(Ctl::LanesHigh, n)) return WriteTokenSpelling{5, n};
+  }
+  return std::nullopt;
 }
 
 Unit writeTokenUnit() {
@@ -339,11 +355,10 @@ Unit writeTokenUnit() {
   const WriteTokenWires t = buildWriteToken(c, in, wf, k);
   c.outputBus("kind", t.kind);
   c.outputBus("payload", t.payload);
-  c.outputBus("lanes", t.lanes);
   c.output("last", t.last);
   LaneBuses lb;
   lb.operands = in.value;
-  lb.results = {t.kind, t.payload, t.lanes, {t.last}};
+  lb.results = {t.kind, t.payload, {t.last}};
   u.lanes.push_back(std::move(lb));
   return u;
 }

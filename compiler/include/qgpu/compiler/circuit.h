@@ -176,6 +176,13 @@ class Circuit {
   /// first copy's read rather than with the first's decoders — so fewer channels are live
   /// at once.
   void notBefore(WireId id, WireId other);
+  /// Declares that at most one of `bits` (structural bits) is 1 at any position: like an
+  /// exclusiveOr's, a property of the machine that the circuit cannot prove (the token
+  /// head's classes, each summed from the units that spell that class). No neurons; the
+  /// evaluator checks it at every position.
+  void exclusiveGroup(const std::string& name, const std::vector<WireId>& bits);
+  /// `bits` are one declared group's (or a subset of one).
+  bool declaredExclusive(const std::vector<WireId>& bits) const;
 
   /// A slot-memory read port over `banks` (all of one data width); returns the read bits.
   /// Refuses keys or selects that are not provably one-hot.
@@ -200,6 +207,7 @@ class Circuit {
   const std::vector<MemoryPort>& memories() const { return memories_; }
   const std::vector<Lookup>& lookups() const { return lookups_; }
   const std::vector<Counter>& counters() const { return counters_; }
+  const std::vector<std::pair<std::string, std::vector<WireId>>>& exclusiveGroups() const { return groups_; }
   /// The wires node `id` reads (its forms' terms, a gate's control, a memory port's inputs).
   std::vector<WireId> reads(WireId id) const;
   /// Steps of value 1 of which at most one is 1 for every input: each pair's conditions
@@ -221,6 +229,7 @@ class Circuit {
   std::vector<MemoryPort> memories_;
   std::vector<Lookup> lookups_;
   std::vector<Counter> counters_;
+  std::vector<std::pair<std::string, std::vector<WireId>>> groups_;  // exclusiveGroup's
 };
 
 /// Runs a circuit position after position in exact int64 arithmetic: the memory ports'

@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ struct EmitOptions {
   /// others) and the head's argmax is the token its outputs name. None: the test layout
   /// (anchors-only embeddings, one logit per output).
   const TokenVocabulary* tokens = nullptr;
+  /// With `tokens`: the circuit's inputs for token `id` (circuit.inputs() order), what its
+  /// embedding row holds — for a circuit whose inputs are its token's features rather than
+  /// tokenInput's class and value bits (the machine step's front end). Every id of a class
+  /// is embedded; ids of no class hold the anchors only.
+  std::function<std::vector<int64_t>(int64_t id)> tokenFeatures;
 };
 
 struct CompiledUnit {

@@ -5,7 +5,9 @@
 // the launch's shape).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "qgpu/compiler/commit.h"
@@ -14,6 +16,18 @@
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
+
+/// The fields an instruction's write width depends on (machine::writeBytes): the op's bits,
+/// ty's and c's width codes, fl's I2F-destination bit — as forms whose values are bits.
+struct WriteWidthFields {
+  std::vector<Expr> op;
+  std::array<Expr, 2> ty, c;
+  Expr i2f64;
+};
+/// The write width one-hot (1, 2, 4, 8 bytes; all 0 for an op that writes none) as four sums
+/// of exclusive steps, one level from the fields: the caller names them (a sum, or an
+/// exclusiveOr where a gate reads them).
+std::array<Expr, 4> writeWidthTerms(Circuit& c, const std::string& name, const WriteWidthFields& f);
 
 /// What a commit writes that its tokens do not say: the slot of the committed instruction's
 /// destination register (warp << k | d, kRegisterSlotBits structural bits) and its write width
@@ -43,6 +57,7 @@ struct FrontWires {
   SequencerWires sequencer;
   PromptFeatures prompt;
   FetchWires fetch;
+  WriteFeatures write;      // the token's write features (commit.h)
   PendingWrite pending;
   std::vector<Bus> reads;  // buildRegisterFile's: reads[4 * port + lane]
   Bus written;             // the lanes a register write commits to (past GO)

@@ -43,9 +43,9 @@ struct TokenPort {
 /// embedding sets them, and a token-driven circuit has no other inputs.
 TokenPort tokenInput(Circuit& c, const TokenVocabulary& vocab);
 /// Marks `next` as the token head's outputs (next.class.<name>, next.value[i]). Every wire
-/// must be a structural bit and the class bits provably exclusive (else CompileError); that
-/// one class bit is 1 at every position is the circuit's duty (the head's rows of a class
-/// whose bit is 0 all score at most 0).
+/// must be a structural bit and the class bits provably exclusive or declared so
+/// (Circuit::exclusiveGroup; else CompileError); that one class bit is 1 at every position
+/// is the circuit's duty (the head's rows of a class whose bit is 0 all score at most 0).
 void tokenOutput(Circuit& c, const TokenVocabulary& vocab, const TokenPort& next);
 
 /// Head row of `id` over the token outputs: logit = W·class bit + sum over the class's value

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qgpu/compiler/units.h"
@@ -33,18 +34,31 @@ WriteFormWires buildWriteForm(Circuit& c, const WriteFormInputs& in);
 
 /// The spelling: the write's token at index k of the step (k thermometer bits [k >= 1..16],
 /// as a counter gives them) as the token head reads it — its class (one-hot: CHUNK-MORE,
-/// CHUNK-LAST, PACK4, AFFINE, LANES n, LANES-HIGH n), its 16-bit payload (a chunk, PACK4's
-/// nibbles) and n - 1 for the LANES prefixes (2 bits) — and whether it is the write's last.
+/// CHUNK-LAST, PACK4, AFFINE, LANES n, LANES-HIGH n) and its value in the class (the
+/// machine vocabulary's value bits: a chunk, PACK4's nibbles, n - 1 of the LANES prefixes,
+/// 0 for AFFINE) — and whether it is the write's last.
 struct WriteTokenWires {
   Bus kind;     // 6, in the order above: exclusive-or channels
-  Bus payload;  // 16
-  Bus lanes;    // 2: n - 1 of LANES n / LANES-HIGH n (0 for any other class)
+  Bus payload;  // 16: the value, exclusive-or channels
   WireId last = 0;
 };
 constexpr uint32_t kWriteTokenKinds = 6;
-/// The token id a spelled token stands for (the token head's target): kind, payload, lanes.
-uint32_t writeTokenId(uint32_t kind, uint32_t payload, uint32_t lanes);
-WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k);
+/// The token id a spelled token stands for (the token head's target).
+uint32_t writeTokenId(uint32_t kind, uint32_t value);
+/// writeTokenId's inverse: nothing if `id` is no write token.
+struct WriteTokenSpelling {
+  uint32_t kind = 0, value = 0;
+};
+std::optional<WriteTokenSpelling> spellWriteToken(uint32_t id);
+/// Another token the step spells at this position in the write's place (ACTIVE m, DONE:
+/// register_write.h): while `instead` (a bit) is 1 no write token hits, and `value` (forms
+/// whose values are bits, 0 unless `instead`) joins the value channels.
+struct InsteadOfWrite {
+  Expr instead;
+  std::vector<Expr> value;
+};
+WriteTokenWires buildWriteToken(Circuit& c, const WriteFormInputs& in, const WriteFormWires& wf, const Bus& k,
+                                const InsteadOfWrite& other = {});
 
 /// The decision alone. Inputs: each lane's value (4 × 64 bits, cut to the width), the lanes
 /// written (4, not all 0), the width one-hot (4). Outputs: the form one-hot (5), the token
@@ -55,7 +69,7 @@ constexpr uint32_t kWriteFormOutputs = 5 + 1 + 64 + 64;
 std::vector<int64_t> writeFormInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes);
 
 /// The decision and the spelling. Inputs: writeFormUnit's, then k's thermometer bits (16).
-/// Outputs: the token's kind (6), payload (16), lanes (2), and whether it is the write's last.
+/// Outputs: the token's kind (6), value (16), and whether it is the write's last.
 Unit writeTokenUnit();
 std::vector<int64_t> writeTokenInputs(const std::array<uint64_t, 4>& values, uint32_t lanes, uint32_t bytes, uint32_t k);
 

@@ -1,0 +1,48 @@
+// The machine step's register write spelled from its results (docs/machine.md §3.3, §5.2
+// rows 39–44): the write's width from the fetched word (machine::writeBytes), its lanes the
+// active mask, the index of the token to spell from a counter of the step's write tokens,
+// and the write-form decision and spelling (write_form.h) on the ALU's results — the
+// tokens of an integer step, from the tokens before it alone.
+#pragma once
+
+#include <cstdint>
+
+#include "qgpu/compiler/alu.h"
+#include "qgpu/compiler/token_io.h"
+#include "qgpu/compiler/units.h"
+#include "qgpu/compiler/write_form.h"
+
+namespace qgpu::compiler {
+
+struct RegisterWriteWires {
+  WriteFormInputs in;  // the values, lanes and width the decision reads
+  Bus index;           // [k >= 1..16]: the write tokens read since the step began
+  WriteFormWires form;
+  WriteTokenWires token;  // the write's token at index k (none where ACTIVE or DONE is next)
+  // The step's first token when it is not the write's (k = 0): ACTIVE m when the guard is off
+  // in some running lanes (and the token read is not that ACTIVE), DONE when no lane is active.
+  WireId activeNext = 0, doneNext = 0;
+};
+/// The write of `results` (per lane, cut to the op's width) to `lanes`. The index counts the
+/// positions since the last one whose token is no write token (CHUNK-MORE, CHUNK-LAST, PACK4,
+/// AFFINE, LANES n, LANES-HIGH n) or ended a step: a step's control tokens, its ACTIVE, the
+/// previous step's last token — k = 0 where the write's first token is next.
+RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<Bus>& results,
+                                      const Bus& lanes);
+
+/// The token head's outputs for the register write's tokens (token_io.h's tokenOutput): the
+/// six kinds, ACTIVE and DONE as `vocab`'s classes of those names (machineVocabulary's),
+/// every other class 0 (computed at the kinds' level: no channel before it), the value
+/// bits; the classes declared one exclusive group. What the head reads until the step's
+/// other tokens join it.
+void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWriteWires& rw);
+
+/// The front end, the operand select, the integer ALU and its write spelled. Inputs:
+/// frontInputs'. Outputs: aluUnit's, then the token's kind (6) and value (16), whether it is
+/// the write's last (1), the index k (16 thermometer bits), ACTIVE next, DONE next; with `head`, the token
+/// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
+/// tokenFeatures = frontInputs of the machine id).
+Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
+constexpr uint32_t kAluWriteOutputs = kAluOutputs + kWriteTokenKinds + 16 + 1 + 16 + 2;
+
+}  // namespace qgpu::compiler

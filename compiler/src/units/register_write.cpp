@@ -1,0 +1,129 @@
+// The step's register write spelled from its results (register_write.h).
+//
+//   the word's op, ty, fl and c bits -> the write width (one level of exclusive steps,
+//     summed per width into one exclusiveOr channel: write_form's gates read it)
+//   the token's write flags and the sequencer's `ended` -> the index counter's marker; the
+//     counter's read is two layers on, long before the results
+//   results, lanes, width, index -> buildWriteForm, buildWriteToken
+#include "qgpu/compiler/register_write.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <iterator>
+
+#include "qgpu/compiler/step_front.h"
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::compiler {
+
+RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<Bus>& results,
+                                      const Bus& lanes) {
+  const Bus& word = front.fetch.word;
+  WriteWidthFields fields;
+  for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
+  fields.ty = {w(word[machine::kWordTyAt]), w(word[machine::kWordTyAt + 1])};
+  fields.c = {w(word[machine::kWordCAt]), w(word[machine::kWordCAt + 1])};
+  fields.i2f64 = w(word[machine::kWordFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64}))]);
+  const std::array<Expr, 4> widthTerms = writeWidthTerms(c, "write", fields);
+
+  RegisterWriteWires out;
+  // Likewise the results (the result select's exclusiveOr channels): the decision's linear
+  // forms over 16 and 64 of a value's bits are exact in f32 only on proven bits. One level.
+  for (uint32_t l = 0; l < 4; ++l) {
+    Bus v;
+    for (uint32_t i = 0; i < 64; ++i) v.push_back(c.step(fmt::format("l{} value[{}]", l, i), w(results[l][i]) - 1));
+    out.in.value.push_back(std::move(v));
+  }
+  // The proof takes a gate's control from the weights alone, and an exclusiveOr channel is
+  // a bit only by the machine's declaration: one threshold makes each lane a proven bit
+  // (the active mask is ready long before the results).
+  for (uint32_t l = 0; l < 4; ++l) out.in.lanes.push_back(c.step(fmt::format("l{} written", l), w(lanes[l]) - 1));
+  for (uint32_t t = 0; t < 4; ++t)
+    out.in.width.push_back(c.exclusiveOr(fmt::format("write width {} bytes", 1u << t), widthTerms[t]));
+
+  // The marker: a token that is no write token, or one that ended a step. The write flags are
+  // one token's classes (exclusive), ended a bit: [ended - write tokens >= 0].
+  const WriteFeatures& f = front.write;
+  Expr writeToken = w(f.isMore) + w(front.sequencer.chunkLast) + w(f.isPack4);
+  for (WireId b : f.formBits) writeToken += w(b);
+  const WireId marker = c.step("write index marker", w(front.sequencer.ended) - writeToken);
+  out.index = c.countSince("write index", marker, front.sequencer.machineToken, kMaxCountBits);
+
+  // ACTIVE m and DONE take the write's place at k = 0 (docs/machine.md §3.3): the counts of
+  // the running and the written lanes (the written are among the running).
+  Expr running, written;
+  for (uint32_t l = 0; l < 4; ++l) {
+    running += w(front.sequencer.mask[l]);
+    written += w(out.in.lanes[l]);
+  }
+  const WireId none = c.step("no lane written", -written);
+  const WireId fewer = c.step("fewer lanes written than running", running - written - 1);
+  const Expr first = 1 - w(out.index[0]);
+  out.activeNext = c.step("ACTIVE next", w(fewer) - w(none) - w(f.isActive) + first - 2);
+  out.doneNext = c.step("DONE next", w(none) + first - 2);
+  InsteadOfWrite instead{w(out.activeNext) + w(out.doneNext), {}};
+  for (uint32_t l = 0; l < 4; ++l)
+    instead.value.push_back(w(c.step(fmt::format("ACTIVE lane {}", l), w(out.activeNext) + w(out.in.lanes[l]) - 2)));
+
+  out.form = buildWriteForm(c, out.in);
+  out.token = buildWriteToken(c, out.in, out.form, out.index, instead);
+  return out;
+}
+
+void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWriteWires& rw) {
+  const WriteTokenWires& t = rw.token;
+  static const char* kKindClasses[kWriteTokenKinds] = {"chunk_more", "chunk_last", "pack4", "affine", "lanes", "lanes_high"};
+  TokenPort next;
+  for (const TokenClass& k : vocab.classes) {
+    const auto* it = std::find(std::begin(kKindClasses), std::end(kKindClasses), k.name);
+    if (it != std::end(kKindClasses)) {
+      next.classBits.push_back(t.kind[static_cast<size_t>(it - std::begin(kKindClasses))]);
+    } else if (k.name == "active") {
+      next.classBits.push_back(rw.activeNext);
+    } else if (k.name == "done") {
+      next.classBits.push_back(rw.doneNext);
+    } else {
+      const WireId none = c.step("next." + k.name + " (not spelled yet)", Expr(-1));
+      c.notBefore(none, t.kind[0]);
+      next.classBits.push_back(none);
+    }
+  }
+  for (uint32_t i = 0; i < vocab.valueBits(); ++i) next.valueBits.push_back(t.payload.at(i));
+  c.exclusiveGroup("the next token's class", next.classBits);
+  tokenOutput(c, vocab, next);
+}
+
+Unit aluWriteUnit(const TokenVocabulary* head) {
+  Unit u{Circuit("alu_write"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const FrontWires front = buildFront(c);
+  const OperandWires operands = buildOperandSelect(c, front);
+  const AluWires alu = buildAlu(c, front, operands);
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, alu.result, alu.active);
+  LaneBuses lb;
+  for (uint32_t l = 0; l < 4; ++l) {
+    c.outputBus(fmt::format("l{} result", l), alu.result[l]);
+    lb.results.push_back(alu.result[l]);
+  }
+  c.outputBus("active", alu.active);
+  c.outputBus("SHFL undefined", alu.shuffleUndefined);
+  c.outputBus("word", front.fetch.word);
+  c.outputBus("kind", rw.token.kind);
+  c.outputBus("value", rw.token.payload);
+  c.output("last", rw.token.last);
+  c.outputBus("index", rw.index);
+  c.output("ACTIVE next", rw.activeNext);
+  c.output("DONE next", rw.doneNext);
+  for (const Bus* b : {&alu.active, &alu.shuffleUndefined, &front.fetch.word, &rw.token.kind, &rw.token.payload})
+    lb.results.push_back(*b);
+  lb.results.push_back({rw.token.last});
+  lb.results.push_back(rw.index);
+  lb.results.push_back({rw.activeNext, rw.doneNext});
+  u.lanes.push_back(std::move(lb));
+  if (head) writeTokenOutput(c, *head, rw);
+  return u;
+}
+
+}  // namespace qgpu::compiler
