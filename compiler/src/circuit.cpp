@@ -408,6 +408,37 @@ Evaluator::Evaluator(const Circuit& c) : c_(c) {
   counts_.assign(c.counters().size(), -1);
 }
 
+const FlatForms& Circuit::flatForms() const {
+  if (flat_ && flat_->nodes.size() == nodes_.size()) return *flat_;
+  auto f = std::make_shared<FlatForms>();
+  auto terms = [&](const Expr& e) {
+    for (const Term& t : e.terms) {
+      f->wire.push_back(t.wire);
+      f->coeff.push_back(t.coeff);
+    }
+    return static_cast<uint32_t>(f->wire.size());
+  };
+  for (const Node& n : nodes_) {
+    FlatForms::FlatNode x;
+    x.kind = n.kind;
+    x.control = n.control;
+    x.lo = n.range.lo;
+    x.hi = n.range.hi;
+    x.condConstant = n.cond.constant;
+    x.valueConstant = n.value.constant;
+    x.condBegin = static_cast<uint32_t>(f->wire.size());
+    if (n.kind == NodeKind::Step || n.kind == NodeKind::Gate || n.kind == NodeKind::Sum) {
+      x.condEnd = terms(n.cond);
+      x.valueEnd = terms(n.value);
+    } else {
+      x.condEnd = x.valueEnd = x.condBegin;
+    }
+    f->nodes.push_back(x);
+  }
+  flat_ = std::move(f);
+  return *flat_;
+}
+
 std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
   const Circuit& c = c_;
   if (inputs.size() != c.inputs().size())
@@ -428,84 +459,102 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
       }
     return s;
   };
+  const FlatForms& flat = c.flatForms();
+  const WireId* wire = flat.wire.data();
+  const int64_t* coeff = flat.coeff.data();
+  auto form = [&](uint32_t begin, uint32_t end, int64_t constant) {
+    i128 s = constant;
+    for (uint32_t j = begin; j < end; ++j) s += static_cast<i128>(coeff[j]) * v[wire[j]];
+    return static_cast<int64_t>(s);
+  };
   size_t next = 0;
   for (size_t i = 0; i < c.nodes().size(); ++i) {
-    const Node& n = c.nodes()[i];
-    switch (n.kind) {
+    const FlatForms::FlatNode& f = flat.nodes[i];
+    switch (f.kind) {
       case NodeKind::Input: v[i] = inputs[next++]; break;
-      case NodeKind::Step: v[i] = value(n.cond, v) >= 0 ? value(n.value, v) : 0; break;
-      case NodeKind::Gate: v[i] = v[n.control] ? value(n.value, v) : 0; break;
-      case NodeKind::Sum: v[i] = value(n.value, v); break;
-      case NodeKind::LookupRead: {
-        const Lookup& l = c.lookups()[n.port];
-        auto& stored = stored_[n.port];
-        if (!lookupStored[n.port]) {  // the lookup's first bit: store this position
-          lookupStored[n.port] = true;
-          Stored& here = stored[busValue(v, l.key)];
-          ++here.count;
-          here.value.clear();
-          for (WireId x : l.value) {
-            here.value.push_back(v[x]);
-            here.allZero = here.allZero && v[x] == 0;  // several matches are exact when all their values are 0
-          }
-          ++positions_[n.port];
-        }
-        const std::vector<int64_t>*& match = lookupValue[n.port][n.query];
-        if (!match) {  // the query's first bit: find its key
-          const uint64_t q = busValue(v, l.queries[n.query]);
-          auto it = stored.find(q);
-          const size_t found = it == stored.end() ? 0 : it->second.count;
-          if (found != 1 && !(found > 1 && it->second.allZero))
-            throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
-                                           "must, or several all of whose values are 0: the softmax is exact only then)",
-                                           c.name(), l.name, positions_[n.port] - 1, found, q));
-          match = &it->second.value;
-        }
-        v[i] = (*match)[n.bit];
+      case NodeKind::Step:
+        v[i] = form(f.condBegin, f.condEnd, f.condConstant) >= 0 ? form(f.condEnd, f.valueEnd, f.valueConstant) : 0;
         break;
-      }
-      case NodeKind::CountRead: {
-        const Counter& k = c.counters()[n.port];
-        int64_t& count = counts_[n.port];
-        if (!counted[n.port]) {  // the counter's first bit: this position's marker or count
-          counted[n.port] = true;
-          if (v[k.marker]) count = 0;
-          else if (v[k.counted] && count >= 0) ++count;
-        }
-        v[i] = count < 0 || count >= static_cast<int64_t>(n.bit + k.from) ? 1 : 0;
-        break;
-      }
-      case NodeKind::MemoryRead: {
-        const MemoryPort& p = c.memories()[n.port];
-        if (answer[n.port].empty()) {  // the port's first bit: every bank writes, then reads
-          answer[n.port].assign(p.banks.size(), 0);
-          uint32_t selected = 0;
-          for (size_t b = 0; b < p.banks.size(); ++b) {
-            const MemoryBank& bank = p.banks[b];
-            const std::string where = fmt::format("memory port '{}', bank {}", p.name, b);
-            auto& slots = slots_[n.port][b];
-            auto& history = history_[n.port][b];  // history[d]: the data d positions back
-            history.insert(history.begin(), busValue(v, bank.data));
-            history.pop_back();
-            if (value(bank.writeEnable, v) == 1)
-              if (auto s = slotOf(bank.writeKey, where + " write")) slots[*s] = history[bank.delay];
-            if (bank.readSelect && !v[*bank.readSelect]) continue;
-            ++selected;
-            if (auto s = slotOf(bank.readKey, where + " read")) {
-              auto it = slots.find(*s);
-              if (it != slots.end()) answer[n.port][b] = it->second;
+      case NodeKind::Gate: v[i] = v[f.control] ? form(f.condEnd, f.valueEnd, f.valueConstant) : 0; break;
+      case NodeKind::Sum: v[i] = form(f.condEnd, f.valueEnd, f.valueConstant); break;
+      default: {  // the reads: lookups, counters, memory ports
+        const Node& n = c.nodes()[i];
+        switch (n.kind) {
+          case NodeKind::LookupRead: {
+            const Lookup& l = c.lookups()[n.port];
+            auto& stored = stored_[n.port];
+            if (!lookupStored[n.port]) {  // the lookup's first bit: store this position
+              lookupStored[n.port] = true;
+              Stored& here = stored[busValue(v, l.key)];
+              ++here.count;
+              here.value.clear();
+              for (WireId x : l.value) {
+                here.value.push_back(v[x]);
+                here.allZero = here.allZero && v[x] == 0;  // several matches are exact when all their values are 0
+              }
+              ++positions_[n.port];
             }
+            const std::vector<int64_t>*& match = lookupValue[n.port][n.query];
+            if (!match) {  // the query's first bit: find its key
+              const uint64_t q = busValue(v, l.queries[n.query]);
+              auto it = stored.find(q);
+              const size_t found = it == stored.end() ? 0 : it->second.count;
+              if (found != 1 && !(found > 1 && it->second.allZero))
+                throw CompileError(fmt::format("{}: lookup '{}' at position {}: {} positions hold the key {:#x} (exactly one "
+                                               "must, or several all of whose values are 0: the softmax is exact only then)",
+                                               c.name(), l.name, positions_[n.port] - 1, found, q));
+              match = &it->second.value;
+            }
+            v[i] = (*match)[n.bit];
+            break;
           }
-          if (selected > 1 && p.banks.size() > 1)
-            throw CompileError(fmt::format("{}: memory port '{}': {} banks selected", c.name(), p.name, selected));
+          case NodeKind::CountRead: {
+            const Counter& k = c.counters()[n.port];
+            int64_t& count = counts_[n.port];
+            if (!counted[n.port]) {  // the counter's first bit: this position's marker or count
+              counted[n.port] = true;
+              if (v[k.marker]) count = 0;
+              else if (v[k.counted] && count >= 0) ++count;
+            }
+            v[i] = count < 0 || count >= static_cast<int64_t>(n.bit + k.from) ? 1 : 0;
+            break;
+          }
+          case NodeKind::MemoryRead: {
+            const MemoryPort& p = c.memories()[n.port];
+            if (answer[n.port].empty()) {  // the port's first bit: every bank writes, then reads
+              answer[n.port].assign(p.banks.size(), 0);
+              uint32_t selected = 0;
+              for (size_t b = 0; b < p.banks.size(); ++b) {
+                const MemoryBank& bank = p.banks[b];
+                const std::string where = fmt::format("memory port '{}', bank {}", p.name, b);
+                auto& slots = slots_[n.port][b];
+                auto& history = history_[n.port][b];  // history[d]: the data d positions back
+                history.insert(history.begin(), busValue(v, bank.data));
+                history.pop_back();
+                if (value(bank.writeEnable, v) == 1)
+                  if (auto s = slotOf(bank.writeKey, where + " write")) slots[*s] = history[bank.delay];
+                if (bank.readSelect && !v[*bank.readSelect]) continue;
+                ++selected;
+                if (auto s = slotOf(bank.readKey, where + " read")) {
+                  auto it = slots.find(*s);
+                  if (it != slots.end()) answer[n.port][b] = it->second;
+                }
+              }
+              if (selected > 1 && p.banks.size() > 1)
+                throw CompileError(fmt::format("{}: memory port '{}': {} banks selected", c.name(), p.name, selected));
+            }
+            for (uint64_t a : answer[n.port]) v[i] += static_cast<int64_t>((a >> n.bit) & 1);
+            break;
+          }
+          default: break;
         }
-        for (uint64_t a : answer[n.port]) v[i] += static_cast<int64_t>((a >> n.bit) & 1);
-        break;
       }
     }
-    if (v[i] < n.range.lo || v[i] > n.range.hi)
+    if (v[i] < f.lo || v[i] > f.hi) {
+      const Node& n = c.nodes()[i];
       throw CompileError(fmt::format("{}: {} '{}' = {} is outside its range [{}, {}]", c.name(),
                                      nodeKindName(n.kind), n.name, v[i], n.range.lo, n.range.hi));
+    }
   }
   for (const auto& [name, group] : c.exclusiveGroups()) {
     std::vector<std::string> on;

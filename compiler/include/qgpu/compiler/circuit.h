@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +143,22 @@ struct Counter {
 };
 constexpr uint32_t kMaxCountBits = 16;  // threshold heads: one layer's 16 DeltaNet heads
 
+/// Every node's forms laid out flat, in node order, for the evaluator's hot loop (it visits
+/// every node at every position; the nodes' own Exprs are scattered on the heap): node i's
+/// condition terms are [condBegin, condEnd), its value terms [condEnd, valueEnd) (steps,
+/// gates and sums; none for the other kinds).
+struct FlatForms {
+  struct FlatNode {
+    NodeKind kind = NodeKind::Input;
+    uint32_t condBegin = 0, condEnd = 0, valueEnd = 0;
+    WireId control = 0;
+    int64_t condConstant = 0, valueConstant = 0, lo = 0, hi = 0;
+  };
+  std::vector<FlatNode> nodes;
+  std::vector<WireId> wire;
+  std::vector<int64_t> coeff;
+};
+
 class Circuit {
  public:
   explicit Circuit(std::string name) : name_(std::move(name)) {}
@@ -208,6 +225,9 @@ class Circuit {
   const std::vector<Lookup>& lookups() const { return lookups_; }
   const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<std::pair<std::string, std::vector<WireId>>>& exclusiveGroups() const { return groups_; }
+  /// The forms laid out flat, built once for the nodes so far (shared by copies and by every
+  /// Evaluator: one-shot evaluations do not rebuild it).
+  const FlatForms& flatForms() const;
   /// The wires node `id` reads (its forms' terms, a gate's control, a memory port's inputs).
   std::vector<WireId> reads(WireId id) const;
   /// Steps of value 1 of which at most one is 1 for every input: each pair's conditions
@@ -230,6 +250,7 @@ class Circuit {
   std::vector<Lookup> lookups_;
   std::vector<Counter> counters_;
   std::vector<std::pair<std::string, std::vector<WireId>>> groups_;  // exclusiveGroup's
+  mutable std::shared_ptr<const FlatForms> flat_;  // flatForms' cache (a node count apart: stale)
 };
 
 /// Runs a circuit position after position in exact int64 arithmetic: the memory ports'
