@@ -111,6 +111,11 @@ class LaunchRunner {
       const LaunchArg& a = launch_.args[i];
       const KernelParam& p = f.kernelParams[i];
       uint32_t size = a.kind == LaunchArg::Kind::Buffer ? 8 : a.scalarBytes;
+      // A scalar is copied from 64 bits (setupMemory): a wider parameter (.v2.u64, a
+      // by-value array) takes no scalar (fuzz_ptx: 16 bytes were read from an 8-byte value).
+      if (a.kind != LaunchArg::Kind::Buffer && (size == 0 || size > 8))
+        launchError(fmt::format("argument {} ('{}') is a {}-byte scalar: scalar arguments are 1 to 8 bytes", i, a.name,
+                                size));
       if (a.kind == LaunchArg::Kind::Buffer && a.buffer >= launch_.buffers.size())
         launchError(fmt::format("argument {} names buffer {} of {}", i, a.buffer,
                                 launch_.buffers.size()));

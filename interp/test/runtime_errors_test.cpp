@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "qgpu/interp/error.h"
+#include "qgpu/interp/launch.h"
+#include "qgpu/interp/ptx_parser.h"
 #include "test_util.h"
 
 namespace qgpu {
@@ -142,6 +144,29 @@ TEST(RuntimeErrors, MissingEntryAndParameterMismatch) {
   c = runExpectingError(t);
   EXPECT_EQ(c.kind, ErrorKind::Launch);
   EXPECT_TRUE(has(c.message, "argument 1 ('buf1') is 8 bytes, parameter 1 ('idx', .u32) is 4 bytes")) << c.message;
+}
+
+// A parameter wider than 8 bytes (.v2.u64) given a 16-byte scalar: refused, not copied from a
+// 64-bit value (found by fuzz_ptx as a stack-buffer-overflow under ASan).
+TEST(RuntimeErrors, AScalarArgumentWiderThan8BytesIsRefused) {
+  const Program program = decodeModule(ptx::parseModule(header() + R"(
+.visible .entry k(.param .v2.u64 p)
+{
+  ret;
+}
+)", "test.ptx"));
+  Launch launch;
+  LaunchArg arg;
+  arg.name = "p";
+  arg.scalarBytes = 16;
+  launch.args.push_back(arg);
+  try {
+    runLaunch(program, "k", launch, LaunchOptions{});
+    ADD_FAILURE() << "a 16-byte scalar was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Launch);
+    EXPECT_TRUE(has(e.what(), "argument 0 ('p') is a 16-byte scalar: scalar arguments are 1 to 8 bytes")) << e.what();
+  }
 }
 
 TEST(RuntimeErrors, BarrierDeadlockAcrossWarps) {
