@@ -37,6 +37,13 @@ uint32_t u32(const json& j, const char* what) {
   return j.get<uint32_t>();
 }
 
+// An unsigned 64-bit integer (get<uint64_t> on 1e20 is undefined behaviour: UBSan in fuzz_trace).
+uint64_t u64(const json& j, const char* what) {
+  if (!j.is_number_unsigned())
+    throw std::invalid_argument(fmt::format("{} must be an unsigned 64-bit integer, got {}", what, j.dump()));
+  return j.get<uint64_t>();
+}
+
 Dim3 dim3(const json& j, const char* what) {
   if (!j.is_array() || j.size() != 3) throw std::invalid_argument(fmt::format("{} must be [x,y,z]", what));
   return {u32(j[0], what), u32(j[1], what), u32(j[2], what)};
@@ -113,7 +120,7 @@ Trace readTrace(const std::filesystem::path& path) {
                                 t.grid.z, t.block.x, t.block.y, t.block.z));
         for (const json& b : j.at("buffers")) {
           TraceBufferInfo info{u32(b.at("index"), "buffer index"), b.at("name").get<std::string>(),
-                               b.at("type").get<std::string>(), b.at("count").get<uint64_t>(),
+                               b.at("type").get<std::string>(), u64(b.at("count"), "buffer count"),
                                hexValue(b.at("address")), b.value("output", false)};
           auto type = parseScalarType(info.type);
           if (!type) throw bad(fmt::format("buffer '{}': unknown type '{}'", info.name, info.type));
@@ -129,11 +136,11 @@ Trace readTrace(const std::filesystem::path& path) {
           TraceCode tc;
           tc.function = c.at("fn").get<std::string>();
           tc.text = c.at("text").get<std::string>();
-          tc.line = c.at("line").get<uint32_t>();
+          tc.line = u32(c.at("line"), "code line");
           if (c.contains("src")) {
-            auto f = files.find(c["src"].at(0).get<uint32_t>());
+            auto f = files.find(u32(c["src"].at(0), "code source file"));
             if (f != files.end()) tc.srcFile = resolveSourcePath(t.ptx, f->second);
-            tc.srcLine = c["src"].at(1).get<uint32_t>();
+            tc.srcLine = u32(c["src"].at(1), "code source line");
           }
           t.code.push_back(std::move(tc));
         }
@@ -177,12 +184,12 @@ Trace readTrace(const std::filesystem::path& path) {
       }
       if (j.contains("st"))
         for (const json& w : j["st"]) {
-          uint32_t lane = w.at(0).get<uint32_t>();
+          uint32_t lane = u32(w.at(0), "memory write lane");
           TraceEvent* target = nullptr;
           for (size_t i = first; i < t.events.size(); ++i)
             if (t.events[i].lane == lane) target = &t.events[i];
           if (!target) throw bad(fmt::format("memory write of inactive lane {}", lane));
-          TraceWrite tw{w.at(1).get<std::string>(), hexValue(w.at(2)), w.at(3).get<uint32_t>(), {}};
+          TraceWrite tw{w.at(1).get<std::string>(), hexValue(w.at(2)), u32(w.at(3), "memory write size"), {}};
           std::string v = w.at(4).get<std::string>();
           if (tw.size > 16 || v.size() != 2 + 2 * size_t{tw.size} || v.compare(0, 2, "0x") != 0)
             throw bad(fmt::format("memory write value \"{}\" does not have {} bytes", v, tw.size));
