@@ -241,6 +241,37 @@ bool Circuit::declaredExclusive(const std::vector<WireId>& bits) const {
   return false;
 }
 
+const FlatForms& Circuit::flatForms() const {
+  if (flat_ && flat_->nodes.size() == nodes_.size()) return *flat_;
+  auto f = std::make_shared<FlatForms>();
+  auto terms = [&](const Expr& e) {
+    for (const Term& t : e.terms) {
+      f->wire.push_back(t.wire);
+      f->coeff.push_back(t.coeff);
+    }
+    return static_cast<uint32_t>(f->wire.size());
+  };
+  for (const Node& n : nodes_) {
+    FlatForms::FlatNode x;
+    x.kind = n.kind;
+    x.control = n.control;
+    x.lo = n.range.lo;
+    x.hi = n.range.hi;
+    x.condConstant = n.cond.constant;
+    x.valueConstant = n.value.constant;
+    x.condBegin = static_cast<uint32_t>(f->wire.size());
+    if (n.kind == NodeKind::Step || n.kind == NodeKind::Gate || n.kind == NodeKind::Sum) {
+      x.condEnd = terms(n.cond);
+      x.valueEnd = terms(n.value);
+    } else {
+      x.condEnd = x.valueEnd = x.condBegin;
+    }
+    f->nodes.push_back(x);
+  }
+  flat_ = std::move(f);
+  return *flat_;
+}
+
 std::vector<WireId> Circuit::reads(WireId id) const {
   const Node& n = nodes_.at(id);
   std::vector<WireId> r;
@@ -408,37 +439,6 @@ Evaluator::Evaluator(const Circuit& c) : c_(c) {
   counts_.assign(c.counters().size(), -1);
 }
 
-const FlatForms& Circuit::flatForms() const {
-  if (flat_ && flat_->nodes.size() == nodes_.size()) return *flat_;
-  auto f = std::make_shared<FlatForms>();
-  auto terms = [&](const Expr& e) {
-    for (const Term& t : e.terms) {
-      f->wire.push_back(t.wire);
-      f->coeff.push_back(t.coeff);
-    }
-    return static_cast<uint32_t>(f->wire.size());
-  };
-  for (const Node& n : nodes_) {
-    FlatForms::FlatNode x;
-    x.kind = n.kind;
-    x.control = n.control;
-    x.lo = n.range.lo;
-    x.hi = n.range.hi;
-    x.condConstant = n.cond.constant;
-    x.valueConstant = n.value.constant;
-    x.condBegin = static_cast<uint32_t>(f->wire.size());
-    if (n.kind == NodeKind::Step || n.kind == NodeKind::Gate || n.kind == NodeKind::Sum) {
-      x.condEnd = terms(n.cond);
-      x.valueEnd = terms(n.value);
-    } else {
-      x.condEnd = x.valueEnd = x.condBegin;
-    }
-    f->nodes.push_back(x);
-  }
-  flat_ = std::move(f);
-  return *flat_;
-}
-
 std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
   const Circuit& c = c_;
   if (inputs.size() != c.inputs().size())
@@ -557,12 +557,12 @@ std::vector<int64_t> Evaluator::step(const std::vector<int64_t>& inputs) {
     }
   }
   for (const auto& [name, group] : c.exclusiveGroups()) {
-    std::vector<std::string> on;
+    if (std::count_if(group.begin(), group.end(), [&](WireId b) { return v[b] != 0; }) < 2) continue;
+    std::vector<std::string> on;  // the error's names, built only for the error
     for (WireId b : group)
       if (v[b]) on.push_back(c.node(b).name);
-    if (on.size() > 1)
-      throw CompileError(fmt::format("{}: exclusive group '{}': {} are 1 at once ({})", c.name(), name, on.size(),
-                                     fmt::join(on, ", ")));
+    throw CompileError(fmt::format("{}: exclusive group '{}': {} are 1 at once ({})", c.name(), name, on.size(),
+                                   fmt::join(on, ", ")));
   }
   return v;
 }

@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <span>
@@ -89,10 +91,11 @@ AluStream aluStream(const CorpusRun& r) {
     if (w.atomic || w.lastToken >= end) continue;
     const size_t n = machine::encodeWrite(w.values, w.lanes, w.bytes).size();
     const size_t t0 = w.lastToken + 1 - n;
-    const machine::StepState* st = nullptr;  // the step whose tokens these are
-    for (const machine::StepState& s : r.steps)
-      if (s.firstToken <= t0) st = &s;
-    if (st == nullptr || !aluOp(r.program.code.at(st->pc).op)) continue;
+    // The step whose tokens these are: the last to start at or before t0 (steps come in token
+    // order; a scan from the front for every write was quadratic in the run's length).
+    const auto after = std::upper_bound(r.steps.begin(), r.steps.end(), t0,
+                                        [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
+    if (after == r.steps.begin() || !aluOp(r.program.code.at(std::prev(after)->pc).op)) continue;
     for (size_t t = t0; t <= w.lastToken; ++t) {
       as.token.at(first - 1 + t) = WantToken{r.tokens[t], t == w.lastToken, static_cast<uint32_t>(t - t0), true};
       ++as.writeTokens;
@@ -111,20 +114,19 @@ AluStream aluStream(const CorpusRun& r) {
   return as;
 }
 
-// The token the outputs spell: ACTIVE m, DONE or writeTokenId of the kind and value.
+// The token the outputs spell: ACTIVE m, DONE or the write token of the kind and value.
 std::string spelled(const std::vector<int64_t>& got) {
-  int kind = -1;
+  bool anyKind = false;
+  for (uint32_t i = 0; i < kWriteTokenKinds; ++i) anyKind = anyKind || got[kKindAt + i] != 0;
   uint32_t value = 0;
-  for (uint32_t i = 0; i < kWriteTokenKinds; ++i)
-    if (got[kKindAt + i] != 0) kind = kind < 0 ? static_cast<int>(i) : 99;
   for (uint32_t i = 0; i < 16; ++i) value |= static_cast<uint32_t>(got[kValueAt + i]) << i;
   const int64_t instead = got[kActiveNextAt] + got[kDoneNextAt];
-  if (instead > 1 || (instead == 1 && kind >= 0)) return fmt::format("ACTIVE {}, DONE {} and kind {}", got[kActiveNextAt], got[kDoneNextAt], kind);
+  if (instead > 1 || (instead == 1 && anyKind))
+    return fmt::format("ACTIVE {}, DONE {} and a write token's kind", got[kActiveNextAt], got[kDoneNextAt]);
   if (got[kActiveNextAt] != 0) return value > 0 && value < 16 ? machine::tokenName(machine::kActive + value) : fmt::format("ACTIVE with value {}", value);
   if (got[kDoneNextAt] != 0) return value == 0 ? machine::tokenName(machine::ctl(machine::Ctl::Done)) : "DONE with a value";
-  if (kind < 0 || kind >= static_cast<int>(kWriteTokenKinds)) return fmt::format("no single kind ({})", kind);
-  if ((kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return fmt::format("kind {} with value {}", kind, value);
-  return machine::tokenName(writeTokenId(static_cast<uint32_t>(kind), value));
+  const uint32_t id = spelledWriteToken(got, kKindAt);
+  return id != 0 ? machine::tokenName(id) : "no write token (not one kind, or a value the kind lacks)";
 }
 
 std::string describeOutput(size_t i) {

@@ -84,35 +84,16 @@ std::string firstDifferences(const std::vector<int64_t>& got, const std::vector<
 size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::vector<Position>& seq, size_t from,
                      const DiffDescriber& describe = firstDifferences);
 
-// The weights against the IR at every position and every output, on the streams of up to
-// 1,000 tokens that `streamOf` makes of the corpus runs (the IR is the executor's where the
-// executor decides: each unit's IR test).
-template <class StreamOf>
-void engineEqualsTheIr(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf) {
-  model::Model sparse = load(cu, 1.0);
-  size_t tokens = 0, runs = 0;
-  for (const CorpusRun& r : corpusRuns()) {
-    if (r.tokens.size() > 1000) continue;
-    Stream s = streamOf(r);
-    Evaluator ev(u.circuit);
-    for (Position& q : s.positions) q.expected = ev.stepOutputs(q.inputs);
-    ++runs;
-    const size_t checked = checkInPieces(cu, sparse, s.positions, 0);
-    ASSERT_EQ(checked, s.positions.size()) << r.name;
-    tokens += checked;
-  }
-  EXPECT_GE(runs, 10u);
-  testing::Test::RecordProperty("engine_tokens", static_cast<int>(tokens));
-}
-
-// The same on whole launches, prompt included, of up to `maxPositions` positions (the
-// joined front end's units, whose prompt holds the program; at least 4 runs).
-template <class StreamOf>
-void engineEqualsTheIrOnLaunches(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf, size_t maxPositions = 1500) {
+// The weights against the IR at every position and every output, on the streams that
+// `streamOf` makes of the corpus runs `fits` takes (at least `minRuns` of them); the count of
+// positions checked is recorded as `property`.
+template <class Fits, class StreamOf>
+void engineEqualsTheIrOn(const Unit& u, const CompiledUnit& cu, Fits&& fits, StreamOf&& streamOf, size_t minRuns,
+                         const char* property) {
   model::Model sparse = load(cu, 1.0);
   size_t positions = 0, runs = 0;
   for (const CorpusRun& r : corpusRuns()) {
-    if (r.prompt.size() + r.tokens.size() > maxPositions) continue;
+    if (!fits(r)) continue;
     Stream s = streamOf(r);
     Evaluator ev(u.circuit);
     for (Position& q : s.positions) q.expected = ev.stepOutputs(q.inputs);
@@ -121,8 +102,23 @@ void engineEqualsTheIrOnLaunches(const Unit& u, const CompiledUnit& cu, StreamOf
     ASSERT_EQ(checked, s.positions.size()) << r.name;
     positions += checked;
   }
-  EXPECT_GE(runs, 4u);
-  testing::Test::RecordProperty("engine_positions", static_cast<int>(positions));
+  EXPECT_GE(runs, minRuns);
+  testing::Test::RecordProperty(property, static_cast<int>(positions));
+}
+
+// On the runs of up to 1,000 generated tokens (the IR is the executor's where the executor
+// decides: each unit's IR test).
+template <class StreamOf>
+void engineEqualsTheIr(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf) {
+  engineEqualsTheIrOn(u, cu, [](const CorpusRun& r) { return r.tokens.size() <= 1000; }, streamOf, 10, "engine_tokens");
+}
+
+// On whole launches, prompt included, of up to `maxPositions` positions (the joined front
+// end's units, whose prompt holds the program; at least 4 runs).
+template <class StreamOf>
+void engineEqualsTheIrOnLaunches(const Unit& u, const CompiledUnit& cu, StreamOf&& streamOf, size_t maxPositions = 1500) {
+  engineEqualsTheIrOn(u, cu, [&](const CorpusRun& r) { return r.prompt.size() + r.tokens.size() <= maxPositions; },
+                      streamOf, 4, "engine_positions");
 }
 
 // A corpus run as register-file positions: GO, then every token. The write: the executor's
@@ -155,5 +151,10 @@ struct StepStream {
   std::vector<std::optional<ComputedStep>> steps;  // per position
 };
 StepStream stepStream(const CorpusRun& r);
+
+// The id a spelled write token names: outputs from `kindAt` on are the kind one-hot
+// (kWriteTokenKinds) and the 16 value bits (write_form.h). Exactly one kind, and a value the
+// kind has (0 for AFFINE, below 4 for the LANES prefixes); 0 when they name no token.
+uint32_t spelledWriteToken(const std::vector<int64_t>& got, size_t kindAt);
 
 }  // namespace qgpu::compiler

@@ -52,17 +52,6 @@ TEST(WriteForm, TheIrChoosesEveryCorpusWritesForm) {
   std::cout << "[ write form ] " << writes << " register writes: " << counts << "\n";
 }
 
-// The id write_token's outputs spell: exactly one kind, then its value (0 for AFFINE, below
-// 4 for the LANES prefixes). 0 when the outputs are not a token.
-uint32_t spelledId(const std::vector<int64_t>& got) {
-  uint32_t kind = kWriteTokenKinds, kinds = 0, value = 0;
-  for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
-    if (got.at(j)) kind = j, ++kinds;
-  for (uint32_t b = 0; b < 16; ++b) value |= static_cast<uint32_t>(got.at(kWriteTokenKinds + b) != 0) << b;
-  if (kinds != 1 || (kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return 0;
-  return writeTokenId(kind, value);
-}
-
 // Every token of every corpus register write, spelled at its index from the decision.
 TEST(WriteForm, TheIrSpellsEveryCorpusWritesTokens) {
   Unit u = writeTokenUnit();
@@ -75,7 +64,7 @@ TEST(WriteForm, TheIrSpellsEveryCorpusWritesTokens) {
       const std::vector<uint32_t> t = machine::encodeWrite(v, wr.lanes, wr.bytes);
       for (uint32_t k = 0; k < t.size(); ++k) {
         const std::vector<int64_t> got = evaluateOutputs(u.circuit, writeTokenInputs(v, wr.lanes, wr.bytes, k));
-        const uint32_t id = spelledId(got);
+        const uint32_t id = spelledWriteToken(got, 0);
         ASSERT_EQ(id, t[k]) << r.name << " write ending at token " << wr.lastToken << ", its token " << k << ": want "
                             << machine::tokenName(t[k]) << ", got " << machine::tokenName(id);
         ASSERT_EQ(got[kWriteTokenKinds + 16], k + 1 == t.size() ? 1 : 0) << r.name << " write ending at token " << wr.lastToken << ": last";

@@ -211,12 +211,7 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   return out;
 }
 
-Unit aluUnit() {
-  Unit u{Circuit("alu"), {}, {}, {}, {}};
-  Circuit& c = u.circuit;
-  const FrontWires front = buildFront(c);
-  const OperandWires operands = buildOperandSelect(c, front);
-  const AluWires alu = buildAlu(c, front, operands);
+LaneBuses outputAlu(Circuit& c, const FrontWires& front, const AluWires& alu) {
   LaneBuses lb;
   for (uint32_t l = 0; l < 4; ++l) {
     c.outputBus(fmt::format("l{} result", l), alu.result[l]);
@@ -228,7 +223,15 @@ Unit aluUnit() {
   lb.results.push_back(alu.active);
   lb.results.push_back(alu.shuffleUndefined);
   lb.results.push_back(front.fetch.word);
-  u.lanes.push_back(std::move(lb));
+  return lb;
+}
+
+Unit aluUnit() {
+  Unit u{Circuit("alu"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const FrontWires front = buildFront(c);
+  const OperandWires operands = buildOperandSelect(c, front);
+  u.lanes.push_back(outputAlu(c, front, buildAlu(c, front, operands)));
   return u;
 }
 

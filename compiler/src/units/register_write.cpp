@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <iterator>
 
 #include "qgpu/compiler/step_front.h"
@@ -25,20 +24,20 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
   fields.ty = {w(word[machine::kWordTyAt]), w(word[machine::kWordTyAt + 1])};
   fields.c = {w(word[machine::kWordCAt]), w(word[machine::kWordCAt + 1])};
-  fields.i2f64 = w(word[machine::kWordFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64}))]);
+  fields.i2f64 = w(word[kWordI2FDest64Bit]);
   const std::array<Expr, 4> widthTerms = writeWidthTerms(c, "write", fields);
 
   RegisterWriteWires out;
-  // Likewise the results (the result select's exclusiveOr channels): the decision's linear
+  // The proof takes a channel's range from the weights alone, and the result select's
+  // exclusiveOr channels are bits only by the machine's declaration: the decision's linear
   // forms over 16 and 64 of a value's bits are exact in f32 only on proven bits. One level.
   for (uint32_t l = 0; l < 4; ++l) {
     Bus v;
     for (uint32_t i = 0; i < 64; ++i) v.push_back(c.step(fmt::format("l{} value[{}]", l, i), w(results[l][i]) - 1));
     out.in.value.push_back(std::move(v));
   }
-  // The proof takes a gate's control from the weights alone, and an exclusiveOr channel is
-  // a bit only by the machine's declaration: one threshold makes each lane a proven bit
-  // (the active mask is ready long before the results).
+  // Likewise a gate's control: one threshold makes each lane of the active mask (an
+  // exclusiveOr) a proven bit (it is ready long before the results).
   for (uint32_t l = 0; l < 4; ++l) out.in.lanes.push_back(c.step(fmt::format("l{} written", l), w(lanes[l]) - 1));
   for (uint32_t t = 0; t < 4; ++t)
     out.in.width.push_back(c.exclusiveOr(fmt::format("write width {} bytes", 1u << t), widthTerms[t]));
@@ -102,22 +101,15 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
   const RegisterWriteWires rw = buildRegisterWrite(c, front, alu.result, alu.active);
-  LaneBuses lb;
-  for (uint32_t l = 0; l < 4; ++l) {
-    c.outputBus(fmt::format("l{} result", l), alu.result[l]);
-    lb.results.push_back(alu.result[l]);
-  }
-  c.outputBus("active", alu.active);
-  c.outputBus("SHFL undefined", alu.shuffleUndefined);
-  c.outputBus("word", front.fetch.word);
+  LaneBuses lb = outputAlu(c, front, alu);
   c.outputBus("kind", rw.token.kind);
   c.outputBus("value", rw.token.payload);
   c.output("last", rw.token.last);
   c.outputBus("index", rw.index);
   c.output("ACTIVE next", rw.activeNext);
   c.output("DONE next", rw.doneNext);
-  for (const Bus* b : {&alu.active, &alu.shuffleUndefined, &front.fetch.word, &rw.token.kind, &rw.token.payload})
-    lb.results.push_back(*b);
+  lb.results.push_back(rw.token.kind);
+  lb.results.push_back(rw.token.payload);
   lb.results.push_back({rw.token.last});
   lb.results.push_back(rw.index);
   lb.results.push_back({rw.activeNext, rw.doneNext});

@@ -7,8 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
-
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/machine/isa.h"
@@ -17,7 +15,7 @@
 namespace qgpu::compiler {
 namespace {
 
-using machine::kWordCAt, machine::kWordDAt, machine::kWordFlAt, machine::kWordOpBits, machine::kWordTyAt;
+using machine::kWordCAt, machine::kWordDAt, machine::kWordOpBits, machine::kWordTyAt;
 constexpr uint32_t kOperandAt[kRegisterFilePorts] = {machine::kWordAAt, machine::kWordBAt, machine::kWordCAt,
                                                      machine::kWordGAt};  // the ports a, b, c, guard
 
@@ -71,7 +69,7 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   for (uint32_t b = 0; b < kWordOpBits; ++b) at.push_back(b);
   at.push_back(kWordTyAt);
   at.push_back(kWordTyAt + 1);
-  at.push_back(kWordFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64})));
+  at.push_back(kWordI2FDest64Bit);
   at.push_back(kWordCAt);
   at.push_back(kWordCAt + 1);
   Bus fields;

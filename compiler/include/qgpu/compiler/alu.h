@@ -22,6 +22,10 @@ struct AluWires {
 /// The ALU on the front end's and operand select's wires.
 AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& operands);
 
+/// Declares the ALU's outputs (aluUnit's order: each lane's result, the active lanes, SHFL's
+/// undefined lanes, the fetched word) and returns them as one lane's results.
+LaneBuses outputAlu(Circuit& c, const FrontWires& front, const AluWires& alu);
+
 /// The ops whose results the ALU computes.
 bool aluOp(machine::MOp op);
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,8 +15,13 @@
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/units.h"
+#include "qgpu/machine/isa.h"
 
 namespace qgpu::compiler {
+
+/// The fetched word's bit that says an I2F writes 8 bytes (fl's kFlI2FDest64).
+constexpr uint32_t kWordI2FDest64Bit =
+    machine::kWordFlAt + static_cast<uint32_t>(std::countr_zero(unsigned{machine::kFlI2FDest64}));
 
 /// The fields an instruction's write width depends on (machine::writeBytes): the op's bits,
 /// ty's and c's width codes, fl's I2F-destination bit — as forms whose values are bits.
