@@ -293,7 +293,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return writeFormUnit(); }, false, writeFormSample},
       {"write_token", "write-form decision and spelling: the write's token at index k of its step (the id, whether it is the last)",
        [] { return writeTokenUnit(); }, false, writeTokenSample},
-      {"alu_write", "the integer ALU and its register write spelled: the width from the word, the token index from a counter, the write's token",
+      {"alu_write", "the integer ALU and its register write spelled (the width from the word, the token index from a counter, the write's token), and the step's control tokens, DONE and WAIT: the pc checkpoint, BRAs at depth 1 and 2, the pop to depth 1",
        [] { return aluWriteUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},

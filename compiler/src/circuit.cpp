@@ -210,6 +210,18 @@ WireId Circuit::exclusiveOr(const std::string& name, Expr e) {
   n.range = {0, 1};
   n.structuralBit = true;
   n.exclusive = true;
+  n.ownChannel = true;
+  n.value = std::move(e);
+  return add(std::move(n));
+}
+
+WireId Circuit::channel(const std::string& name, Expr e) {
+  checkWires(e, name);
+  Node n;
+  n.kind = NodeKind::Sum;
+  n.name = name;
+  n.range = rangeOf(e);
+  n.ownChannel = true;
   n.value = std::move(e);
   return add(std::move(n));
 }

@@ -79,9 +79,9 @@ class Planner {
       }
       merged_[i] = gates || chain;
     }
-    // An exclusive or (circuit.h) is written into its own channel, wherever its terms are.
+    // An exclusive or or a channel (circuit.h) is written into its own channel, wherever its terms are.
     for (size_t i = 0; i < c_.nodes().size(); ++i)
-      if (c_.nodes()[i].exclusive && live_[i] && s_.level[i] >= 1) merged_[i] = true;
+      if (c_.nodes()[i].ownChannel && live_[i] && s_.level[i] >= 1) merged_[i] = true;
     // Which wires are read by a later level (so they need a channel).
     std::vector<bool> readLater(c_.nodes().size(), false);
     std::set<std::pair<NodeKind, uint32_t>> inputsMarked;

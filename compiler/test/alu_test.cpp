@@ -33,7 +33,7 @@ namespace {
 constexpr size_t kActiveAt = 4 * 64, kUndefinedAt = kActiveAt + 4, kWordAt = kUndefinedAt + 4;
 // alu_write's outputs after aluUnit's: the token's kind, value, last, the index.
 constexpr size_t kKindAt = kAluOutputs, kValueAt = kKindAt + kWriteTokenKinds, kLastAt = kValueAt + 16,
-                 kIndexAt = kLastAt + 1, kActiveNextAt = kIndexAt + 16, kDoneNextAt = kActiveNextAt + 1;
+                 kIndexAt = kLastAt + 1, kOtherAt = kIndexAt + 16;
 
 // The token the position must spell: the stream's next token — a write's (its index, whether
 // it is the last) or the step's ACTIVE m or DONE in its place.
@@ -42,6 +42,7 @@ struct WantToken {
   bool last = false;
   uint32_t index = 0;
   bool write = true;
+  bool control = false;  // a control token or DONE (step_control.h): the index is not checked
 };
 
 struct AluStream {
@@ -52,11 +53,20 @@ struct AluStream {
   size_t others = 0;                        // steps of other ops (their results must be 0)
   size_t writeTokens = 0;                   // ALU write tokens checked
   size_t activeTokens = 0, doneTokens = 0;  // ALU steps' ACTIVE m and DONE checked
+  std::map<std::string, size_t> control;    // control tokens and DONE checked, by what decides them
 };
+
+// What a stream token is, for the coverage tally: its class in the machine vocabulary.
+std::string tokenClass(uint32_t id) {
+  static const TokenVocabulary v = machineVocabulary(machine::kTextVocab);
+  for (const TokenClass& k : v.classes)
+    if (id >= k.firstId && id < k.firstId + k.ids()) return k.name;
+  return "?";
+}
 
 AluStream aluStream(const CorpusRun& r) {
   StepStream ss = stepStream(r);
-  AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0};
+  AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0, {}};
   for (const std::optional<ComputedStep>& step : ss.steps) {
     std::vector<std::pair<size_t, int64_t>> want;
     if (step) {
@@ -111,22 +121,112 @@ AluStream aluStream(const CorpusRun& r) {
     as.token.at(first - 1 + s.firstToken) = WantToken{id, false, 0, false};
     ++(active ? as.activeTokens : as.doneTokens);
   }
+  // The tokens step_control.h decides: DONE of an EXIT or BAR, or of a step with no active lane
+  // (not BRA, CALL); a lane-serial step's WAITs (and its ACTIVE after them); a BRA's outcome at
+  // SIMT depth 1 (its sync tokens, a DEPTH's TOP too) when its warp runs on, and at depth 2
+  // under a divergence when every lane or none takes it; the TOP of a pop from such a depth 2
+  // to depth 1; a GOTO after a step that is no BRA or CALL (the pc checkpoint).
+  const uint32_t done = machine::ctl(machine::Ctl::Done);
+  auto claim = [&](size_t t, const char* why) {
+    std::optional<WantToken>& slot = as.token.at(first - 1 + t);
+    if (slot) return;  // an ALU step's, claimed above
+    slot = WantToken{r.tokens[t], false, 0, false, true};
+    ++as.control[why];
+  };
+  // What took each step's warp from depth 1 deeper (the last BRA or CALL at depth 1): the
+  // base entry the circuit keeps is a divergence's.
+  std::vector<machine::MOp> deeperBy(r.steps.size(), machine::MOp::Bra);
+  {
+    std::map<std::pair<uint32_t, uint32_t>, machine::MOp> last;
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+      const machine::StepState& s = r.steps[i];
+      const auto key = std::pair{s.block, s.warp};
+      if (s.depth >= 2 && last.count(key)) deeperBy[i] = last[key];
+      const machine::MOp op = r.program.code.at(s.pc).op;
+      if (s.depth == 1 && (op == machine::MOp::Bra || op == machine::MOp::Call)) last[key] = op;
+    }
+  }
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const machine::StepState& s = r.steps[i];
+    if (s.firstToken >= end) break;
+    const std::optional<ComputedStep>& step = ss.steps.at(first - 1 + s.firstToken);
+    if (!step) continue;
+    const machine::MInstr& in = step->in;
+    const uint32_t active = machine::guardedMask(s.mask, in.g != machine::kNoGuard, (in.g & machine::kGuardNegated) != 0,
+                                                 step->predicates);
+    const bool bra = in.op == machine::MOp::Bra, call = in.op == machine::MOp::Call;
+    if (r.tokens[s.firstToken] == done && (in.op == machine::MOp::Exit || in.op == machine::MOp::Bar))
+      claim(s.firstToken, "DONE of EXIT or BAR");
+    else if (r.tokens[s.firstToken] == done && active == 0 && !bra && !call)
+      claim(s.firstToken, "DONE, no lane active");
+    // A lane-serial step: a WAIT at each active lane's position but the last, then its ACTIVE m.
+    if (machine::opInfo(in.op).exec == machine::MExec::LaneSerial && active != 0) {
+      size_t t = s.firstToken;
+      for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT");
+      if (t < end && machine::isActiveToken(r.tokens[t])) claim(t, "ACTIVE of a lane-serial step");
+    }
+    const bool runsOn = i + 1 < r.steps.size() && r.steps[i + 1].block == s.block && r.steps[i + 1].warp == s.warp &&
+                        s.firstToken < r.steps[i + 1].firstToken;
+    if (bra && s.depth == 1 && runsOn) {
+      claim(s.firstToken, "BRA at depth 1");
+      if (tokenClass(r.tokens[s.firstToken]) == "depth") claim(s.firstToken + 1, "BRA at depth 1");
+    }
+    // A BRA at depth 2 under a divergence that every lane or none takes.
+    if (bra && s.depth == 2 && deeperBy[i] == machine::MOp::Bra && runsOn && (active == 0 || active == s.mask))
+      claim(s.firstToken, "BRA at depth 2, uniform");
+    // The TOP at depth 1 after a step at depth 2 under a divergence: a pop to the base entry.
+    if (!bra && !call && runsOn && s.depth == 2 && deeperBy[i] == machine::MOp::Bra && r.steps[i + 1].depth == 1) {
+      size_t t = s.firstToken;
+      while (t < r.steps[i + 1].firstToken && t < end && tokenClass(r.tokens[t]) != "top_depth1") ++t;
+      if (t < r.steps[i + 1].firstToken && t < end) claim(t, "TOP of a pop to depth 1");
+    }
+  }
+  for (size_t t = 1; t < end; ++t) {
+    if (tokenClass(r.tokens[t]) != "goto") continue;
+    // The step this token's sync follows: a BRA's or CALL's own tokens are the sync after it
+    // (its firstToken is the sync's first token), any other step ended before the sync.
+    const auto after = std::upper_bound(r.steps.begin(), r.steps.end(), t,
+                                        [](size_t x, const machine::StepState& s) { return x < s.firstToken; });
+    if (after == r.steps.begin()) continue;
+    const machine::MOp op = r.program.code.at(std::prev(after)->pc).op;
+    if (op != machine::MOp::Bra && op != machine::MOp::Call) claim(t, "GOTO checkpoint");
+  }
   return as;
 }
 
-// The token the outputs spell: ACTIVE m, DONE or the write token of the kind and value.
+// The token the outputs spell: one of the other tokens (step_control.h) or the write token of
+// the kind and value, or why they name none.
 std::string spelled(const std::vector<int64_t>& got) {
   bool anyKind = false;
   for (uint32_t i = 0; i < kWriteTokenKinds; ++i) anyKind = anyKind || got[kKindAt + i] != 0;
   uint32_t value = 0;
   for (uint32_t i = 0; i < 16; ++i) value |= static_cast<uint32_t>(got[kValueAt + i]) << i;
-  const int64_t instead = got[kActiveNextAt] + got[kDoneNextAt];
-  if (instead > 1 || (instead == 1 && anyKind))
-    return fmt::format("ACTIVE {}, DONE {} and a write token's kind", got[kActiveNextAt], got[kDoneNextAt]);
-  if (got[kActiveNextAt] != 0) return value > 0 && value < 16 ? machine::tokenName(machine::kActive + value) : fmt::format("ACTIVE with value {}", value);
-  if (got[kDoneNextAt] != 0) return value == 0 ? machine::tokenName(machine::ctl(machine::Ctl::Done)) : "DONE with a value";
-  const uint32_t id = spelledWriteToken(got, kKindAt);
-  return id != 0 ? machine::tokenName(id) : "no write token (not one kind, or a value the kind lacks)";
+  int64_t others = 0;
+  std::optional<OtherToken> other;
+  for (uint32_t i = 0; i < kOtherTokens; ++i)
+    if (got[kOtherAt + i] != 0) {
+      others += got[kOtherAt + i];
+      other = static_cast<OtherToken>(i);
+    }
+  if (others > 1 || (others == 1 && anyKind)) return "two tokens at once";
+  if (!other) {
+    const uint32_t id = spelledWriteToken(got, kKindAt);
+    return id != 0 ? machine::tokenName(id) : "no write token (not one kind, or a value the kind lacks)";
+  }
+  using machine::Ctl;
+  auto bounded = [&](uint32_t limit, uint32_t id) { return value < limit ? machine::tokenName(id) : fmt::format("a value {} out of range", value); };
+  switch (*other) {
+    case OtherToken::Active: return value > 0 && value < 16 ? machine::tokenName(machine::kActive + value) : fmt::format("ACTIVE with value {}", value);
+    case OtherToken::Done: return bounded(1, machine::ctl(Ctl::Done));
+    case OtherToken::Fall: return bounded(1, machine::ctl(Ctl::Fall));
+    case OtherToken::Goto: return bounded(1024, machine::kGoto + value);
+    case OtherToken::Top1: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 1));
+    case OtherToken::Top2: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 2));
+    case OtherToken::Top3: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 3));
+    case OtherToken::Depth3: return bounded(32, machine::kDepth + value);
+    case OtherToken::Wait: return bounded(1, machine::ctl(Ctl::Wait));
+  }
+  return "?";
 }
 
 std::string describeOutput(size_t i) {
@@ -140,12 +240,22 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
   Unit u = aluWriteUnit();
   size_t runs = 0, others = 0, writeTokens = 0, activeTokens = 0, doneTokens = 0;
   std::map<machine::MOp, size_t> computed;
+  std::map<std::string, size_t> control;
+  // Every generated token, by class: how many, and how many the IR spells at the position before.
+  std::map<std::string, std::pair<size_t, size_t>> coverage;
   for (const CorpusRun& r : corpusRuns()) {
     const AluStream as = aluStream(r);
     Evaluator ev(u.circuit);
+    const size_t first = r.prompt.size();
     for (size_t p = 0; p < as.stream.positions.size(); ++p) {
       const std::vector<int64_t> got = ev.stepOutputs(as.stream.positions[p].inputs);
       ASSERT_EQ(got.size(), kAluWriteOutputs);
+      if (p + 1 >= first && p + 1 < as.stream.positions.size()) {
+        const uint32_t next = r.tokens[p + 1 - first];
+        auto& [n, right] = coverage[tokenClass(next)];
+        ++n;
+        right += spelled(got) == machine::tokenName(next) ? 1 : 0;
+      }
       for (const auto& [i, bit] : as.want[p])
         ASSERT_EQ(got[i], bit) << "IR at " << as.stream.positions[p].describe << ": " << describeOutput(i);
       if (const std::optional<WantToken>& t = as.token[p]) {
@@ -164,8 +274,27 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
     activeTokens += as.activeTokens;
     doneTokens += as.doneTokens;
     for (const auto& [op, n] : as.computed) computed[op] += n;
+    for (const auto& [why, n] : as.control) control[why] += n;
   }
   EXPECT_GE(runs, 90u);
+  // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
+  for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA at depth 2, uniform", "GOTO checkpoint", "WAIT",
+                          "TOP of a pop to depth 1"})
+    EXPECT_GT(control[why], 0u) << why;
+  size_t all = 0, right = 0;
+  std::string table;
+  for (const auto& [cls, nr] : coverage) {
+    all += nr.first;
+    right += nr.second;
+    table += fmt::format("{}{} {}/{}", table.empty() ? "" : ", ", cls, nr.second, nr.first);
+  }
+  std::string claims;
+  for (const auto& [why, n] : control) claims += fmt::format("{}{} {}", claims.empty() ? "" : ", ", why, n);
+  RecordProperty("generated_tokens", static_cast<int>(all));
+  RecordProperty("spelled_by_the_ir", static_cast<int>(right));
+  std::cout << "[ alu ] control tokens and DONE checked: " << claims << "\n[ alu ] the next token spelled at "
+            << right << " of " << all << " generated positions (" << fmt::format("{:.1f}", 100.0 * static_cast<double>(right) / static_cast<double>(std::max<size_t>(all, 1)))
+            << " %); by class: " << table << "\n";
   std::string counts;
   size_t total = 0;
   for (const auto& [op, n] : computed) {
@@ -203,9 +332,11 @@ TEST(Alu, CompiledThroughTheEngine) {
   engineEqualsTheIrOnLaunches(u, cu, [](const CorpusRun& r) { return stepStream(r).stream; });
 }
 
-// Token in, token out: the unit with the token head on its write token, embedded from the
-// machine ids (each row what frontInputs gives that id) — the launches fed as token ids, and
-// at every position before an ALU write token, the engine's greedy argmax is that token.
+// Token in, token out: the unit with the token head on the tokens it decides, embedded from
+// the machine ids (each row what frontInputs gives that id) — the launches fed as token ids,
+// and at every position before a token the IR test checks (an ALU write's, ACTIVE or DONE in
+// its place, the control tokens and DONE of step_control.h), the engine's greedy argmax is
+// that token.
 TEST(Alu, TheWeightsSpellItsWritesFromTokenIds) {
   const TokenVocabulary v = machineVocabulary(0);
   Unit u = aluWriteUnit(&v);
@@ -219,13 +350,14 @@ TEST(Alu, TheWeightsSpellItsWritesFromTokenIds) {
   const ProofReport proof = proveExact(cu);
   EXPECT_GT(proof.minMargin, 0);
   const model::Model m = load(cu, 1.0);  // the sparse path (a density threshold of 1: every matrix)
-  size_t runs = 0, checked = 0, instead = 0;
+  size_t runs = 0, checked = 0, instead = 0, control = 0;
   for (const CorpusRun& r : corpusRuns()) {
     if (r.prompt.size() + r.tokens.size() > 1200 || runs == 8) continue;
     const AluStream as = aluStream(r);
     // Six launches, and those whose ALU steps say ACTIVE or DONE (the guarded writes).
     if (runs >= 6 && as.activeTokens + as.doneTokens == 0) continue;
     instead += as.activeTokens + as.doneTokens;
+    for (const auto& [why, n] : as.control) control += n;
     ASSERT_EQ(as.token.size(), as.stream.positions.size());
     std::vector<int> ids;
     for (size_t p = 0; p < as.stream.positions.size(); ++p) {
@@ -252,9 +384,12 @@ TEST(Alu, TheWeightsSpellItsWritesFromTokenIds) {
   EXPECT_GE(runs, 4u);
   EXPECT_GT(checked, 500u);
   EXPECT_GT(instead, 0u);
+  EXPECT_GT(control, 0u);
   RecordProperty("tokens", static_cast<int>(checked));
-  std::cout << "[ alu_write head ] " << runs << " launches fed as token ids: " << checked
-            << " tokens of ALU steps (" << instead << " ACTIVE or DONE) are the argmax at their positions\n";
+  RecordProperty("control_tokens", static_cast<int>(control));
+  std::cout << "[ alu_write head ] " << runs << " launches fed as token ids: " << checked << " tokens (ALU steps' writes, "
+            << instead << " ACTIVE or DONE in their place, " << control
+            << " control tokens and DONE: step_control.h) are the argmax at their positions\n";
 }
 
 }  // namespace

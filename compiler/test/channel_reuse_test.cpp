@@ -1,6 +1,7 @@
 // Channel reuse: a residual channel is zeroed by a clear neuron at its last reader's layer
 // and taken by a wire written later; the proof accepts the clear as an exact zero, the
-// engine agrees with the IR on every input, and a broken clear is caught.
+// engine agrees with the IR on every input, and a broken clear is caught. Bits packed into
+// few channels (packBits) cross layers in fewer channels and come back exactly.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/units.h"
 #include "qgpu/model/model.h"
 
 namespace qgpu::compiler {
@@ -115,6 +117,62 @@ TEST(ChannelReuse, ABrokenClearIsCaught) {
   CompiledUnit broken = cu;
   broken.store = store;
   EXPECT_GT(disagreements(broken, c), 0u);
+}
+
+// Eight input bits read four levels on (y_i = x_i or the OR of x0..x3, the OR a chain of
+// four levels) across a wide level, either directly or packed four to a channel at level 1
+// and unpacked at the chain's end.
+Circuit lateBitsCircuit(bool packed) {
+  Circuit c(packed ? "late bits packed" : "late bits");
+  const Bus x = c.inputBus("x", 8);
+  WireId chain = x[0], first = 0;
+  for (uint32_t i = 1; i <= 3; ++i) {
+    chain = bitOr(c, "or " + std::to_string(i), chain, x[i]);
+    if (i == 1) first = chain;
+  }
+  const WireId late = bitAnd(c, "late", chain, chain);  // level 4
+  // Something wide in between (48 wires of level 2, read at 3): the layers the bits cross.
+  Expr wide;
+  for (int j = 0; j < 48; ++j)
+    wide += w(c.step("wide " + std::to_string(j), w(first) + w(x[j % 8]) + (j / 8 + 1) * w(x[(j + 1) % 8]) - 2));
+  c.output("wide", c.step("wide sum", wide - 20));
+  std::vector<Expr> bits;
+  for (WireId b : x) bits.push_back(w(c.step("x" + std::to_string(bits.size()) + " at level 1", w(b) - 1)));
+  if (packed) bits = unpackBits(c, "x", packBits(c, "x", bits), late);
+  for (uint32_t i = 0; i < 8; ++i) c.output("y" + std::to_string(i), c.step("y" + std::to_string(i), bits[i] + w(late) - 1));
+  return c;
+}
+
+TEST(ChannelReuse, PackedBitsCrossLayersInFewerChannels) {
+  const Circuit direct = lateBitsCircuit(false), packed = lateBitsCircuit(true);
+  const CompiledUnit cd = compileCircuit(direct), cp = compileCircuit(packed);
+  EXPECT_EQ(cp.config.numLayers, cd.config.numLayers);  // the unpacking thresholds sit at late's level
+  EXPECT_LT(cp.plan.physicalChannels, cd.plan.physicalChannels);
+  EXPECT_NO_THROW(proveExact(cp));
+  model::Model m = model::Model::fromStore(cp.config, cp.store, {});
+  Eigen::MatrixXf in(cp.config.hiddenSize, 256);
+  for (int v = 0; v < 256; ++v) {
+    std::vector<int64_t> bits;
+    for (int i = 0; i < 8; ++i) bits.push_back((v >> i) & 1);
+    in.col(v) = cp.residual(bits);
+  }
+  model::DecodeState st = m.newState();
+  const Eigen::MatrixXf logits = m.forwardEmbeddings(st, in);
+  for (int v = 0; v < 256; ++v) {
+    std::vector<int64_t> bits;
+    for (int i = 0; i < 8; ++i) bits.push_back((v >> i) & 1);
+    const std::vector<int64_t> want = evaluateOutputs(direct, bits);
+    for (int i = 0; i < 8; ++i) ASSERT_EQ(want.at(1 + i), ((v >> i) & 1) | ((v & 15) != 0 ? 1 : 0)) << v;
+    ASSERT_EQ(evaluateOutputs(packed, bits), want) << v;
+    ASSERT_EQ(cp.decode(logits.col(v)), want) << v;
+  }
+  const PackedBits shape = [] {
+    Circuit c("shape");
+    std::vector<Expr> nine;
+    for (int i = 0; i < 9; ++i) nine.push_back(w(c.inputBit("b" + std::to_string(i))));
+    return packBits(c, "nine", nine);
+  }();
+  EXPECT_EQ(shape.widths, (std::vector<uint32_t>{4, 4, 1}));
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Bit-level helpers shared by the unit circuits.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 
+#include "qgpu/compiler/error.h"
 #include "qgpu/compiler/units.h"
 
 namespace qgpu::compiler {
@@ -17,6 +20,38 @@ Expr bitsMatching(const Bus& bits, uint64_t value) {
   Expr e(0);
   for (size_t j = 0; j < bits.size(); ++j) e += (value >> j) & 1 ? w(bits[j]) : 1 - w(bits[j]);
   return e;
+}
+
+PackedBits packBits(Circuit& c, const std::string& name, const std::vector<Expr>& bits, uint32_t perChannel) {
+  if (perChannel == 0 || perChannel > 8) throw CompileError(fmt::format("packBits '{}': {} bits to a channel", name, perChannel));
+  PackedBits p;
+  for (size_t from = 0; from < bits.size(); from += perChannel) {
+    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(perChannel, bits.size() - from));
+    Expr x;
+    for (uint32_t i = 0; i < n; ++i) x += (int64_t{1} << i) * bits[from + i];
+    p.channels.push_back(c.channel(fmt::format("{} packed[{}]", name, p.channels.size()), x));
+    p.widths.push_back(n);
+  }
+  return p;
+}
+
+std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at) {
+  std::vector<Expr> bits;
+  for (size_t k = 0; k < p.channels.size(); ++k) {
+    const uint32_t n = p.widths[k];
+    std::vector<Expr> out(n, Expr(0));
+    for (uint32_t j = 1; j < (1u << n); ++j) {
+      const WireId t = c.step(fmt::format("{} packed[{}] >= {}", name, k, j), w(p.channels[k]) - static_cast<int64_t>(j));
+      c.notBefore(t, at);
+      // bit i of x = sum over j <= x of (bit i of j - bit i of j - 1): +1 where j sets it, -1 where j clears it.
+      for (uint32_t i = 0; i < n; ++i) {
+        const int64_t flip = static_cast<int64_t>((j >> i) & 1) - static_cast<int64_t>(((j - 1) >> i) & 1);
+        if (flip != 0) out[i] += flip * w(t);
+      }
+    }
+    for (Expr& e : out) bits.push_back(std::move(e));
+  }
+  return bits;
 }
 
 WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L, std::optional<int64_t> lMax) {

@@ -26,6 +26,7 @@ WriteFeatures declareWriteFeatures(Circuit& c) {
   f.isActive = c.inputBit("active");
   f.formBits = {c.inputBit("affine"), c.inputBit("lanes"), c.inputBit("lanes high")};
   f.field = c.inputBus("write field", 16);
+  f.isWait = c.inputBit("wait");
   return f;
 }
 
@@ -263,6 +264,7 @@ void appendWriteFeatures(std::vector<int64_t>& in, uint32_t id) {
   bit(id >= ctl(Ctl::LanesHigh) && id < ctl(Ctl::LanesHigh, 4));
   const uint32_t field = chunk ? (id - kChunkMore) & 0xffff : pack4 ? id - kPack4 : active ? id - kActive : 0;
   for (uint32_t i = 0; i < 16; ++i) bit((field >> i) & 1);
+  bit(id == ctl(Ctl::Wait));
 }
 
 }  // namespace qgpu::compiler

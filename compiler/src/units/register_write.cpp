@@ -10,15 +10,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
+#include <map>
+#include <string>
 
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/isa.h"
 
 namespace qgpu::compiler {
 
-RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<Bus>& results,
-                                      const Bus& lanes) {
+RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
+                                      const std::vector<Bus>& results, const Bus& lanes) {
   const Bus& word = front.fetch.word;
   WriteWidthFields fields;
   for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
@@ -50,21 +53,23 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   const WireId marker = c.step("write index marker", w(front.sequencer.ended) - writeToken);
   out.index = c.countSince("write index", marker, front.sequencer.machineToken, kMaxCountBits);
 
-  // ACTIVE m and DONE take the write's place at k = 0 (docs/machine.md §3.3): the counts of
-  // the running and the written lanes (the written are among the running).
-  Expr running, written;
+  // The control tokens and DONE (step_control.h), and ACTIVE m (docs/machine.md §3.3) take
+  // the write's place at k = 0: ACTIVE when fewer lanes are written than run (the written are
+  // among the running), in an op that writes a register, where no checkpoint comes first.
+  out.control = buildStepControl(c, front, op, out.in.lanes, out.index, out.in.value[0][0]);
+  Expr running, written, writes;
   for (uint32_t l = 0; l < 4; ++l) {
     running += w(front.sequencer.mask[l]);
     written += w(out.in.lanes[l]);
   }
+  for (WireId x : out.in.width) writes += w(x);
   const WireId none = c.step("no lane written", -written);
   const WireId fewer = c.step("fewer lanes written than running", running - written - 1);
-  const Expr first = 1 - w(out.index[0]);
-  out.activeNext = c.step("ACTIVE next", w(fewer) - w(none) - w(f.isActive) + first - 2);
-  out.doneNext = c.step("DONE next", w(none) + first - 2);
-  InsteadOfWrite instead{w(out.activeNext) + w(out.doneNext), {}};
+  out.activeNext = c.step("ACTIVE next", w(fewer) - w(none) + out.control.own + writes - w(out.control.wait) -
+                                             2 * out.control.preempted - 3);
+  InsteadOfWrite instead{w(out.activeNext) + out.control.any, out.control.value};
   for (uint32_t l = 0; l < 4; ++l)
-    instead.value.push_back(w(c.step(fmt::format("ACTIVE lane {}", l), w(out.activeNext) + w(out.in.lanes[l]) - 2)));
+    instead.value[l] += w(c.step(fmt::format("ACTIVE lane {}", l), w(out.activeNext) + w(out.in.lanes[l]) - 2));
 
   out.form = buildWriteForm(c, out.in);
   out.token = buildWriteToken(c, out.in, out.form, out.index, instead);
@@ -74,15 +79,18 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
 void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWriteWires& rw) {
   const WriteTokenWires& t = rw.token;
   static const char* kKindClasses[kWriteTokenKinds] = {"chunk_more", "chunk_last", "pack4", "affine", "lanes", "lanes_high"};
+  const StepControlWires& ctl = rw.control;
+  const std::map<std::string, WireId> otherClass = {
+      {"active", rw.activeNext}, {"done", ctl.done},         {"goto", ctl.gotoAny},     {"fall", ctl.fall},
+      {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth3},     {"top_deeper", ctl.top3},
+      {"wait", ctl.wait}};
   TokenPort next;
   for (const TokenClass& k : vocab.classes) {
     const auto* it = std::find(std::begin(kKindClasses), std::end(kKindClasses), k.name);
     if (it != std::end(kKindClasses)) {
       next.classBits.push_back(t.kind[static_cast<size_t>(it - std::begin(kKindClasses))]);
-    } else if (k.name == "active") {
-      next.classBits.push_back(rw.activeNext);
-    } else if (k.name == "done") {
-      next.classBits.push_back(rw.doneNext);
+    } else if (const auto other = otherClass.find(k.name); other != otherClass.end()) {
+      next.classBits.push_back(other->second);
     } else {
       const WireId none = c.step("next." + k.name + " (not spelled yet)", Expr(-1));
       c.notBefore(none, t.kind[0]);
@@ -100,19 +108,26 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
-  const RegisterWriteWires rw = buildRegisterWrite(c, front, alu.result, alu.active);
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active);
   LaneBuses lb = outputAlu(c, front, alu);
   c.outputBus("kind", rw.token.kind);
   c.outputBus("value", rw.token.payload);
   c.output("last", rw.token.last);
   c.outputBus("index", rw.index);
-  c.output("ACTIVE next", rw.activeNext);
-  c.output("DONE next", rw.doneNext);
+  const StepControlWires& ctl = rw.control;
+  const std::array<std::pair<const char*, WireId>, kOtherTokens> others = {{{"ACTIVE next", rw.activeNext},
+      {"DONE next", ctl.done}, {"GOTO next", ctl.gotoAny}, {"FALL next", ctl.fall}, {"TOP depth 1 next", ctl.top1},
+      {"TOP depth 2 next", ctl.top2}, {"DEPTH 3 next", ctl.depth3}, {"TOP depth 3 next", ctl.top3}, {"WAIT next", ctl.wait}}};
+  Bus otherBits;
+  for (const auto& [name, wire] : others) {
+    c.output(name, wire);
+    otherBits.push_back(wire);
+  }
   lb.results.push_back(rw.token.kind);
   lb.results.push_back(rw.token.payload);
   lb.results.push_back({rw.token.last});
   lb.results.push_back(rw.index);
-  lb.results.push_back({rw.activeNext, rw.doneNext});
+  lb.results.push_back(otherBits);
   u.lanes.push_back(std::move(lb));
   if (head) writeTokenOutput(c, *head, rw);
   return u;

@@ -106,7 +106,7 @@ SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape) {
                               (i == 0 ? 2 * w(depthMode[0]) : Expr(0)) + w(depthMode[1]) + w(lastDepth[i]) - 2));
   const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
 
-  return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps};
+  return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps, lastDepth, setsWarp};
 }
 
 LaneBuses outputSequencer(Circuit& c, const SequencerWires& s) {

@@ -75,6 +75,7 @@ struct Node {
   uint32_t port = 0, bit = 0;  // MemoryRead, LookupRead, CountRead: which port, lookup or counter, which bit
   uint32_t query = 0;          // LookupRead: which of the lookup's queries
   bool exclusive = false;      // Sum: an exclusiveOr (a declared bit with a channel of its own)
+  bool ownChannel = false;     // Sum: written into a channel of its own (an exclusiveOr, a packed carry)
   std::optional<WireId> notBefore;  // Step, Gate: scheduled at this wire's level or later (notBefore)
 };
 
@@ -187,6 +188,11 @@ class Circuit {
   /// The same for a linear form whose value the machine makes 0 or 1 (its interval may be
   /// wider: a unit's result gated by its op, summed with the other units' — a result select).
   WireId exclusiveOr(const std::string& name, Expr e);
+  /// A linear form written into a channel of its own at its level, like an exclusiveOr but
+  /// with the form's own range (no declaration): several small integers carried in one
+  /// channel across layers where channels are scarce (units.h's packBits). The proof takes
+  /// its range from the interval of the form.
+  WireId channel(const std::string& name, Expr e);
   /// A scheduling hint, no data dependency: step or gate `id` is computed at the level of
   /// `other` (an earlier wire) or later, not as soon as its inputs allow. For wires whose
   /// readers come later anyway — the second register copy's decoders, computed beside the

@@ -24,6 +24,7 @@ struct WriteFeatures {
   WireId isMore = 0, isPack4 = 0, isActive = 0;
   Bus formBits;  // AFFINE, LANES n, LANES-HIGH n
   Bus field;     // a chunk's value, PACK4's nibbles, ACTIVE's lanes
+  WireId isWait = 0;  // WAIT: a lane-serial step's position (step_control.h)
 };
 /// Declares them (appendWriteFeatures' order).
 WriteFeatures declareWriteFeatures(Circuit& c);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "qgpu/compiler/alu.h"
+#include "qgpu/compiler/step_control.h"
 #include "qgpu/compiler/token_io.h"
 #include "qgpu/compiler/units.h"
 #include "qgpu/compiler/write_form.h"
@@ -18,31 +19,37 @@ struct RegisterWriteWires {
   WriteFormInputs in;  // the values, lanes and width the decision reads
   Bus index;           // [k >= 1..16]: the write tokens read since the step began
   WriteFormWires form;
-  WriteTokenWires token;  // the write's token at index k (none where ACTIVE or DONE is next)
+  WriteTokenWires token;  // the write's token at index k (none where another token is next)
   // The step's first token when it is not the write's (k = 0): ACTIVE m when the guard is off
-  // in some running lanes (and the token read is not that ACTIVE), DONE when no lane is active.
-  WireId activeNext = 0, doneNext = 0;
+  // in some running lanes of an op that writes a register (and the token read is not that
+  // ACTIVE), or a control token or DONE (step_control.h).
+  WireId activeNext = 0;
+  StepControlWires control;
 };
-/// The write of `results` (per lane, cut to the op's width) to `lanes`. The index counts the
+/// The write of `results` (per lane, cut to the op's width) to `lanes`, the op one-hot `op`
+/// (operand_select.h) deciding the step's other first tokens. The index counts the
 /// positions since the last one whose token is no write token (CHUNK-MORE, CHUNK-LAST, PACK4,
 /// AFFINE, LANES n, LANES-HIGH n) or ended a step: a step's control tokens, its ACTIVE, the
 /// previous step's last token — k = 0 where the write's first token is next.
-RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<Bus>& results,
-                                      const Bus& lanes);
+RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
+                                      const std::vector<Bus>& results, const Bus& lanes);
 
-/// The token head's outputs for the register write's tokens (token_io.h's tokenOutput): the
-/// six kinds, ACTIVE and DONE as `vocab`'s classes of those names (machineVocabulary's),
-/// every other class 0 (computed at the kinds' level: no channel before it), the value
-/// bits; the classes declared one exclusive group. What the head reads until the step's
-/// other tokens join it.
+/// The token head's outputs for the tokens decided so far (token_io.h's tokenOutput): the
+/// six write kinds, ACTIVE, DONE, GOTO, FALL, DEPTH, WAIT and TOP at depths 1, 2 and the last
+/// DEPTH's as `vocab`'s classes of those names (machineVocabulary's), every other class 0
+/// (computed at the kinds' level: no channel before it), the value bits; the classes
+/// declared one exclusive group.
 void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWriteWires& rw);
 
 /// The front end, the operand select, the integer ALU and its write spelled. Inputs:
 /// frontInputs'. Outputs: aluUnit's, then the token's kind (6) and value (16), whether it is
-/// the write's last (1), the index k (16 thermometer bits), ACTIVE next, DONE next; with `head`, the token
+/// the write's last (1), the index k (16 thermometer bits), then which other token is next
+/// (kOtherTokens bits, in OtherToken's order; the value bits are the token's); with `head`, the token
 /// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
 /// tokenFeatures = frontInputs of the machine id).
 Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
-constexpr uint32_t kAluWriteOutputs = kAluOutputs + kWriteTokenKinds + 16 + 1 + 16 + 2;
+enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait };
+constexpr uint32_t kOtherTokens = 9;
+constexpr uint32_t kAluWriteOutputs = kAluOutputs + kWriteTokenKinds + 16 + 1 + 16 + kOtherTokens;
 
 }  // namespace qgpu::compiler

@@ -21,6 +21,8 @@ struct SequencerWires {
   Bus block, warp, pc, mask, depth;
   WireId ended;
   Bus steps;
+  Bus lastDepth;  // the last DEPTH token's d - 1 (0 before any)
+  WireId setsWarp = 0;  // the token is BLOCK, WARP-START or WARP (input)
 };
 /// The launch's warp shape as the sequencer reads it: warps whose four lanes all exist (9
 /// bits), the next warp's valid lanes (4: forms whose values are bits).

@@ -43,6 +43,18 @@ WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bit
 /// bits.size() exactly where they hold value — the condition of an equality threshold.
 Expr bitsMatching(const Bus& bits, uint64_t value);
 
+/// Bits carried in few channels across layers where channels are scarce: `perChannel` of them
+/// to a channel (Circuit::channel), as sum_i 2^i bit_i. `bits` are forms whose values are bits.
+struct PackedBits {
+  std::vector<WireId> channels;
+  std::vector<uint32_t> widths;  // bits in each channel
+};
+PackedBits packBits(Circuit& c, const std::string& name, const std::vector<Expr>& bits, uint32_t perChannel = 4);
+/// The bits back in one level at `at`'s level or later: [x >= j] for every 0 < j < 2^width of
+/// each channel x, and bit i as the sum of the thresholds whose j flips it (a telescoped sum:
+/// a form whose value is a bit, with no channel of its own).
+std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at);
+
 /// [address == j] for every j < 2^bits, one step each, for a memory key: two of them sum to at
 /// most minus their Hamming distance, which is what makes them provably exclusive.
 std::vector<WireId> decodeAddress(Circuit& c, const std::string& name, const Bus& address);

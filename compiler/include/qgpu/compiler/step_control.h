@@ -1,0 +1,55 @@
+// The tokens a step's first positions spell that are no register write (docs/machine.md
+// §3.3): the sequencer's pc checkpoint (GOTO), a BRA's outcome (GOTO, FALL, DEPTH, TOP), the
+// pop back to depth 1 (TOP), DONE for a step that reports nothing and a lane-serial step's
+// WAITs — what the tokens before the position decide, from the fetched word, the sequencer,
+// the entry under depth 2 and the active lanes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qgpu/compiler/step_front.h"
+
+namespace qgpu::compiler {
+
+/// One bit per token the position may spell instead of the write (all 0 where the write's, an
+/// ACTIVE m or a token not decided here is next), exclusive, and the value bits of the one
+/// that is (forms whose values are bits, 0 where none is): the machine vocabulary's value in
+/// the token's class (GOTO: the pc; TOP: pc·16 + lanes; DEPTH: d − 1).
+struct StepControlWires {
+  WireId checkpoint = 0;  // GOTO pc: 16 steps ended since the last token that carried the pc
+  WireId jump = 0;        // GOTO b: a BRA every running lane takes, to b != pc + 1
+  WireId braCheckpoint = 0;  // GOTO pc + 1: a BRA that changes nothing, its sync the 16th step since a pc
+  WireId gotoAny = 0;     // checkpoint, jump or braCheckpoint: the GOTO class
+  WireId fall = 0;        // FALL: a BRA that changes nothing otherwise
+  WireId top1 = 0;        // TOP at depth 1: a divergence at depth 1 to one entry at exit, or a pop to the base entry
+  WireId top2 = 0;        // TOP at depth 2: a BRA that diverges at depth 1 to two entries
+  WireId depth3 = 0;      // DEPTH 3: a BRA that diverges at depth 1 to three entries, the last DEPTH not 3
+  WireId top3 = 0;        // TOP at the last DEPTH's depth (3): the same BRA after that DEPTH
+  WireId done = 0;        // DONE: EXIT, BAR, or no active lane (not BRA, CALL)
+  WireId wait = 0;        // WAIT: a lane-serial step (FMUL, FFMA) before its last active lane's position
+  // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
+  // checkpoint first): a form whose value is a bit, at the active lanes' level.
+  Expr own;
+  // Where a TOP of a pop to the base entry or of an EXIT's lanes comes before anything the
+  // step computed here would say (a form whose value is a bit).
+  Expr preempted;
+  std::vector<Expr> value;  // 16
+  Expr any;                 // the sum of the bits above: 1 where one of them is next
+};
+
+/// At a position whose write index `k` is 0 (the step's first token is next) while
+/// generating. `op` is the fetched word's op one-hot (operand_select.h), `active` the lanes
+/// whose guard holds (proven bits). What the decision reads from the sequencer and the word
+/// is carried packed (units.h's packBits) across the step's widest layers and unpacked at
+/// `unpackAt`'s level.
+/// A divergent BRA is decided at SIMT depth 1, where the running entry is the warp's base
+/// entry (its reconvergence pc is machine::kExitTarget); the entry under depth 2 — the base
+/// entry as the last BRA at depth 1 left it — is kept in last-write slots, for the pop back to
+/// depth 1 and for uniform BRAs at depth 2. Not decided here (the write's or nothing is
+/// spelled): HALT, the tokens of a warp's or block's end and a WARP's resume, lanes exiting
+/// under a divergence, deeper pops, CALL's entries, ATOMIC, a store's rounds.
+StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
+                                  const Bus& active, const Bus& k, WireId unpackAt);
+
+}  // namespace qgpu::compiler

@@ -1,0 +1,240 @@
+// The step's first non-write tokens (step_control.h), mirroring machine/src/core.cpp's sync(),
+// branchUpdate and laneSerialPositions.
+//
+//   early (from the sequencer and the fetched word, layers up to 12): the checkpoint, the
+//     step's own token, the op and depth flags, the WAITs since the last other token (a
+//     counter), the entry under depth 2 (last-write slots written at every BRA at depth 1:
+//     the join and the running lanes) and the compares against its join: the pop after a
+//     step, b = join, pc + 1 = join
+//   carried packed (four bits to a channel) across the register reads, the step's widest
+//     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
+//   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
+//     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
+//     the BRA's outcome, DONE, WAIT; the value bits as gates of the pcs and lanes by the token
+//     chosen, one channel per bit
+#include "qgpu/compiler/step_control.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "qgpu/machine/isa.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::compiler {
+namespace {
+
+Expr valueOf(const std::vector<Expr>& bits) {
+  Expr e;
+  for (size_t i = 0; i < bits.size(); ++i) e += (int64_t{1} << i) * bits[i];
+  return e;
+}
+
+// The early flags, in the order they are packed.
+enum Flag : uint32_t {
+  kCheckpoint,  // the checkpoint GOTO is next
+  kOwn,         // the step's own first token is next
+  kSixteenth,   // 15 or more steps ended since the last pc (a BRA's sync would be the 16th)
+  kDeep3,       // the last DEPTH is 3
+  kDepth1,      // the SIMT depth is 1
+  kDepth2,      // the SIMT depth is 2
+  kBra,         // the op is BRA
+  kExitOrBar,   // the op is EXIT or BAR
+  kBraOrCall,   // the op is BRA or CALL
+  kLaneSerial,  // the op is lane-serial (FMUL, FFMA: one position per active lane)
+  kPopEnd,      // a step ended at depth 2 and the next pc is the base entry's join: a pop
+  kBIsJoin,     // the word's b is the base entry's join
+  kNextIsJoin,  // pc + 1 is the base entry's join
+  kWaits,       // [WAITs read since the step began >= 1, 2, 3] (three flags)
+  kFlags = kWaits + 3
+};
+constexpr uint32_t kPcBits = 10;
+
+}  // namespace
+
+StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
+                                  const Bus& active, const Bus& k, WireId unpackAt) {
+  using machine::MOp;
+  const SequencerWires& s = front.sequencer;
+  const Bus& word = front.fetch.word;
+  auto field = [&](uint32_t at) {
+    std::vector<Expr> v;
+    for (uint32_t i = 0; i < kPcBits; ++i) v.push_back(w(word[at + i]));
+    return v;
+  };
+  const std::vector<Expr> b = field(machine::kWordBAt), join = field(machine::kWordCAt);
+  std::vector<Expr> pc;
+  for (uint32_t i = 0; i < kPcBits; ++i) pc.push_back(w(s.pc[i]));
+  auto isOp = [&](MOp o) { return w(op.at(static_cast<size_t>(o))); };
+
+  StepControlWires out;
+  // ---- early ----
+  // The sync before this step restates the pc after 16 step ends (kPcCheckpointSteps); a
+  // token that ended a step is the only place it can be next.
+  const WireId checkpointEarly = c.step("GOTO checkpoint next", w(s.ended) + w(s.steps[machine::kPcCheckpointSteps - 1]) +
+                                                      w(front.fetch.generating) - 3);
+  // The step's own first token is next: k = 0, generating, not after its ACTIVE, no checkpoint.
+  const WireId own = c.step("the step's own first token next", (1 - w(k[0])) + w(front.fetch.generating) -
+                                                                   w(front.write.isActive) - w(checkpointEarly) - 2);
+  Expr depthSum;
+  for (WireId d : s.depth) depthSum += w(d);
+  std::vector<Expr> flags(kFlags);
+  flags[kCheckpoint] = w(checkpointEarly);
+  flags[kOwn] = w(own);
+  flags[kSixteenth] = w(s.steps[machine::kPcCheckpointSteps - 2]);
+  flags[kDeep3] = w(c.step("the last DEPTH is 3", bitsMatching(s.lastDepth, 2) - static_cast<int64_t>(s.lastDepth.size())));
+  flags[kDepth1] = w(c.step("SIMT depth 1", -depthSum));
+  flags[kDepth2] = w(c.step("SIMT depth 2", bitsMatching(s.depth, 1) - static_cast<int64_t>(s.depth.size())));
+  // The base entry under a divergence at depth 1 (branchUpdate): its pc becomes the join and
+  // it keeps the lanes that ran. Depth 2 is entered only from a BRA at depth 1 that diverges
+  // (or a CALL, not decided here), so a last-write slot written at every BRA at depth 1 holds
+  // it whenever the warp runs at depth 2 — written from the word and the mask alone, early.
+  const WireId braAtDepth1 = andStep(c, "BRA at depth 1 (early)", {w(own), isOp(MOp::Bra)}, -depthSum, 0);
+  Bus joinField, runningLanes;
+  for (uint32_t i = 0; i < kPcBits; ++i) joinField.push_back(c.step(fmt::format("join[{}]", i), w(word[machine::kWordCAt + i]) - 1));
+  for (uint32_t l = 0; l < 4; ++l) runningLanes.push_back(c.step(fmt::format("running lane {}", l), w(s.mask[l]) - 1));
+  const Bus baseJoin = lastWritten(c, "base entry pc", s.machineToken, braAtDepth1, joinField);
+  const Bus baseLanes = lastWritten(c, "base entry lanes", s.machineToken, braAtDepth1, runningLanes);
+  std::vector<Expr> J, pcNow;
+  for (WireId x : baseJoin) J.push_back(w(x));
+  // The pc as bits of its own for the compares after the slot's read (the sequencer's pc is a
+  // form over its base, carries and counter bits: 27 channels live that long instead of 10).
+  for (uint32_t i = 0; i < kPcBits; ++i) pcNow.push_back(w(c.step(fmt::format("pc[{}] (control)", i), pc[i] - 1)));
+  // [x = y] as the pair [x - y >= 0], [y - x >= 0]: their sum is 2 where x = y, else 1.
+  auto equal = [&](const std::string& name, const Expr& d) {
+    return w(c.step(name + " >=", d)) + w(c.step(name + " <=", -d)) - 1;
+  };
+  // A step ended at depth 2 and the running entry's next pc is its join: the sync pops to the
+  // base entry, a TOP at depth 1 before anything the next step says (core.cpp's runWarpSteps).
+  flags[kPopEnd] = w(andStep(c, "pop to the base entry", {w(s.ended), w(front.fetch.generating), flags[kDepth2],
+                                                            equal("pc = join", valueOf(pcNow) - valueOf(J))}));
+  flags[kBIsJoin] = equal("b = join", valueOf(b) - valueOf(J));
+  flags[kNextIsJoin] = equal("pc+1 = join", valueOf(pcNow) + 1 - valueOf(J));
+  // Packed from steps: a memory read's re-quantiser writes its channel with a large gain, and
+  // 2^i of them in one channel would leave f32's exact range (the proof refuses it).
+  std::vector<Expr> base;
+  for (uint32_t i = 0; i < kPcBits; ++i) base.push_back(w(c.step(fmt::format("base entry pc[{}] (bit)", i), J[i] - 1)));
+  for (uint32_t l = 0; l < 4; ++l) base.push_back(w(c.step(fmt::format("base entry lane {} (bit)", l), w(baseLanes[l]) - 1)));
+  flags[kBra] = isOp(MOp::Bra);
+  flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
+  flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
+  flags[kLaneSerial] = isOp(MOp::FMul) + isOp(MOp::FFma);
+  // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
+  // laneSerialPositions): the WAITs read since the last token that is none.
+  const Bus waits = c.countSince("WAITs", c.step("not a WAIT", -w(front.write.isWait)), front.write.isWait, 3);
+  for (uint32_t i = 0; i < 3; ++i) flags[kWaits + i] = w(waits[i]);
+
+  // ---- carried packed (four bits to a channel) across the register reads and the units,
+  // the step's widest layers, each group from the level its bits are ready ----
+  std::vector<Expr> fields = b;
+  fields.insert(fields.end(), join.begin(), join.end());
+  const std::vector<Expr> f = unpackBits(c, "control flags", packBits(c, "control flags", flags), unpackAt);
+  const std::vector<Expr> P = unpackBits(c, "control pc", packBits(c, "control pc", pc), unpackAt);
+  const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), unpackAt);
+  const std::vector<Expr> B(F.begin(), F.begin() + kPcBits), C(F.begin() + kPcBits, F.end());
+  const std::vector<Expr> baseEntry = unpackBits(c, "control base entry", packBits(c, "control base entry", base), unpackAt);
+  out.own = f[kOwn];
+
+  // ---- late: the BRA's stack from the word and the pc (branchUpdate) ----
+  const Bus next = addBuses(c, "control pc+1", P, std::vector<Expr>(kPcBits, Expr(0)), 1);
+  std::vector<Expr> N;
+  for (WireId x : next) N.push_back(w(x));
+  const Expr toNext = equal("b = pc+1", valueOf(B) - valueOf(P) - 1);
+  const Expr takenJoins = equal("b = c", valueOf(B) - valueOf(C));
+  const Expr fallJoins = equal("pc+1 = c", valueOf(P) + 1 - valueOf(C));
+  const Expr atExit = equal("c = exit", valueOf(C) - int64_t{machine::kExitTarget});
+  const Expr pushTaken = 1 - takenJoins, pushFall = 1 - fallJoins, stays = 1 - atExit;
+  const WireId bra1 = andStep(c, "BRA at depth 1", {f[kOwn], f[kBra], f[kDepth1]});
+  const Expr bra = w(bra1);
+  // The base entry pops iff the join is its reconvergence pc (exit); the taken entry is pushed
+  // iff b != c, the fall-through one iff pc + 1 != c. The new depth is (1 - pop) + pushes, the
+  // new running entry the taken one if pushed, else the fall-through one.
+  const Expr taken1 = w(andStep(c, "divergence: taken entry alone", {bra, atExit, pushTaken, fallJoins}));
+  const Expr fall1 = w(andStep(c, "divergence: fall-through entry alone", {bra, atExit, takenJoins, pushFall}));
+  const Expr taken2 = w(andStep(c, "divergence: taken entry over the base", {bra, stays, pushTaken, fallJoins})) +
+                      w(andStep(c, "divergence: taken over fall-through", {bra, atExit, pushTaken, pushFall}));
+  const Expr fall2 = w(andStep(c, "divergence: fall-through entry over the base", {bra, stays, takenJoins, pushFall}));
+  const Expr taken3New = w(andStep(c, "divergence: three entries, a new depth", {bra, stays, pushTaken, pushFall}, -f[kDeep3], 0));
+  const Expr taken3 = w(andStep(c, "divergence: three entries", {bra, stays, pushTaken, pushFall, f[kDeep3]}));
+  const Expr keepsShape = w(andStep(c, "divergence: nothing pushed", {bra, stays, takenJoins, fallJoins}));
+
+  // ---- from the active lanes ----
+  Expr taken, running;
+  for (uint32_t l = 0; l < 4; ++l) {
+    taken += w(active[l]);
+    running += w(s.mask[l]);
+  }
+  const WireId none = c.step("no lane active", -taken);
+  const WireId all = c.step("every running lane active", taken - running);  // the active are among the running
+  const Expr diverged = 1 - w(none) - w(all);
+
+  // Whatever the step at this position would say waits for a pop's TOP.
+  const Expr preempted = f[kPopEnd];
+  // A BRA at depth 2 that every lane or none takes pops to the base entry where its new pc
+  // (b, or pc + 1) is the join; otherwise it says what it says at depth 1.
+  const WireId bra2 = andStep(c, "BRA at depth 2", {f[kOwn], f[kBra], f[kDepth2]}, -preempted, 0);
+  const WireId popAll = andStep(c, "BRA at depth 2 taken by all to the join", {w(bra2), w(all), f[kBIsJoin]});
+  const WireId popNone = andStep(c, "BRA at depth 2 taken by none, the join next", {w(bra2), w(none), f[kNextIsJoin]});
+  const Expr popBra = w(popAll) + w(popNone);
+  const WireId braUniform = c.step("BRA at depth 1 or 2, no pop", bra + w(bra2) - popBra - 1 - 2 * preempted);
+
+  // Nothing changes: none taken, all to pc + 1, or a divergence that pushes nothing: FALL, or
+  // the checkpoint GOTO when the BRA's sync is the 16th since a pc.
+  out.jump = andStep(c, "GOTO b next", {w(braUniform), w(all)}, -toNext, 0);
+  const WireId same = c.sum("BRA changes nothing",
+                            w(andStep(c, "BRA none taken", {w(braUniform), w(none)})) +
+                                w(andStep(c, "BRA all to pc+1", {w(braUniform), toNext, w(all)})) +
+                                w(andStep(c, "BRA divergence keeps the entry", {keepsShape, diverged}, -preempted, 0)));
+  out.braCheckpoint = andStep(c, "GOTO pc+1 next", {w(same), f[kSixteenth]});
+  out.fall = andStep(c, "FALL next", {w(same)}, -f[kSixteenth], 0);
+  auto ifNotPreempted = [&](const std::string& name, std::vector<Expr> bits) { return andStep(c, name, std::move(bits), -preempted, 0); };
+  const WireId top1T = ifNotPreempted("TOP depth 1 (taken) next", {taken1, diverged});
+  const WireId top1F = ifNotPreempted("TOP depth 1 (fall-through) next", {fall1, diverged});
+  const WireId top2T = ifNotPreempted("TOP depth 2 (taken) next", {taken2, diverged});
+  const WireId top2F = ifNotPreempted("TOP depth 2 (fall-through) next", {fall2, diverged});
+  out.depth3 = ifNotPreempted("DEPTH 3 next", {taken3New, diverged});
+  out.top3 = ifNotPreempted("TOP depth 3 next", {taken3, diverged});
+  const WireId topBase = c.step("TOP of the base entry next", f[kPopEnd] + popBra - 1);
+  out.checkpoint = ifNotPreempted("GOTO pc next", {f[kCheckpoint]});
+  out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
+  out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase});
+  out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F});
+  // WAIT: a lane-serial step with more active lanes than WAITs + 1 so far.
+  Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
+  out.wait = c.step("WAIT next", taken - waitsSoFar - 2 + 5 * (f[kOwn] - 1) + 5 * (f[kLaneSerial] - 1) - 5 * preempted);
+  // DONE: EXIT, BAR, or no lane active in a step that is no BRA or CALL (a write of no lanes).
+  out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] +
+                                     w(andStep(c, "no lane active, not BRA or CALL", {f[kOwn], w(none)}, -f[kBraOrCall], 0)) -
+                                     3 - 3 * preempted);
+  out.preempted = preempted;
+
+  // The value bits: GOTO's pc (bits 0-9), TOP's lanes (0-3) and pc (4-13), DEPTH's d - 1.
+  std::vector<Expr> value(16, Expr(0));
+  auto gated = [&](WireId control, const std::string& name, uint32_t bit, const Expr& v) {
+    value[bit] += w(c.gate(fmt::format("{} value[{}]", name, bit), control, v));
+  };
+  for (uint32_t i = 0; i < kPcBits; ++i) {
+    gated(out.checkpoint, "GOTO pc", i, P[i]);
+    gated(out.braCheckpoint, "GOTO pc+1", i, N[i]);
+    gated(out.jump, "GOTO b", i, B[i]);
+  }
+  for (uint32_t l = 0; l < 4; ++l) gated(topBase, "TOP base", l, baseEntry[kPcBits + l]);
+  for (uint32_t i = 0; i < kPcBits; ++i) gated(topBase, "TOP base", 4 + i, baseEntry[i]);
+  const WireId topT = c.step("TOP of the taken entry next", w(top1T) + w(top2T) + w(out.top3) - 1);
+  const WireId topF = c.step("TOP of the fall-through entry next", w(top1F) + w(top2F) - 1);
+  for (uint32_t l = 0; l < 4; ++l) {
+    gated(topT, "TOP taken", l, w(active[l]));
+    gated(topF, "TOP fall-through", l, w(s.mask[l]) - w(active[l]));
+  }
+  for (uint32_t i = 0; i < kPcBits; ++i) {
+    gated(topT, "TOP taken", 4 + i, B[i]);
+    gated(topF, "TOP fall-through", 4 + i, N[i]);
+  }
+  value[1] += w(out.depth3);  // DEPTH 3: d - 1 = 2
+  // One channel per bit from here to the token's level.
+  for (uint32_t i = 0; i < value.size(); ++i) out.value.push_back(w(c.exclusiveOr(fmt::format("control value[{}]", i), value[i])));
+  out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth3) + w(out.top3) + w(out.done) + w(out.wait);
+  return out;
+}
+
+}  // namespace qgpu::compiler
