@@ -2,13 +2,23 @@
 # ctest compiler.hf_cross_check: compiled units in stock Hugging Face transformers vs the
 # engine, bit for bit (tools/hf_unit_check.py). Exit 77 (skipped) when no python with the
 # pinned torch/transformers is found: QGPU_TORCH_PYTHON, else ci/torch-env's venv.
+# The fourth argument picks the units: `all`, `joined` (the joined step's parts that
+# alu_write contains: front, operands, alu) or `ci` (all but those: alu_write holds their
+# circuits, so CI checks their layers there once; the nightly label checks them alone).
 set -euo pipefail
-qgpu=$1 src=$2 out=$3
+qgpu=$1 src=$2 out=$3 which=${4:-all}
 source "$(dirname "$0")/torch_python.sh" hf_cross_check
 rm -rf "$out"; mkdir -p "$out"
 # Left out: lsu32 (256 banks).
 dirs=()
-for entry in $("$qgpu" compile units --json | "$py" -c 'import json,sys; print(" ".join(u["unit"] + ":" + ("130" if u["deltanet_heads"] else "48") for u in json.load(sys.stdin) if u["emitted"] and u["unit"] != "lsu32"))'); do
+for entry in $("$qgpu" compile units --json | WHICH=$which "$py" -c '
+import json, os, sys
+which = os.environ["WHICH"]
+joined = {"front", "operands", "alu"}
+if which not in ("all", "joined", "ci"): sys.exit("hf_cross_check: want all, joined or ci, not " + which)
+pick = lambda u: which == "all" or (u in joined) == (which == "joined")
+print(" ".join(u["unit"] + ":" + ("130" if u["deltanet_heads"] else "48") for u in json.load(sys.stdin)
+               if u["emitted"] and u["unit"] != "lsu32" and pick(u["unit"])))'); do
   unit=${entry%%:*}
   "$qgpu" compile unit "$unit" --out "$out/$unit" --samples "${entry##*:}" >/dev/null
   dirs+=("$out/$unit")
