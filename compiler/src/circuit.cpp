@@ -216,14 +216,9 @@ WireId Circuit::exclusiveOr(const std::string& name, Expr e) {
 }
 
 WireId Circuit::channel(const std::string& name, Expr e) {
-  checkWires(e, name);
-  Node n;
-  n.kind = NodeKind::Sum;
-  n.name = name;
-  n.range = rangeOf(e);
-  n.ownChannel = true;
-  n.value = std::move(e);
-  return add(std::move(n));
+  const WireId id = sum(name, std::move(e));
+  nodes_[id].ownChannel = true;  // a sum the planner writes into a channel of its own
+  return id;
 }
 
 void Circuit::notBefore(WireId id, WireId other) {
