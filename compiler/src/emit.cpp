@@ -121,7 +121,8 @@ void emitMemoryMixer(const CompiledUnit& u, const PlannedLayer& pl, Add add) {
     while (zFor(k) < 32) ++k;
     const float Z = static_cast<float>(zFor(k)), wo = static_cast<float>(std::ldexp(1.0, -7 - k));
     for (int64_t i = 0; i < dv; ++i) z.at(H * dv + i, h.readSelect ? u.plan.physical(*h.readSelect) : one) = Z;
-    for (size_t i = 0; i < h.out.size(); ++i) out.at(u.plan.physical(h.out[i]), H * dv + static_cast<int64_t>(i)) = wo;
+    for (size_t i = 0; i < h.out.size(); ++i)
+      if (h.out[i] != kNotRead) out.at(u.plan.physical(h.out[i]), H * dv + static_cast<int64_t>(i)) = wo;
   }
   add("linear_attn.in_proj_qkv.weight", std::move(qkv));
   add("linear_attn.in_proj_z.weight", std::move(z));

@@ -197,7 +197,7 @@ class Planner {
     const int first = *std::min_element(s_.bankLayer[port].begin(), s_.bankLayer[port].end());
     std::vector<uint32_t> reads;
     for (WireId r : p.read)
-      reads.push_back(newChannel(c_.node(r).name + " (read)", ChannelInfo::Kind::Read, first, {0, 1}));
+      reads.push_back(live_[r] ? newChannel(c_.node(r).name + " (read)", ChannelInfo::Kind::Read, first, {0, 1}) : kNotRead);
     for (size_t b = 0; b < p.banks.size(); ++b) {
       const MemoryBank& bank = p.banks[b];
       const int layer = s_.bankLayer[port][b];
@@ -229,6 +229,10 @@ class Planner {
     one.terms.push_back({kOneChannel, 1});
     std::vector<uint32_t> requant;
     for (uint32_t r : reads) {
+      if (r == kNotRead) {
+        requant.push_back(kNotRead);
+        continue;
+      }
       ChannelForm g;
       g.constant = kRequantOffset;
       g.terms.push_back({r, 1});

@@ -30,7 +30,7 @@
 namespace qgpu::compiler {
 namespace {
 
-constexpr size_t kActiveAt = 4 * 64, kUndefinedAt = kActiveAt + 4, kWordAt = kUndefinedAt + 4;
+constexpr size_t kActiveAt = 4 * 64, kUndefinedAt = kActiveAt + 4;
 // alu_write's outputs after aluUnit's: the token's kind, value, last, the index.
 constexpr size_t kKindAt = kAluOutputs, kValueAt = kKindAt + kWriteTokenKinds, kLastAt = kValueAt + 16,
                  kIndexAt = kLastAt + 1, kOtherAt = kIndexAt + 16;
@@ -71,7 +71,7 @@ AluStream aluStream(const CorpusRun& r) {
     std::vector<std::pair<size_t, int64_t>> want;
     if (step) {
       const machine::MInstr& in = step->in;
-      const bool alu = aluOp(in.op);
+      const bool alu = aluComputes(in);
       const uint32_t active = machine::guardedMask(step->state->mask, in.g != machine::kNoGuard,
                                                    (in.g & machine::kGuardNegated) != 0, step->predicates);
       const auto& x = step->operand;
@@ -105,7 +105,7 @@ AluStream aluStream(const CorpusRun& r) {
     // order; a scan from the front for every write was quadratic in the run's length).
     const auto after = std::upper_bound(r.steps.begin(), r.steps.end(), t0,
                                         [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
-    if (after == r.steps.begin() || !aluOp(r.program.code.at(std::prev(after)->pc).op)) continue;
+    if (after == r.steps.begin() || !aluComputes(r.program.code.at(std::prev(after)->pc))) continue;
     for (size_t t = t0; t <= w.lastToken; ++t) {
       as.token.at(first - 1 + t) = WantToken{r.tokens[t], t == w.lastToken, static_cast<uint32_t>(t - t0), true};
       ++as.writeTokens;
@@ -114,7 +114,7 @@ AluStream aluStream(const CorpusRun& r) {
   // An ALU step's first token in the write's place: ACTIVE m (the guard off in some running
   // lanes) or DONE (no lane active).
   for (const machine::StepState& s : r.steps) {
-    if (s.firstToken >= end || !aluOp(r.program.code.at(s.pc).op)) continue;
+    if (s.firstToken >= end || !aluComputes(r.program.code.at(s.pc))) continue;
     const uint32_t id = r.tokens[s.firstToken];
     const bool active = machine::isActiveToken(id), done = id == machine::ctl(machine::Ctl::Done);
     if (!active && !done) continue;
@@ -122,7 +122,8 @@ AluStream aluStream(const CorpusRun& r) {
     ++(active ? as.activeTokens : as.doneTokens);
   }
   // The tokens step_control.h decides: DONE of an EXIT or BAR, or of a step with no active lane
-  // (not BRA, CALL); a lane-serial step's WAITs (and its ACTIVE after them); a BRA's outcome at
+  // (not BRA, CALL); a lane-serial step's WAITs (and its ACTIVE after them); a store's WAITs
+  // and DONE (its write rounds); a BRA's outcome at
   // SIMT depth 1 (its sync tokens, a DEPTH's TOP too) when its warp runs on, and at depth 2
   // under a divergence when every lane or none takes it; the TOP of a pop from such a depth 2
   // to depth 1; a GOTO after a step that is no BRA or CALL (the pc checkpoint).
@@ -164,6 +165,12 @@ AluStream aluStream(const CorpusRun& r) {
       size_t t = s.firstToken;
       for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT");
       if (t < end && machine::isActiveToken(r.tokens[t])) claim(t, "ACTIVE of a lane-serial step");
+    }
+    // A store: a WAIT at each write round's position but the last, then DONE (§5.3).
+    if (in.op == machine::MOp::St && active != 0) {
+      size_t t = s.firstToken;
+      for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT of a store's write round");
+      if (t < end && r.tokens[t] == done) claim(t, "DONE of a store");
     }
     const bool runsOn = i + 1 < r.steps.size() && r.steps[i + 1].block == s.block && r.steps[i + 1].warp == s.warp &&
                         s.firstToken < r.steps[i + 1].firstToken;
@@ -232,8 +239,7 @@ std::string spelled(const std::vector<int64_t>& got) {
 std::string describeOutput(size_t i) {
   return i < kActiveAt      ? fmt::format("lane {} result bit {}", i / 64, i % 64)
          : i < kUndefinedAt ? fmt::format("lane {} active", i - kActiveAt)
-         : i < kWordAt      ? fmt::format("lane {} SHFL undefined", i - kUndefinedAt)
-                            : fmt::format("word bit {}", i - kWordAt);
+                            : fmt::format("lane {} SHFL undefined", i - kUndefinedAt);
 }
 
 TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
@@ -279,7 +285,7 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
   EXPECT_GE(runs, 90u);
   // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
   for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA at depth 2, uniform", "GOTO checkpoint", "WAIT",
-                          "TOP of a pop to depth 1"})
+                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store's write round"})
     EXPECT_GT(control[why], 0u) << why;
   size_t all = 0, right = 0;
   std::string table;
@@ -303,7 +309,10 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
   }
   // The corpus's integer steps: every op of the ALU occurs.
   for (machine::MOp op : {machine::MOp::Add, machine::MOp::Sub, machine::MOp::And, machine::MOp::Or, machine::MOp::Xor,
-                          machine::MOp::Mov, machine::MOp::Selp, machine::MOp::Setp, machine::MOp::Shfl})
+                          machine::MOp::Mov, machine::MOp::Selp, machine::MOp::Setp, machine::MOp::Shfl,
+                          machine::MOp::MulLo, machine::MOp::MulHi, machine::MOp::MulWide, machine::MOp::MadLo,
+                          machine::MOp::Shr, machine::MOp::Shl, machine::MOp::Shf, machine::MOp::Neg,
+                          machine::MOp::CvtI})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
   EXPECT_GT(total, 50000u);
   EXPECT_GT(writeTokens, 50000u);

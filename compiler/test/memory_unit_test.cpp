@@ -338,6 +338,45 @@ TEST(LookupUnit, OneTableReadByThreeQueries) {
   expectRefused(zeroRows(2 * hd, 3 * hd), "head 1", "layer 1");
 }
 
+TEST(MemoryUnit, ADeadReadBitHasNoReadChannel) {
+  // A one-slot bank of 8 data bits written at every position, of which only bits 1 and 6 are
+  // read: the plan gives the other six no Read channel (kNotRead: no out_proj column, no
+  // re-quantiser), the proof accepts it and the engine's reads are the IR's.
+  Circuit c("dead reads");
+  const Bus data = c.inputBus("data", 8);
+  const WireId always = c.step("always", Expr(0));
+  const Bus read = c.memoryRead("bank", {MemoryBank{{always}, w(always), data, {always}, std::nullopt, 0}});
+  c.output("bit 1", read[1]);
+  c.output("bit 6", read[6]);
+  const CompiledUnit cu = compileCircuit(c);
+  size_t heads = 0, live = 0;
+  for (const PlannedLayer& l : cu.plan.mlp)
+    for (const PlannedHead& h : l.heads) {
+      ++heads;
+      ASSERT_EQ(h.out.size(), 8u);
+      for (size_t i = 0; i < h.out.size(); ++i) {
+        EXPECT_EQ(h.out[i] != kNotRead, i == 1 || i == 6) << "data bit " << i;
+        live += h.out[i] != kNotRead ? 1 : 0;
+      }
+    }
+  EXPECT_EQ(heads, 1u);
+  EXPECT_EQ(live, 2u);
+  size_t reads = 0;
+  for (const ChannelInfo& ci : cu.plan.channels) reads += ci.kind == ChannelInfo::Kind::Read ? 1 : 0;
+  EXPECT_EQ(reads, 2u);
+  EXPECT_NO_THROW(proveExact(cu));
+  std::vector<Position> seq;
+  for (uint32_t v = 0; v < 256; ++v) {
+    Position p;
+    putBits(p.inputs, (v * 37) & 255, 8);
+    p.expected = evaluateOutputs(c, p.inputs);
+    seq.push_back(std::move(p));
+  }
+  const model::Model m = load(cu, 0);
+  const std::vector<std::vector<int64_t>> got = run(cu, m, seq, false);
+  for (size_t t = 0; t < seq.size(); ++t) ASSERT_EQ(got[t], seq[t].expected) << "position " << t;
+}
+
 TEST(MemoryUnit, TheIrKeepsSlotsAcrossPositions) {
   // 10^5 positions of the IR alone against the byte memory (the engine runs a sample above).
   Unit u = loadStoreUnit(1);

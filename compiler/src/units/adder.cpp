@@ -21,10 +21,13 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
   if (a.size() != b.size() || a.empty()) throw CompileError(fmt::format("{}: adder operands differ in width", name));
   const size_t n = a.size(), chunks = (n + kChunk - 1) / kChunk;
   // Level 1: within each chunk, the carry into bit j for a chunk carry-in of 0 (c0) and
-  // of 1 (c1): [sum of the lower bit pairs + cin >= 2^j]. j = chunk width is the carry-out.
+  // of 1 (c1): [sum of the lower bit pairs + cin >= 2^j]. j = chunk width is the carry-out
+  // (generate c0 and propagate c1).
   std::vector<std::vector<Expr>> carry(chunks);  // carry[m][j]: the real carry into bit j of chunk m
-  std::vector<WireId> gen(chunks), prop(chunks);  // chunk carry-out for cin 0 / for cin 1
   std::vector<std::vector<WireId>> c0(chunks), c1(chunks);
+  // c0 + c1 of each bit: level 2 reads only that sum beyond chunk 0, and the two steps are a
+  // chain (unit steps on one form): one channel for both.
+  std::vector<std::vector<Expr>> pair(chunks);
   for (size_t m = 0; m < chunks; ++m) {
     const size_t lo = m * kChunk, width = std::min(kChunk, n - lo);
     Expr low;  // sum over i < j of (a_i + b_i) 2^i
@@ -35,10 +38,9 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
         const int64_t threshold = int64_t{1} << j;
         c0[m].push_back(c.step(fmt::format("{}.c0[{}]", name, lo + j), low - threshold));
         c1[m].push_back(c.step(fmt::format("{}.c1[{}]", name, lo + j), low + 1 - threshold));
+        pair[m].push_back(m == 0 ? Expr() : w(c.sum(fmt::format("{}.c01[{}]", name, lo + j), w(c0[m].back()) + w(c1[m].back()))));
       }
     }
-    gen[m] = c0[m].back();
-    prop[m] = c1[m].back();
   }
   // Chunk 0's carries are final: for a constant carry-in its c0 or c1 (the other is dead),
   // else [low + cin >= 2^j] with the carry-in in the threshold.
@@ -57,11 +59,11 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
   // c0/c1 with that threshold: [V_m + 2^m (c0 + c1 - 1) >= 2^(m-1)].
   for (size_t m = 1; m < chunks; ++m) {
     Expr v = carry[0].back();
-    for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * (w(gen[k]) + w(prop[k]));
+    for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * pair[k].back();  // gen_k + prop_k
     const int64_t M = int64_t{1} << m, T = int64_t{1} << (m - 1);
     carry[m].push_back(w(c.step(fmt::format("{}.cin[{}]", name, m * kChunk), v - T)));
     for (size_t j = 0; j < c0[m].size(); ++j) {
-      WireId k = c.step(fmt::format("{}.carry[{}]", name, m * kChunk + j + 1), v + M * (w(c0[m][j]) + w(c1[m][j]) - 1) - T);
+      WireId k = c.step(fmt::format("{}.carry[{}]", name, m * kChunk + j + 1), v + M * (pair[m][j] - 1) - T);
       carry[m].push_back(w(k));
     }
   }

@@ -8,9 +8,14 @@
 //   op + 1  b XOR SUB's AND (SUB is a + ~b + 1), SETP's chunk digits (8-bit chunks: each
 //           width's sign bit tops a chunk)
 //   op + 2  the adder's chunk carries;  op + 3  its carries into every chunk
-//   op + 4  the result: the adder's sum bits gated by [ADD/SUB and bit fits], the logic ops'
-//           thresholds and SETP's code thresholds, delayed to this level (notBefore) so that
-//           they write the result channel directly instead of channels of their own
+//   op + 4  the adder's sum bits gated by [ADD/SUB and bit fits], the logic ops' and SETP's
+//           code thresholds: one channel per bit, where a, b and the carries are read last
+//   op + 5  with SHFL's value pick: the ALU's result channel
+//   c + 1 … c + 6   the 32x32 multiplier (MULLO MULHI MULWIDE MADLO), c's addend as bits
+//   op + 5 … op + 8 the shifter (shifter.cpp: SHR SHL SHF), its amount at c + 1 and c + 2
+//   op + 5 … op + 6 NEG and CVTI (int_unary.cpp): one channel per bit
+//   op + 8  the result: the ALU's and NEG/CVTI's channels, the multiplier's and shifter's terms
+// (op: b's read, layer 14 of the joined step; c's is at 15.)
 #include "qgpu/compiler/alu.h"
 
 #include <fmt/format.h>
@@ -33,9 +38,23 @@ constexpr uint32_t kUnsignedCodes = 4;  // lo ls hi hs: always unsigned
 bool aluOp(MOp op) {
   switch (op) {
     case MOp::Add: case MOp::Sub: case MOp::And: case MOp::Or: case MOp::Xor: case MOp::Not: case MOp::Mov:
-    case MOp::Selp: case MOp::Setp: case MOp::Shfl:
+    case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::MulLo: case MOp::MulHi: case MOp::MulWide:
+    case MOp::MadLo: case MOp::MadWide: case MOp::Shr: case MOp::Shl: case MOp::Shf: case MOp::Neg:
+    case MOp::CvtI:
       return true;
     default: return false;
+  }
+}
+
+bool aluComputes(const machine::MInstr& in) {
+  if (!aluOp(in.op)) return false;
+  switch (in.op) {
+    case MOp::MulLo: case MOp::MulHi: case MOp::MulWide: case MOp::MadLo:
+      return in.bytes() == 4;  // 1- and 2-byte operands would need a sign-extension level first
+    case MOp::MadWide: return false;  // its 64-bit addend: c's high half is not read (channels)
+    case MOp::Shr: case MOp::Shl: return in.bytes() >= 4;
+    case MOp::CvtI: return (in.fl & 8) == 0;  // .sat: a range compare, not built yet
+    default: return true;
   }
 }
 
@@ -132,22 +151,47 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   }
   const ShuffleWires shfl = buildShuffle(c, "SHFL ", shflMode, out.active, value, laneB, clamp, segment);
   out.shuffleUndefined = shfl.undefined;
-  // Every other unit's last-level terms wait for the SHFL's value pick, so that all of them
-  // write the result channels directly.
-  const WireId resultLevel = shfl.result[0][0];
+  // ---- the 32x32 multiplier: the 64-bit product of a's and b's low halves (signed by the
+  // type), plus c — 0 where the op reads none (MULLO MULHI MULWIDE) — in its digit sums: six
+  // levels from b's read, beside the ALU ----
+  const WireId mulSigned = c.step("MUL signed", w(word[machine::kWordTyAt + 2]) - 1);
+  std::vector<Bus> products;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const Bus& a = operands.selected[l];
+    const Bus& b = operands.selected[4 + l];
+    const Bus& cc = operands.selected[8 + l];
+    const std::string n = fmt::format("l{} MUL", l);
+    // c enters as proven bits (its read is an exclusiveOr: a bit by declaration only, and its
+    // channel holds a memory read's re-quantisers), one level after its read; the partial
+    // products wait for them, so that each digit is one channel written by one level.
+    std::vector<WireId> cBits;
+    for (uint32_t j = 0; j < 32; ++j)
+      cBits.push_back(c.step(fmt::format("{} c[{}]", n, j), w(cc[j]) - 1, int64_t{1} << (j % 6)));
+    std::vector<Expr> digits =
+        productDigits(c, n, Bus(a.begin(), a.begin() + 32), Bus(b.begin(), b.begin() + 32), mulSigned, mulSigned, 64);
+    for (size_t d = 0; d < digits.size(); ++d) {
+      for (const Term& t : digits[d].terms) c.notBefore(t.wire, cBits[0]);
+      for (uint32_t j = 6 * static_cast<uint32_t>(d); j < std::min<uint32_t>(32, 6 * static_cast<uint32_t>(d) + 6); ++j)
+        digits[d] += w(cBits[j]);
+      digits[d] = w(c.channel(fmt::format("{}.digit{}", n, d), digits[d]));
+    }
+    products.push_back(digitsToBits(c, n, digits, 0, 64));
+  }
+  // The multiplier's halves by op (4-byte operands): MULLO, MADLO the low one, MULWIDE
+  // both, MULHI the high one moved down. (MADWIDE's addend is 64 bits: c's high half is not
+  // read, for channels, and no corpus kernel has one.)
+  const Expr mulLow = w(opFits(MOp::MulLo, 2)) + w(opFits(MOp::MadLo, 2));
+  const Expr mulWide = w(opFits(MOp::MulWide, 2));
+  const WireId mulHigh = opFits(MOp::MulHi, 2);
+  std::vector<Bus> aluPart;  // per lane: the ALU's result terms, one channel per bit
   for (uint32_t l = 0; l < 4; ++l) {
     const Bus& a = operands.selected[l];
     const Bus& b = operands.selected[4 + l];
     const Bus& p = operands.selected[8 + l];  // SELP's predicate: c's bit 0
     const std::string lane = fmt::format("l{}", l);
-    auto late = [&](WireId term) {
-      c.notBefore(term, resultLevel);
-      return w(term);
-    };
     std::vector<WireId> added;
     for (uint32_t i = 0; i < 64; ++i)
       added.push_back(andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOfBit(i)]}));
-    for (WireId x : added) late(x);
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
     for (uint32_t m = 0; m < 8; ++m) {
@@ -195,23 +239,50 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
       const uint32_t k = widthClassOfBit(i);
       const Expr ai = w(a[i]), bi = w(b[i]), pi = w(p[0]);
       const std::string n = fmt::format("{} d[{}]", lane, i);
-      Expr r = w(added[i]);
-      Expr logic = w(c.step(n + " or/xor/mov", 2 * (w(orSel[k]) + w(xorSel[k]) + w(movSel[k])) + ai + bi - 3));
+      Expr logic = w(added[i]);
+      logic += w(c.step(n + " or/xor/mov", 2 * (w(orSel[k]) + w(xorSel[k]) + w(movSel[k])) + ai + bi - 3));
       logic += w(c.step(n + " and", 3 * w(andSel[k]) + ai + bi - 5));
       logic -= w(c.step(n + " xor carry", 3 * w(xorSel[k]) + ai + bi - 5));
       logic += w(c.step(n + " not", w(notSel[k]) - ai - 1));
       logic += w(c.step(n + " selp a", w(selpSel[k]) + pi + ai - 3)) + w(c.step(n + " selp b", w(selpSel[k]) - pi + bi - 2));
       if (i == 0) logic += setp;
-      r += w(c.exclusiveOr(n + " logic/SETP", logic));
+      // The adder's, logic ops' and SETP's terms at their level, where a, b and the adder's
+      // carries are read last; SHFL's value pick one level on.
+      Expr r = w(c.exclusiveOr(n + " ADD/logic/SETP", logic));
       if (i < 32) r += w(shfl.result[l][i]);
-      result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), r));
+      // The ALU's terms in one channel at their level; the multiplier's and the shifter's
+      // are deeper.
+      result.push_back(c.exclusiveOr(fmt::format("{} ALU result[{}]", lane, i), r));
+    }
+    aluPart.push_back(std::move(result));
+  }
+  // A store's write rounds from its lanes' addresses a + b (the adder's sums: ST is no SUB);
+  // a local store (space 3) writes each lane's own copy: one round.
+  const Expr st = w(operands.op.at(static_cast<size_t>(MOp::St)));
+  const WireId store = c.step("ST", st - 1), shared = c.step("ST, not local", 3 * st + 1 - w(word[machine::kWordFlAt]) -
+                                                                                 w(word[machine::kWordFlAt + 1]) +
+                                                                                 w(word[machine::kWordFlAt + 2]) - 3);
+  c.notBefore(store, beforeResult);
+  c.notBefore(shared, beforeResult);
+  out.storeRounds = {store};
+  for (WireId x : buildStoreRounds(c, sums, out.active, w(shared))) out.storeRounds.push_back(x);
+  const ShifterWires shifter = buildShifter(c, word, operands, operands.selected[8][0], aluPart[0][0]);
+  const std::vector<Bus> unary = buildIntUnary(c, word, operands, beforeResult, aluPart[0][0]);
+  for (uint32_t l = 0; l < 4; ++l) {
+    Bus result;
+    for (uint32_t i = 0; i < 64; ++i) {
+      const std::string lane = fmt::format("l{}", l);
+      Expr all = w(aluPart[l][i]) + w(unary[l][i]) + shifter.result[l][i];
+      all += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow + mulWide : mulWide}));
+      if (i < 32) all += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));
+      result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), all));
     }
     out.result.push_back(std::move(result));
   }
   return out;
 }
 
-LaneBuses outputAlu(Circuit& c, const FrontWires& front, const AluWires& alu) {
+LaneBuses outputAlu(Circuit& c, const AluWires& alu) {
   LaneBuses lb;
   for (uint32_t l = 0; l < 4; ++l) {
     c.outputBus(fmt::format("l{} result", l), alu.result[l]);
@@ -219,10 +290,8 @@ LaneBuses outputAlu(Circuit& c, const FrontWires& front, const AluWires& alu) {
   }
   c.outputBus("active", alu.active);
   c.outputBus("SHFL undefined", alu.shuffleUndefined);
-  c.outputBus("word", front.fetch.word);
   lb.results.push_back(alu.active);
   lb.results.push_back(alu.shuffleUndefined);
-  lb.results.push_back(front.fetch.word);
   return lb;
 }
 
@@ -231,7 +300,7 @@ Unit aluUnit() {
   Circuit& c = u.circuit;
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
-  u.lanes.push_back(outputAlu(c, front, buildAlu(c, front, operands)));
+  u.lanes.push_back(outputAlu(c, buildAlu(c, front, operands)));
   return u;
 }
 

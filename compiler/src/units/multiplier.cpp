@@ -83,11 +83,14 @@ Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& d
     Expr coarse;  // the number of whole blocks of B in D_d
     for (int64_t t = 1; bestK > 0 && t * B <= Dmax[d]; ++t)
       coarse += w(c.step(fmt::format("{}.q{}.blk{}", name, d, t), D[d] - t * B));
+    // Each of the two is a chain (unit steps on one form): one channel, however many steps.
+    if (coarse.terms.size() > 1) coarse = w(c.sum(fmt::format("{}.q{}.blocks", name, d), coarse));
     const Expr R = bestK > 0 ? w(c.sum(fmt::format("{}.q{}.rest", name, d), D[d] - B * coarse)) : D[d];  // in [0, B)
     const int64_t Rmax = bestK > 0 ? std::min(B - 1, Dmax[d]) : Dmax[d];
     Expr fine;
     for (int64_t t = 1; t * kRadix <= Rmax; ++t)
       fine += w(c.step(fmt::format("{}.q{}.{}", name, d, t), R - t * kRadix));
+    if (fine.terms.size() > 1) fine = w(c.sum(fmt::format("{}.q{}.fine", name, d), fine));
     Q[d] = (B / kRadix) * coarse + fine;
   }
   // Z_d = D_d - 64 Q_d + Q_{d-1}: below 64 + Qmax_{d-1} (the top digit: its whole range).
@@ -198,12 +201,6 @@ Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part) {
   return u;
 }
 
-namespace {
-
-// Digit forms of the product of two n-bit buses modulo 2^hi: the unsigned partial products
-// as gates, and the signed correction -2^n (a_(n-1) B + b_(n-1) A) as two rows of steps
-// with values, [sign bit AND signed] * (the other operand's bits in one digit): all at
-// level 1, the digit sums ready for digitsToBits.
 std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId aSigned,
                                 WireId bSigned, uint32_t hi) {
   const size_t n = a.size(), nd = (hi + kDigit - 1) / kDigit;
@@ -225,8 +222,6 @@ std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& 
   }
   return digits;
 }
-
-}  // namespace
 
 Unit multiplierUnit(uint32_t lanes) {
   constexpr uint32_t n = 32;

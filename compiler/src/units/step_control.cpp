@@ -10,7 +10,8 @@
 //     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
 //   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
 //     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
-//     the BRA's outcome, DONE, WAIT; the value bits as gates of the pcs and lanes by the token
+//     the BRA's outcome, DONE, WAIT (a store's write rounds from alu.h's buildStoreRounds);
+//     the value bits as gates of the pcs and lanes by the token
 //     chosen, one channel per bit
 #include "qgpu/compiler/step_control.h"
 
@@ -53,7 +54,7 @@ constexpr uint32_t kPcBits = 10;
 }  // namespace
 
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& k, WireId unpackAt) {
+                                  const Bus& active, const Bus& k, WireId unpackAt, const Bus& storeRounds) {
   using machine::MOp;
   const SequencerWires& s = front.sequencer;
   const Bus& word = front.fetch.word;
@@ -199,11 +200,20 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
   out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase});
   out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F});
-  // WAIT: a lane-serial step with more active lanes than WAITs + 1 so far.
+  // WAIT: a lane-serial step with more active lanes than WAITs + 1 so far, or a store with
+  // more write rounds than that (core.cpp's commitRounds: a WAIT per round but the last).
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
-  out.wait = c.step("WAIT next", taken - waitsSoFar - 2 + 5 * (f[kOwn] - 1) + 5 * (f[kLaneSerial] - 1) - 5 * preempted);
-  // DONE: EXIT, BAR, or no lane active in a step that is no BRA or CALL (a write of no lanes).
-  out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] +
+  const Expr store = w(storeRounds.at(0)), extraRounds = w(storeRounds.at(1)) + w(storeRounds.at(2)) + w(storeRounds.at(3));
+  const WireId laneWait =
+      c.step("WAIT next (lane-serial)", taken - waitsSoFar - 2 + 5 * (f[kOwn] - 1) + 5 * (f[kLaneSerial] - 1) - 5 * preempted);
+  const WireId storeWait =
+      c.step("WAIT next (write round)", extraRounds - waitsSoFar - 1 + 5 * (f[kOwn] - 1) + 5 * (store - 1) - 5 * preempted);
+  const WireId storeDone =
+      c.step("DONE next (last write round)", waitsSoFar - extraRounds + 5 * (f[kOwn] - 1) + 5 * (store - 1) - 5 * preempted);
+  out.wait = c.exclusiveOr("WAIT next", {laneWait, storeWait});
+  // DONE: EXIT, BAR, a store's last write round, or no lane active in a step that is no BRA or
+  // CALL (a write of no lanes).
+  out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] + w(storeDone) +
                                      w(andStep(c, "no lane active, not BRA or CALL", {f[kOwn], w(none)}, -f[kBraOrCall], 0)) -
                                      3 - 3 * preempted);
   out.preempted = preempted;

@@ -18,20 +18,47 @@ struct AluWires {
   std::vector<Bus> result;  // per lane, 64 bits: the op's result cut to its width; 0 for an op the ALU lacks
   Bus active;               // the running lanes whose guard holds (machine::guardedMask)
   Bus shuffleUndefined;     // per lane: a SHFL reads a lane that does not take part (the machine's error)
+  // A store's write rounds (buildStoreRounds): [the op is ST], [rounds >= 2, 3, 4].
+  Bus storeRounds;
 };
+/// The shifter (shifter.cpp): SHR and SHL of 4- and 8-byte operands, SHF (left, right), per
+/// lane the result terms of each of the 64 bits (0 unless the op runs and the bit lies within
+/// its width), at stagesAt's level + 3. Its amount is decoded one level after amountAt (c's
+/// read), its stages wait for stagesAt.
+struct ShifterWires {
+  std::vector<std::vector<Expr>> result;  // [lane][bit]
+};
+ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& operands, WireId amountAt, WireId stagesAt);
+
+/// NEG (any width) and CVTI without .sat (int_unary.cpp): per lane one exclusiveOr wire per
+/// result bit (0 unless the op runs and the bit lies within its widths), two levels after
+/// selectorsAt's; the word's width fields are decoded after fieldsAt.
+std::vector<Bus> buildIntUnary(Circuit& c, const Bus& word, const OperandWires& operands, WireId fieldsAt,
+                               WireId selectorsAt);
+
+/// A store's write rounds (store_rounds.cpp, machine::writeRounds) from each lane's address
+/// (a + b: the ALU's adder for an op that is no SUB), the active lanes and `store` (a form
+/// whose value is the bit [the op is ST, not to local memory]): [rounds >= 2], [>= 3], [>= 4].
+Bus buildStoreRounds(Circuit& c, const std::vector<Bus>& addresses, const Bus& active, const Expr& store);
+
 /// The ALU on the front end's and operand select's wires.
 AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& operands);
 
 /// Declares the ALU's outputs (aluUnit's order: each lane's result, the active lanes, SHFL's
-/// undefined lanes, the fetched word) and returns them as one lane's results.
-LaneBuses outputAlu(Circuit& c, const FrontWires& front, const AluWires& alu);
+/// undefined lanes) and returns them as one lane's results. (Not the fetched word: an output
+/// keeps its channels to the last layer, and the joined step has none to spare there.)
+LaneBuses outputAlu(Circuit& c, const AluWires& alu);
 
-/// The ops whose results the ALU computes.
+/// The ops whose results the ALU computes (for some operand widths: aluComputes).
 bool aluOp(machine::MOp op);
+/// Whether the ALU computes this instruction's result: an aluOp, and for the multiplier's
+/// ops (MULLO MULHI MULWIDE MADLO) 4-byte operands, for SHR and SHL 4 or 8 bytes; CVTI
+/// without .sat.
+bool aluComputes(const machine::MInstr& in);
 
 /// The front end, the operand select and the ALU. Inputs: frontInputs'. Outputs: each lane's
-/// result (4 × 64 bits), the active lanes (4), SHFL's undefined lanes (4), the fetched word (64).
+/// result (4 × 64 bits), the active lanes (4), SHFL's undefined lanes (4).
 Unit aluUnit();
-constexpr uint32_t kAluOutputs = 4 * 64 + 4 + 4 + 64;
+constexpr uint32_t kAluOutputs = 4 * 64 + 4 + 4;
 
 }  // namespace qgpu::compiler

@@ -77,6 +77,10 @@ constexpr int64_t kWriteGain = 400;
 /// **threshold** head has ONE as its only key and query, stores a constant 1 where that
 /// read is below its threshold (beta and decay exactly 1) and erases its state where it is
 /// above (beta and decay exactly 0): a 0/1 read, [k >= threshold].
+/// A head's data bit that no live wire reads: no Read channel, no out_proj column, no
+/// re-quantiser (a register copy whose reader wants only some bits of the value it holds).
+constexpr uint32_t kNotRead = 0xffffffffu;
+
 struct PlannedHead {
   enum class Kind { Bank, Halving, Threshold };
   std::string name;
@@ -88,7 +92,7 @@ struct PlannedHead {
   std::optional<uint32_t> count;  // Threshold: the halving head's Read channel
   uint32_t threshold = 0;         // Threshold: its bit is [k >= threshold]
   std::optional<uint32_t> readSelect;
-  std::vector<uint32_t> out;  // per data bit: its Read channel
+  std::vector<uint32_t> out;  // per data bit: its Read channel, or kNotRead
   uint32_t delay = 0;         // the data's conv tap: this many positions back
 };
 

@@ -150,6 +150,13 @@ Bus digitsToBits(Circuit& c, const std::string& name, const std::vector<Expr>& d
 /// 2^hi: partial products a_i * (b's bits in one radix-64 digit) as gates, then digitsToBits.
 Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& b, bool isSigned, uint32_t lo,
                   uint32_t hi);
+/// Digit forms (radix 64) of the product of two n-bit buses modulo 2^hi, for digitsToBits:
+/// the unsigned partial products as gates, and the two's-complement correction
+/// -2^n (a_(n-1) B + b_(n-1) A) as two rows of steps [sign bit AND signed] * (the other
+/// operand's bits in one digit), all at one level. aSigned, bSigned: bits saying whether
+/// each operand is signed (selectors of the machine's units).
+std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId aSigned,
+                                WireId bSigned, uint32_t hi);
 /// MULLO / MULHI / MULWIDE of `bits`-bit operands alone (one op, one signedness).
 Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
 /// The machine's 32x32 multiplier: the 64-bit product of signed or unsigned operands
