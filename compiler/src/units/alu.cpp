@@ -35,26 +35,17 @@ constexpr uint32_t kUnsignedCodes = 4;  // lo ls hi hs: always unsigned
 
 }  // namespace
 
-bool aluOp(MOp op) {
-  switch (op) {
-    case MOp::Add: case MOp::Sub: case MOp::And: case MOp::Or: case MOp::Xor: case MOp::Not: case MOp::Mov:
-    case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::MulLo: case MOp::MulHi: case MOp::MulWide:
-    case MOp::MadLo: case MOp::MadWide: case MOp::Shr: case MOp::Shl: case MOp::Shf: case MOp::Neg:
-    case MOp::CvtI:
-      return true;
-    default: return false;
-  }
-}
-
 bool aluComputes(const machine::MInstr& in) {
-  if (!aluOp(in.op)) return false;
   switch (in.op) {
+    case MOp::Add: case MOp::Sub: case MOp::And: case MOp::Or: case MOp::Xor: case MOp::Not: case MOp::Mov:
+    case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::Shf: case MOp::Neg:
+      return true;
     case MOp::MulLo: case MOp::MulHi: case MOp::MulWide: case MOp::MadLo:
       return in.bytes() == 4;  // 1- and 2-byte operands would need a sign-extension level first
     case MOp::MadWide: return false;  // its 64-bit addend: c's high half is not read (channels)
     case MOp::Shr: case MOp::Shl: return in.bytes() >= 4;
     case MOp::CvtI: return (in.fl & 8) == 0;  // .sat: a range compare, not built yet
-    default: return true;
+    default: return false;
   }
 }
 
@@ -270,8 +261,8 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   const std::vector<Bus> unary = buildIntUnary(c, word, operands, beforeResult, aluPart[0][0]);
   for (uint32_t l = 0; l < 4; ++l) {
     Bus result;
+    const std::string lane = fmt::format("l{}", l);
     for (uint32_t i = 0; i < 64; ++i) {
-      const std::string lane = fmt::format("l{}", l);
       Expr all = w(aluPart[l][i]) + w(unary[l][i]) + shifter.result[l][i];
       all += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow + mulWide : mulWide}));
       if (i < 32) all += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));

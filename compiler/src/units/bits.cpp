@@ -61,4 +61,11 @@ WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bit
   return c.step(name, cond);
 }
 
+Expr negationBit(Circuit& c, const std::string& name, const Expr& bit, const Expr& below, bool hasBelow, const Expr& guard,
+                 int64_t M) {
+  Expr e = w(c.step(name + ", set, none below", M * bit - below - M + guard));
+  if (hasBelow) e += w(c.step(name + ", clear, some below", below - M * bit - 1 + guard));
+  return e;
+}
+
 }  // namespace qgpu::compiler

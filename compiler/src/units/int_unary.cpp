@@ -88,8 +88,7 @@ std::vector<Bus> buildIntUnary(Circuit& c, const Bus& word, const OperandWires& 
       const uint32_t k = widthClassOfBit(i);
       const std::string n = fmt::format("{} d[{}]", lane, i);
       const Expr ai = w(a[i]);
-      Expr terms = w(c.step(n + " NEG, a set, none below", M * ai - prefix + M * w(negFits[k]) - 2 * M));
-      if (i > 0) terms += w(c.step(n + " NEG, a clear, some below", prefix - M * ai + M * w(negFits[k]) - M - 1));
+      Expr terms = negationBit(c, n + " NEG", ai, prefix, i > 0, M * (w(negFits[k]) - 1), M);
       terms += w(c.step(n + " CVTI", ai + w(self[k]) - 2));
       for (WireId f : filled[k]) terms += w(f);
       bits.push_back(c.exclusiveOr(fmt::format("{} NEG/CVTI[{}]", lane, i), terms));

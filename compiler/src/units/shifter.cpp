@@ -85,8 +85,7 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
         const Expr sel = w(clamp ? shfLeftClamp : shfLeftWrap), off = clamp ? M * cHigh : Expr();
         const std::string n = fmt::format("{} r{} SHF left {}", lane, k, clamp ? "clamp" : "wrap");
         if (k < 5) {
-          terms += w(c.step(n + ", c set, none below", M * w(cc[k]) - prefix + M * sel - 2 * M - off));
-          if (k > 0) terms += w(c.step(n + ", c clear, some below", prefix - M * w(cc[k]) + M * sel - M - 1 - off));
+          terms += negationBit(c, n, w(cc[k]), prefix, k > 0, M * (sel - 1) - off, M);
         } else {
           terms += w(c.step(n + ", c & 31 = 0", M * sel - prefix - M - off));
         }

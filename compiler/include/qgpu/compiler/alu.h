@@ -49,11 +49,9 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
 /// keeps its channels to the last layer, and the joined step has none to spare there.)
 LaneBuses outputAlu(Circuit& c, const AluWires& alu);
 
-/// The ops whose results the ALU computes (for some operand widths: aluComputes).
-bool aluOp(machine::MOp op);
-/// Whether the ALU computes this instruction's result: an aluOp, and for the multiplier's
-/// ops (MULLO MULHI MULWIDE MADLO) 4-byte operands, for SHR and SHL 4 or 8 bytes; CVTI
-/// without .sat.
+/// Whether the ALU computes this instruction's result (else its result is 0): ADD SUB, the
+/// logic ops, SETP, SELP, SHFL, SHF, NEG; MULLO MULHI MULWIDE MADLO of 4-byte operands, SHR
+/// and SHL of 4 or 8 bytes, CVTI without .sat.
 bool aluComputes(const machine::MInstr& in);
 
 /// The front end, the operand select and the ALU. Inputs: frontInputs'. Outputs: each lane's

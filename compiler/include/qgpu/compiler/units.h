@@ -39,6 +39,13 @@ WireId bitXor(Circuit& c, const std::string& name, WireId a, WireId b);
 WireId andStep(Circuit& c, const std::string& name, const std::vector<Expr>& bits, Expr L = Expr(0),
                std::optional<int64_t> lMax = std::nullopt);
 
+/// Bit k of -x (two's complement), x_k XOR [some bit of x below k is set], as two thresholds
+/// summed (the second only where bits lie below: `hasBelow`). `bit` is x_k, `below` the sum of
+/// x's bits under k, M a weight above `below`'s largest value; `guard` is 0 where the bit is
+/// wanted and at most -M where it must be 0 (an op selector folded in: M (sel - 1)).
+Expr negationBit(Circuit& c, const std::string& name, const Expr& bit, const Expr& below, bool hasBelow, const Expr& guard,
+                 int64_t M);
+
 /// How many of `bits` equal the bits of `value` (least significant first): a form that reaches
 /// bits.size() exactly where they hold value — the condition of an equality threshold.
 Expr bitsMatching(const Bus& bits, uint64_t value);
