@@ -105,7 +105,7 @@ const std::vector<CorpusRun>& corpusRuns() {
       machine::MachineProgram program;
       try {
         program = machine::lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry,
-                                         machine::lowerFor(spec.grid, spec.block));
+                                         machine::lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Decode) throw;
         continue;  // does not lower (docs/machine.md §2.4)

@@ -23,7 +23,7 @@ class MachineBackend : public Backend {
       throw Error(ErrorKind::Input, fmt::format("the machine is a {}-lane core; run it with --warp {} (got {})",
                                                 machine::kLanes, machine::kLanes, options.warpWidth));
     const Program& program = loadProgram(spec.ptxPath(options.flavour));
-    machine::MachineProgram mp = machine::lowerKernel(program, spec.entry, machine::lowerFor(spec.grid, spec.block));
+    machine::MachineProgram mp = machine::lowerKernel(program, spec.entry, machine::lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
     Launch launch = materializeLaunch(spec);
     machine::MachineLaunch ml = machine::machineLaunch(mp, launch);
     machine::PromptStats ps;

@@ -383,7 +383,7 @@ class Machine {
       uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
       uint64_t v = read(in.c, w, l);
       std::memcpy(mem_.at(space, addr, size, thread(w, l), true), &v, size);
-      if (space != MSpace::Local) writes.push_back({MachineMemory::flatAddress(space, addr), size});
+      if (space != MSpace::Local) writes.push_back({addr, size});
     }
     commitRounds(w, pc, writes, "store");
   }
@@ -419,7 +419,7 @@ class Machine {
     uint32_t passes = 0;
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!((eff >> l) & 1)) continue;
-      addr[l] = MachineMemory::flatAddress(space, read(in.a, w, l));
+      addr[l] = windowBase(p_.windows, space) + read(in.a, w, l);  // ATOMS: a shared-space address
       for (uint32_t j = 0; j < l; ++j)
         if ((eff >> j) & 1 && addr[j] == addr[l]) ++pass[l];
       passes = std::max(passes, pass[l] + 1);
@@ -438,7 +438,7 @@ class Machine {
       if (mode_ == Mode::Execute) {
         for (uint32_t l = 0; l < kLanes; ++l) {
           if (!((lanes >> l) & 1)) continue;
-          uint8_t* p = mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true);
+          uint8_t* p = mem_.at(space, addr[l], bytes, thread(w, l), true);
           std::memcpy(&olds[l], p, bytes);
           news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
         }
@@ -452,7 +452,7 @@ class Machine {
         news = reader_.write(lanes, bytes, true);
       }
       for (uint32_t l = 0; l < kLanes; ++l)
-        if ((lanes >> l) & 1) std::memcpy(mem_.at(space, read(in.a, w, l), bytes, thread(w, l), true), &news[l], bytes);
+        if ((lanes >> l) & 1) std::memcpy(mem_.at(space, addr[l], bytes, thread(w, l), true), &news[l], bytes);
       // The new values commit with the write's last token; further rounds take a WAIT each.
       commitRounds(w, pc, writes, "atomic" + what, 2, false);
       if (in.d == kNoOperand) continue;
@@ -562,6 +562,10 @@ MachineLaunch machineLaunch(const MachineProgram& program, const Launch& launch)
   ml.grid = launch.grid;
   ml.block = launch.block;
   ml.dynamicSharedBytes = launch.dynamicSharedBytes;
+  if (launch.dynamicSharedBytes != program.dynamicSharedBytes)  // the windows were laid out for it (windowLayout)
+    throw Error(ErrorKind::Launch, fmt::format("machine: the launch has {} bytes of dynamic shared memory, the program "
+                                               "was lowered for {} (machine::lowerFor)",
+                                               launch.dynamicSharedBytes, program.dynamicSharedBytes));
   if (launch.args.size() != program.paramOffsets.size())
     throw Error(ErrorKind::Launch, fmt::format("machine: {} arguments given, the kernel has {} parameters",
                                                launch.args.size(), program.paramOffsets.size()));

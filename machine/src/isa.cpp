@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "qgpu/interp/error.h"
 
 namespace qgpu::machine {
@@ -61,6 +63,27 @@ uint64_t windowOf(MSpace s) {
     case MSpace::Local: return kLocalWindow;
     case MSpace::Const: return kConstWindow;
     case MSpace::Param: return kParamWindow;
+    default: return 0;
+  }
+}
+
+WindowLayout windowLayout(uint64_t paramBytes, uint64_t constBytes, uint64_t localBytes, uint64_t sharedBytes) {
+  auto align = [](uint64_t x, uint64_t a) { return (x + a - 1) / a * a; };
+  WindowLayout w;
+  w.param = 0;
+  w.konst = align(w.param + paramBytes, 64);
+  w.local = align(w.konst + constBytes, 64);
+  w.shared = align(w.local + localBytes, 64);
+  w.globalStart = std::max(kGlobalStart, align(w.shared + sharedBytes, kGlobalAlign));
+  return w;
+}
+
+uint64_t windowBase(const WindowLayout& windows, MSpace s) {
+  switch (s) {
+    case MSpace::Shared: return kSharedWindow + windows.shared;
+    case MSpace::Local: return kLocalWindow + windows.local;
+    case MSpace::Const: return kConstWindow + windows.konst;
+    case MSpace::Param: return kParamWindow + windows.param;
     default: return 0;
   }
 }

@@ -125,7 +125,9 @@ class Lowerer {
       if (copy[i] && carrySlots.count(p_.code[f_.entryPc + i].d[0])) copy[i] = false;
     df_ = analyzeFunction(p_, f_, pure, copy);
     if (inlined_) sharing_.emplace(*inlined_, df_);
-    uint64_t next = kGlobalStart;
+    windows_ = windowLayout(f_.kernelParamBytes, p_.constBytes, f_.localBytes,
+                            uint64_t{p_.dynamicSharedOffset} + options_.dynamicSharedBytes);
+    uint64_t next = windows_.globalStart;
     for (const GlobalVariable& g : p_.globals) {
       if (g.space != ptx::StateSpace::Global) continue;
       uint64_t align = std::max<uint64_t>(g.align, kGlobalAlign);
@@ -187,6 +189,8 @@ class Lowerer {
     }
     mp.moduleGlobalAddr = globalAddr_;
     mp.globalsEnd = globalsEnd_;
+    mp.windows = windows_;
+    mp.dynamicSharedBytes = options_.dynamicSharedBytes;
     if (globalsEnd_ > kGlobalLimit) failModule("module .global variables exceed the machine's 16 MiB");
     mp.ptxInstructions = inlined_ ? inlined_->ptxInstructions : n;
     return mp;
@@ -373,10 +377,11 @@ class Lowerer {
   /// An absolute address immediate of the oracle's layout, in the machine's layout.
   uint64_t remapAddress(uint32_t pc, uint64_t v) {
     struct W { uint64_t oracle, machine; };
-    for (W w : {W{kSharedWindowBase, kSharedWindow}, W{kLocalWindowBase, kLocalWindow},
-                W{kConstWindowBase, kConstWindow}, W{kParamWindowBase, kParamWindow}}) {
+    for (W w : {W{kSharedWindowBase, kSharedWindow + windows_.shared}, W{kLocalWindowBase, kLocalWindow + windows_.local},
+                W{kConstWindowBase, kConstWindow + windows_.konst}, W{kParamWindowBase, kParamWindow + windows_.param}}) {
       if (v >= w.oracle && v < w.oracle + qgpu::kWindowBytes) {
-        if (v - w.oracle >= machine::kWindowBytes) fail(pc, "address beyond the machine's 16 MiB window");
+        if (v - w.oracle + (w.machine % machine::kWindowBytes) >= machine::kWindowBytes)
+          fail(pc, "address beyond the machine's 16 MiB window");
         return w.machine + (v - w.oracle);
       }
     }
@@ -395,12 +400,14 @@ class Lowerer {
       if (s == slot) return r == SpecialReg::FrameLocalBase || r == SpecialReg::Zero;
     return false;
   }
-  /// Offset operand of [base + imm]: none for 0, a remapped constant for absolute addresses.
-  uint16_t offsetOperand(uint32_t pc, uint32_t base, int64_t imm) {
-    if (imm == 0) return kNoOperand;
+  /// The b operand of an access of space s at [base + imm]: the space's window base
+  /// (windowLayout) plus imm, remapped where it is an absolute address (a zero base), so that
+  /// a + b is the flat address; none for 0.
+  uint16_t offsetOperand(uint32_t pc, MSpace s, uint32_t base, int64_t imm) {
     uint64_t v = static_cast<uint64_t>(imm);
-    if (isZeroBase(base)) v = remapAddress(pc, v);
-    return constant(pc, v);
+    if (imm != 0 && isZeroBase(base)) v = remapAddress(pc, v);
+    v += windowBase(windows_, s);
+    return v == 0 ? kNoOperand : constant(pc, v);
   }
 
   MSpace space(uint32_t pc, MemSpace s) {
@@ -683,6 +690,7 @@ class Lowerer {
     m.fl = static_cast<uint8_t>(static_cast<uint8_t>(s) | (has(in, Mod::To) ? kFlCvtaTo : 0));
     m.d = operand(pc, in.d[0]);
     m.a = operand(pc, in.s[0]);
+    if (const uint64_t base = windowBase(windows_, s)) m.b = constant(pc, base);
     return emit(m);
   }
 
@@ -703,7 +711,7 @@ class Lowerer {
       m.fl = static_cast<uint8_t>(s);
       m.d = operand(pc, in.d[i]);
       m.a = operand(pc, in.s[0]);
-      m.b = offsetOperand(pc, in.s[0], in.imm + int64_t{i} * in.typeBytes);
+      m.b = offsetOperand(pc, s, in.s[0], in.imm + int64_t{i} * in.typeBytes);
       m.c = typeCode(in.dstBytes, false);
       emit(m);
     }
@@ -718,7 +726,7 @@ class Lowerer {
       m.ty = typeCode(in.typeBytes, false);
       m.fl = static_cast<uint8_t>(s);
       m.a = operand(pc, in.s[4]);
-      m.b = offsetOperand(pc, in.s[4], in.imm + int64_t{i} * in.typeBytes);
+      m.b = offsetOperand(pc, s, in.s[4], in.imm + int64_t{i} * in.typeBytes);
       m.c = operand(pc, in.s[i]);
       emit(m);
     }
@@ -1197,6 +1205,7 @@ class Lowerer {
   std::map<SpecialReg, uint16_t> launchSpecial_;  // for a known launch shape: what each special reads
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
+  WindowLayout windows_;
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;

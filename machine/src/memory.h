@@ -18,20 +18,18 @@ class MachineMemory {
   /// Resets shared and local memory for a new block of `threads` threads.
   void startBlock(uint32_t threads, uint32_t dynamicSharedBytes);
 
-  /// Bytes at `addr` of `space` for `thread`; throws qgpu::Error(Memory) when out of
-  /// bounds, misaligned, or a write to read-only memory.
-  uint8_t* at(MSpace space, uint64_t addr, uint32_t size, uint32_t thread, bool write);
+  /// Bytes at flat address `flat` (an access of `space`: it must lie in the space's window)
+  /// for `thread`; throws qgpu::Error(Memory) when out of bounds, misaligned, or a write to
+  /// read-only memory.
+  uint8_t* at(MSpace space, uint64_t flat, uint32_t size, uint32_t thread, bool write);
 
   std::vector<std::vector<uint8_t>>& buffers() { return buffers_; }
-
-  /// The flat machine address of `addr` in `space` (the window base added for non-generic
-  /// spaces); `at` checks it.
-  static uint64_t flatAddress(MSpace space, uint64_t addr);
 
  private:
   std::vector<uint8_t> params_, const_, shared_;
   std::vector<std::vector<uint8_t>> local_, globals_, buffers_;
   std::vector<uint64_t> globalAddr_, bufferAddr_;
+  WindowLayout windows_;
   uint32_t localBytes_ = 0, sharedBytes_ = 0;
 };
 

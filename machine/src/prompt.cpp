@@ -84,8 +84,8 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
     number(out, v);
   s.launch = out.size() - mark;
   mark = out.size();
-  segment(out, kParamWindow, launch.params);
-  if (!program.constBank.empty()) segment(out, kConstWindow, program.constBank);
+  segment(out, windowBase(program.windows, MSpace::Param), launch.params);
+  if (!program.constBank.empty()) segment(out, windowBase(program.windows, MSpace::Const), program.constBank);
   for (size_t i = 0; i < program.moduleGlobals.size(); ++i)
     segment(out, program.moduleGlobalAddr[i], program.moduleGlobals[i]);
   for (size_t i = 0; i < launch.buffers.size(); ++i) segment(out, launch.bufferAddr[i], launch.buffers[i]);
@@ -198,10 +198,12 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   d.launch.block.z = r.small("block.z", 64);
   d.program.staticSharedBytes = r.small("static shared bytes", kWindowBytes);
   d.launch.dynamicSharedBytes = r.small("dynamic shared bytes", kWindowBytes);
+  d.program.dynamicSharedBytes = d.launch.dynamicSharedBytes;
   d.program.localBytes = r.small("local bytes", kWindowBytes);
   if (threads != d.launch.block.count())
     throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} threads, its block {}x{}x{} has {}", threads,
                                               d.launch.block.x, d.launch.block.y, d.launch.block.z, d.launch.block.count()));
+  uint64_t paramAt = kParamWindow, constAt = 0;
   while (true) {
     bool zero = r.next(Ctl::ZeroSegment);
     if (!zero && !r.next(Ctl::Segment)) break;
@@ -210,9 +212,11 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
     if (!zero && (bytes + 1) / 2 > kMaxPromptSectionItems)
       throw Error(ErrorKind::Input, fmt::format("prompt: segment of {} bytes is more than AT tokens address", bytes));
     std::vector<uint8_t> data = zero ? std::vector<uint8_t>(bytes, 0) : r.data(bytes);
-    if (address == kParamWindow) {
+    if (address >= kParamWindow && address < kParamWindow + kWindowBytes) {
+      paramAt = address;
       d.launch.params = std::move(data);
-    } else if (address == kConstWindow) {
+    } else if (address >= kConstWindow && address < kConstWindow + kWindowBytes) {
+      constAt = address;
       d.program.constBank = std::move(data);
     } else if (address >= kGlobalStart && address + bytes <= kGlobalLimit) {
       d.launch.buffers.push_back(std::move(data));
@@ -221,6 +225,19 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
       throw Error(ErrorKind::Input, fmt::format("prompt: segment at {:#x} is not parameters, constants or global memory", address));
     }
   }
+  // The windows lie where windowLayout puts them for these sizes (docs/machine.md §1.3).
+  d.program.windows = windowLayout(d.launch.params.size(), d.program.constBank.size(), d.program.localBytes,
+                                   uint64_t{d.program.staticSharedBytes} + d.launch.dynamicSharedBytes);
+  auto misplaced = [](const char* what, uint64_t at, uint64_t want) {
+    throw Error(ErrorKind::Input, fmt::format("prompt: the {} segment is at {:#x}; its launch's layout puts it at {:#x}",
+                                              what, at, want));
+  };
+  if (paramAt != windowBase(d.program.windows, MSpace::Param))
+    misplaced("parameter", paramAt, windowBase(d.program.windows, MSpace::Param));
+  if (!d.program.constBank.empty() && constAt != windowBase(d.program.windows, MSpace::Const))
+    misplaced("const bank", constAt, windowBase(d.program.windows, MSpace::Const));
+  for (uint64_t a : d.launch.bufferAddr)
+    if (a < d.program.windows.globalStart) misplaced("global", a, d.program.windows.globalStart);
   r.expect(Ctl::Go, "GO");
   if (!r.atEnd()) throw Error(ErrorKind::Input, "prompt: tokens after GO");
   return d;

@@ -56,14 +56,17 @@ uint64_t atomicResult(const MInstr& in, uint64_t old, uint64_t b, uint64_t c) {
 
 namespace units {
 
-uint64_t memoryUnit(const MInstr& in, uint64_t a, uint64_t, uint64_t) {
+uint64_t memoryUnit(const MInstr& in, uint64_t a, uint64_t b, uint64_t) {
   if (in.op != MOp::Cvta) notLaneLocal(in);
   const uint64_t m = widthMask(in.bytes());
   MSpace s = static_cast<MSpace>(in.fl & 7);
-  uint64_t win = windowOf(s), v = a & m;
+  // b: the space's window base, where its contents start (the lowering's ROM constant,
+  // windowLayout); 0 for global.
+  uint64_t win = b, v = a & m;
   if (in.fl & kFlCvtaTo) {
-    bool inside = win ? (v >= win && v < win + kWindowBytes)
-                      : !(v >= kSharedWindow && v < kParamWindow + kWindowBytes);
+    const uint64_t window = windowOf(s);
+    bool inside = window ? (v >= win && v < window + kWindowBytes)
+                         : !(v >= kSharedWindow && v < kParamWindow + kWindowBytes);
     if (!inside)
       throw Error(ErrorKind::Undefined,
                   fmt::format("cvta.to.{}: generic address {:#x} is not in that state space", spaceName(s), v));

@@ -65,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MachineCorpus, testing::ValuesIn(machine::test:
 TEST(MachineReplay, OutputsComeFromTheTokens) {
   LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / "dot");
   machine::MachineProgram mp = machine::lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry,
-                                                           machine::lowerFor(spec.grid, spec.block));
+                                                           machine::lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
   machine::MachineLaunch ml = machine::machineLaunch(mp, materializeLaunch(spec));
   machine::MachineResult ex = machine::execute(mp, ml);
   ASSERT_EQ(machine::replay(mp, ml, ex.trace.tokens), ex.buffers);

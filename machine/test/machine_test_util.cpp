@@ -50,7 +50,7 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
   lo.maxSteps = 1'000'000;
   runLaunch(program, entry, oracle, lo);
   for (const LaunchBuffer& b : oracle.buffers) r.oracle.push_back(b.data);
-  r.program = lowerKernel(program, entry, forLaunch ? lowerFor(launch.grid, launch.block) : LowerOptions{});
+  r.program = lowerKernel(program, entry, forLaunch ? lowerFor(launch.grid, launch.block, launch.dynamicSharedBytes) : LowerOptions{});
   MachineLaunch ml = machineLaunch(r.program, launch);
   MachineResult ex = execute(r.program, ml, 1'000'000);
   r.machine = ex.buffers;
@@ -70,7 +70,7 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
 void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
   const std::filesystem::path kSource = QGPU_SOURCE_DIR;
   LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
-  MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block));
+  MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
   MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
   MachineResult ex = execute(mp, ml);
   size_t at = ex.trace.meanings.size();

@@ -194,7 +194,7 @@ TEST(MachineOps, LoweredCorpusUsesOperandsAsTheTableSays) {
     for (const std::string& fl : spec.flavours()) {
       MachineProgram p;
       try {
-        p = lowerKernel(loadProgram(spec.ptxPath(fl)), spec.entry, lowerFor(spec.grid, spec.block));
+        p = lowerKernel(loadProgram(spec.ptxPath(fl)), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Decode) continue;  // not lowered (docs/machine.md §2.4)
         throw;

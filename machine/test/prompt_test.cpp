@@ -24,7 +24,7 @@ struct Dot {
 Dot dot() {
   LaunchSpec spec = loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "dot");
   Dot d;
-  d.program = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block));
+  d.program = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
   d.launch = machineLaunch(d.program, materializeLaunch(spec));
   return d;
 }

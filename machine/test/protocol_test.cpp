@@ -34,7 +34,7 @@ TEST_P(ControlFromTokens, EveryStepsStateFollowsFromTheTokensBeforeIt) {
   LaunchSpec spec = loadLaunchSpec(c.dir);
   MachineProgram mp;
   try {
-    mp = lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry, lowerFor(spec.grid, spec.block));
+    mp = lowerKernel(loadProgram(spec.ptxPath(c.flavour)), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Decode) throw;
     GTEST_SKIP() << "does not lower: " << e.what();

@@ -25,10 +25,12 @@ constexpr uint32_t kCompiledRegisterSlots = 4 * 128;
 struct Lowered {
   MachineProgram allocated, unallocated;
 };
-Lowered lowerBothWays(const Program& p, const std::string& entry) {
-  LowerOptions off;
+Lowered lowerBothWays(const Program& p, const std::string& entry, uint32_t dynamicSharedBytes) {
+  LowerOptions on;
+  on.dynamicSharedBytes = dynamicSharedBytes;
+  LowerOptions off = on;
   off.allocateRegisters = false;
-  return {lowerKernel(p, entry), lowerKernel(p, entry, off)};
+  return {lowerKernel(p, entry, on), lowerKernel(p, entry, off)};
 }
 
 // Both programs on one launch: the same tokens and the same buffers.
@@ -49,7 +51,7 @@ TEST(RegisterAllocation, TheCorpusRunsAsBeforeInFewerRegisters) {
     const Program p = loadProgram(spec.ptxPath(c.flavour));
     Lowered l;
     try {
-      l = lowerBothWays(p, spec.entry);
+      l = lowerBothWays(p, spec.entry, spec.dynamicSharedBytes);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Decode) throw;
       continue;  // does not lower (docs/machine.md §2.4)
@@ -102,7 +104,7 @@ Checked check(const std::string& ptx, const std::string& what) {
   const Launch launch = test::oneBufferLaunch(4, 8);
   const test::BothResult both = test::runBoth(ptx, "k", launch);
   EXPECT_EQ(both.machine, both.oracle) << what << ": the machine vs the interpreter";
-  Checked c{lowerBothWays(test::decodeText(ptx), "k"), both.machine.at(0)};
+  Checked c{lowerBothWays(test::decodeText(ptx), "k", 0), both.machine.at(0)};
   expectSameRun(c.lowered, launch, what);
   return c;
 }

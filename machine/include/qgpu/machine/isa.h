@@ -107,7 +107,27 @@ constexpr uint64_t kLocalWindow = 0x0200'0000;
 constexpr uint64_t kConstWindow = 0x0300'0000;
 constexpr uint64_t kParamWindow = 0x0400'0000;
 constexpr uint64_t kGlobalLimit = kSharedWindow;      // global memory is [kGlobalStart, 16 MiB)
-uint64_t windowOf(MSpace s);  // 0 for Generic/Global
+uint64_t windowOf(MSpace s);  // where the space's window starts: 0 for Generic/Global
+
+/// The bytes the compiled machine's banks hold per lane copy (§5.3): an address x is byte
+/// x mod kBankMemoryBytes of them.
+constexpr uint64_t kBankMemoryBytes = uint64_t{kMemoryBanks} * kBankBytes;
+
+/// Where a launch's memory lies (docs/machine.md §1.3): the offsets at which the param,
+/// const, local and shared contents start inside their 16 MiB windows, and where global
+/// allocations start. Laid out one after the other (param, const, local, shared, then the
+/// module globals and the buffers, each 64-byte aligned, global memory 256-byte aligned and
+/// from kGlobalStart on), so that the launch's addresses modulo kBankMemoryBytes — what the
+/// compiled machine's banks see, since every window starts at a multiple of it — are
+/// distinct while the whole fits in kBankMemoryBytes: no compaction circuit.
+struct WindowLayout {
+  uint64_t param = 0, konst = 0, local = 0, shared = 0;
+  uint64_t globalStart = kGlobalStart;
+};
+WindowLayout windowLayout(uint64_t paramBytes, uint64_t constBytes, uint64_t localBytes, uint64_t sharedBytes);
+/// The flat address of offset 0 of `s`'s contents: windowOf(s) + its offset (0 for
+/// Generic/Global). LD/ST addresses are flat: the lowering puts it into their b operand.
+uint64_t windowBase(const WindowLayout& w, MSpace s);
 
 /// Compare ops of SETP/FSETP (fl field), PTX order.
 enum class MCmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
@@ -197,6 +217,8 @@ struct MachineProgram {
   std::vector<std::vector<uint8_t>> moduleGlobals;
   std::vector<uint64_t> moduleGlobalAddr;  // address of module .global variable i
   uint64_t globalsEnd = kGlobalStart;      // first address after them (buffers follow)
+  uint32_t dynamicSharedBytes = 0;         // the launch's dynamic shared memory, which the windows are laid out for
+  WindowLayout windows;                    // the windows' offsets (windowLayout of the sizes above)
   uint32_t ptxInstructions = 0;           // oracle instructions of the entry
 };
 

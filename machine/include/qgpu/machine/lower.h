@@ -25,13 +25,16 @@ struct LowerOptions {
   /// program reads the launch's special registers, which the executor has and the compiled
   /// machine does not.
   std::optional<LaunchShape> launch;
+  /// The launch's dynamic shared memory: the windows are laid out for it (windowLayout).
+  uint32_t dynamicSharedBytes = 0;
 };
 
 /// The options a run of a launch of this grid and block is lowered with (what --backend
 /// machine and the compiled machine run).
-inline LowerOptions lowerFor(const Dim3& grid, const Dim3& block) {
+inline LowerOptions lowerFor(const Dim3& grid, const Dim3& block, uint32_t dynamicSharedBytes = 0) {
   LowerOptions o;
   o.launch = LaunchShape{grid, block};
+  o.dynamicSharedBytes = dynamicSharedBytes;
   return o;
 }
 
