@@ -98,8 +98,9 @@ class Planner {
         const Lookup& lk = c_.lookups()[n.port];
         for (const Bus* b : {&lk.key, &lk.value})
           for (WireId x : *b) readLater[x] = true;
-        for (const Bus& q : lk.queries)
-          for (WireId x : q) readLater[x] = true;
+        for (size_t q = 0; q < lk.queries.size(); ++q)
+          if (queryLive(lk, q))
+            for (WireId x : lk.queries[q]) readLater[x] = true;
       }
       if (n.kind == NodeKind::CountRead && inputsMarked.insert({NodeKind::CountRead, n.port}).second) {
         readLater[c_.counters()[n.port].marker] = true;
@@ -289,11 +290,19 @@ class Planner {
     const int layer = s_.lookupLayer[index];
     PlannedLookup pl;
     pl.name = lk.name;
-    for (WireId x : lk.key) pl.key.push_back(channelOf_.at(x));
-    for (WireId x : lk.value) pl.value.push_back(channelOf_.at(x));
+    auto channel = [&](WireId x) {
+      const auto it = channelOf_.find(x);
+      if (it == channelOf_.end())
+        throw CompileError(fmt::format("{}: lookup '{}' at layer {} reads '{}' (level {}), which has no channel there",
+                                       c_.name(), lk.name, layer, c_.node(x).name, s_.level[x]));
+      return it->second;
+    };
+    for (WireId x : lk.key) pl.key.push_back(channel(x));
+    for (WireId x : lk.value) pl.value.push_back(channel(x));
     for (size_t q = 0; q < lk.queries.size(); ++q) {
+      if (!queryLive(lk, q)) continue;  // no live read: no query head (its inputs have no channels)
       pl.queries.emplace_back();
-      for (WireId x : lk.queries[q]) pl.queries.back().push_back(channelOf_.at(x));
+      for (WireId x : lk.queries[q]) pl.queries.back().push_back(channel(x));
       pl.outs.emplace_back();
       for (WireId r : lk.reads[q]) {
         const uint32_t ch = newChannel(c_.node(r).name, ChannelInfo::Kind::Wire, layer, {0, 1});
@@ -302,6 +311,11 @@ class Planner {
       }
     }
     plan_.mlp[static_cast<size_t>(layer - 1)].lookup = std::move(pl);
+  }
+
+  // A query of a lookup that some live wire reads.
+  bool queryLive(const Lookup& lk, size_t q) const {
+    return std::any_of(lk.reads[q].begin(), lk.reads[q].end(), [&](WireId r) { return live_[r]; });
   }
 
   void placeGate(WireId id) {

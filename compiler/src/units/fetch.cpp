@@ -27,8 +27,10 @@ PromptFeatures declarePromptFeatures(Circuit& c) {
   f.constsHeader = c.inputBit("consts header");
   f.setsAt = c.inputBit("sets at");  // AT, or a section header (AT 0)
   f.isAt = c.inputBit("at");
-  f.atField = c.inputBus("at field", 6);  // AT j: j < 64 (1,024 words)
+  f.atField = c.inputBus("at field", kAtFieldBits);
   f.chunk = c.inputBus("chunk value", 16);
+  f.segmentHeader = c.inputBit("segment header");
+  f.chunkMore = c.inputBit("chunk more");
   return f;
 }
 
@@ -132,8 +134,10 @@ void appendPromptFeatures(std::vector<int64_t>& in, uint32_t id) {
   bit(id == ctl(Ctl::Consts));
   bit(header || isAt);
   bit(isAt);
-  bits(isAt ? id - kAt : 0, 6);
+  bits(isAt ? id - kAt : 0, kAtFieldBits);
   bits(id >= kChunkMore && id < kPack4 ? (id - kChunkMore) & 0xffff : 0, 16);
+  bit(id == ctl(Ctl::Segment));
+  bit(id >= kChunkMore && id < kChunkLast);
 }
 
 }  // namespace qgpu::compiler

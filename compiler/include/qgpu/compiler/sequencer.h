@@ -60,9 +60,13 @@ Unit fetchUnit();
 /// (appendPromptFeatures' order).
 struct PromptFeatures {
   WireId sectionHeader = 0, codeHeader = 0, goHeader = 0, constsHeader = 0, setsAt = 0, isAt = 0;
-  Bus atField;  // AT j's j (6 bits)
+  Bus atField;  // AT j's j (its low kAtFieldBits bits)
   Bus chunk;    // a CHUNK-MORE's or CHUNK-LAST's 16-bit value
+  WireId segmentHeader = 0, chunkMore = 0;  // SEGMENT (not ZERO-SEGMENT); a CHUNK-MORE
 };
+/// The AT field's bits: a code word's pc takes 6 (1,024 words), a memory chunk's bank slot 8
+/// (the slot of byte 32 j is j >> 1 past the segment's, modulo 128).
+constexpr uint32_t kAtFieldBits = 8;
 PromptFeatures declarePromptFeatures(Circuit& c);
 /// The fetch on the sequencer `s` in a circuit of its own or a larger one: returns the
 /// fetched word (64 bits) and whether the position is past the prompt's GO (generating: the
