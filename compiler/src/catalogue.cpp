@@ -10,7 +10,7 @@
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/alu.h"
-#include "qgpu/compiler/load.h"
+#include "qgpu/compiler/memory_access.h"
 #include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/register_write.h"
 #include "qgpu/compiler/write_form.h"
@@ -296,8 +296,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return writeTokenUnit(); }, false, writeTokenSample},
       {"alu_write", "the integer ALU (multiplier, shifter, NEG, CVTI included) and its register write spelled (the width from the word, the token index from a counter, the write's token), and the step's control tokens, DONE and WAIT: the pc checkpoint, BRAs at depth 1 and 2, the pop to depth 1",
        [] { return aluWriteUnit(); }, false, operandsSample},
-      {"load", "the operand select and the memory: the prompt's segments written into four lane copies of 64 one-byte banks, an LD read per lane at a + b, extended to the register width",
-       [] { return loadUnit(); }, false, operandsSample},
+      {"memory", "the operand select and the memory: four lane copies of 64 one-byte banks written by the prompt's segments and by stores (one lane per position), an LD read per lane at a + b, extended to the register width",
+       [] { return memoryAccessUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

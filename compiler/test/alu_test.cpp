@@ -123,7 +123,7 @@ AluStream aluStream(const CorpusRun& r) {
   }
   // The tokens step_control.h decides: DONE of an EXIT or BAR, or of a step with no active lane
   // (not BRA, CALL); a lane-serial step's WAITs (and its ACTIVE after them); a store's WAITs
-  // and DONE (its write rounds); a BRA's outcome at
+  // and DONE (one position per active lane); a BRA's outcome at
   // SIMT depth 1 (its sync tokens, a DEPTH's TOP too) when its warp runs on, and at depth 2
   // under a divergence when every lane or none takes it; the TOP of a pop from such a depth 2
   // to depth 1; a GOTO after a step that is no BRA or CALL (the pc checkpoint).
@@ -166,10 +166,10 @@ AluStream aluStream(const CorpusRun& r) {
       for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT");
       if (t < end && machine::isActiveToken(r.tokens[t])) claim(t, "ACTIVE of a lane-serial step");
     }
-    // A store: a WAIT at each write round's position but the last, then DONE (§5.3).
+    // A store: a WAIT at each active lane's position but the last, then DONE (§5.3).
     if (in.op == machine::MOp::St && active != 0) {
       size_t t = s.firstToken;
-      for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT of a store's write round");
+      for (; t < end && r.tokens[t] == machine::ctl(machine::Ctl::Wait); ++t) claim(t, "WAIT of a store lane");
       if (t < end && r.tokens[t] == done) claim(t, "DONE of a store");
     }
     const bool runsOn = i + 1 < r.steps.size() && r.steps[i + 1].block == s.block && r.steps[i + 1].warp == s.warp &&
@@ -285,7 +285,7 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
   EXPECT_GE(runs, 90u);
   // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
   for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA at depth 2, uniform", "GOTO checkpoint", "WAIT",
-                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store's write round"})
+                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store lane"})
     EXPECT_GT(control[why], 0u) << why;
   size_t all = 0, right = 0;
   std::string table;

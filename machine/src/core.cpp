@@ -374,18 +374,21 @@ class Machine {
     if (eff != 0) w.stack.push_back({in.b, in.c, eff});
   }
 
+  /// A store is lane-serial (§5.3): one position per active lane, in lane order, at which
+  /// that lane's bytes go into the banks — a WAIT for every lane but the last, then DONE.
   void store(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
     const uint32_t size = in.bytes();
     const MSpace space = static_cast<MSpace>(in.fl & 7);
-    std::vector<ByteWrite> writes;
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!((eff >> l) & 1)) continue;
       uint64_t addr = read(in.a, w, l) + read(in.b, w, l);
       uint64_t v = read(in.c, w, l);
       std::memcpy(mem_.at(space, addr, size, thread(w, l), true), &v, size);
-      if (space != MSpace::Local) writes.push_back({addr, size});
     }
-    commitRounds(w, pc, writes, "store");
+    const int lanes = std::popcount(eff);
+    for (int k = 1; k < lanes; ++k)
+      say(ctl(Ctl::Wait), fmt::format("{}: WAIT (store lane {}/{}: one lane per position)", where(w, pc), k, lanes));
+    done(fmt::format("{}: DONE (store{})", where(w, pc), lanes > 1 ? fmt::format(" lane {}/{}", lanes, lanes) : ""));
   }
 
   /// One position per memory write round (§5.3) from round `first` on: a WAIT, the step's

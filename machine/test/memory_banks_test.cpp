@@ -1,5 +1,6 @@
-// Memory banks and write rounds (docs/machine.md §5.3): a step commits its memory writes in
-// as many positions as the most-loaded bank needs, and the token stream must say so.
+// Memory banks (docs/machine.md §5.3): a store commits one active lane's bytes per position,
+// an atomic pass its writes in as many positions as the most-loaded bank needs (write
+// rounds), and the token stream must say so; the layout that makes addresses bank addresses.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -35,8 +36,9 @@ TEST(MachineBanks, WriteRoundsCountTheBusiestBank) {
   EXPECT_EQ(writeRounds(mixed), 2u);                 // 0x200 twice is one byte set
 }
 
-TEST(MachineBanks, LocalStoresNeverCollide) {
-  // Every thread's private copy of one variable: st.local from all lanes, one DONE.
+TEST(MachineBanks, AStoreTakesOnePositionPerActiveLane) {
+  // Every thread's private copy of one variable: st.local from all four lanes, then st.global:
+  // three WAITs and a DONE each.
   const char* ptx = R"(.version 7.0
 .target sm_75
 .address_size 64
@@ -61,7 +63,13 @@ TEST(MachineBanks, LocalStoresNeverCollide) {
 )";
   test::BothResult r = test::runBoth(ptx, "k", test::oneBufferLaunch(4, 4));
   EXPECT_EQ(r.machine, r.oracle);
-  for (const std::string& m : r.trace.meanings) EXPECT_EQ(m.find("write round"), std::string::npos) << m;
+  size_t waits = 0, dones = 0;
+  for (const std::string& m : r.trace.meanings) {
+    waits += m.find("WAIT (store lane") != std::string::npos ? 1 : 0;
+    dones += m.find("DONE (store lane 4/4)") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(waits, 6u);
+  EXPECT_EQ(dones, 2u);
 }
 
 TEST(MachineBanks, TheWindowsAreLaidOutOneAfterTheOther) {
@@ -126,8 +134,8 @@ TEST(MachineBanks, EveryCorpusLaunchThatFitsHasDistinctBankAddresses) {
   std::cout << "[ banks ] " << fits << " corpus launches fit 8 KiB with distinct bank addresses; beyond it:" << over << "\n";
 }
 
-// shfl_patterns stores lane results 32 bytes apart: lanes 0 and 2 share banks.
-TEST(MachineBanks, ReplayNeedsOneTokenPerRound) { test::expectReplayNeeds("shfl_patterns", "write round 2/"); }
+// A store's second lane's position.
+TEST(MachineBanks, ReplayNeedsOneTokenPerStoreLane) { test::expectReplayNeeds("vector_add", "store lane 2/"); }
 
 // histogram's shared-memory atomics hit one bin from several lanes: one pass per lane there.
 TEST(MachineBanks, AtomicsOnOneAddressTakeOnePassEach) { test::expectReplayNeeds("histogram", "(pass 2/"); }

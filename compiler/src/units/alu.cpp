@@ -113,19 +113,7 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
 
   AluWires out;
   // ---- the active mask: the running lanes whose guard holds (machine::guardedMask) ----
-  const Bus g(word.begin() + machine::kWordGAt, word.begin() + machine::kWordGAt + 10);
-  Expr allOnes(-10);
-  for (WireId bit : g) allOnes += w(bit);
-  const WireId noGuard = c.step("no guard", allOnes);
-  const Expr negated = w(g[9]);
-  for (uint32_t l = 0; l < 4; ++l) {
-    const Expr mask = w(front.sequencer.mask[l]), pred = w(front.reads[4 * 3 + l][0]);
-    const std::string n = fmt::format("l{} active", l);
-    const WireId unguarded = c.step(n + " (no guard)", mask + w(noGuard) - 2);
-    const WireId holds = c.step(n + " (guard holds)", mask + pred - negated - 2 * w(noGuard) - 2);
-    const WireId negatedHolds = c.step(n + " (negated guard holds)", mask - pred + negated - 2 * w(noGuard) - 2);
-    out.active.push_back(c.exclusiveOr(n, {unguarded, holds, negatedHolds}));
-  }
+  out.active = guardedLanes(c, front);
   // ---- SHFL (four levels from c: the deepest unit here, so it sets the result's level) ----
   std::vector<WireId> shflMode;
   for (uint32_t m = 0; m < 4; ++m)
@@ -247,16 +235,6 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     }
     aluPart.push_back(std::move(result));
   }
-  // A store's write rounds from its lanes' addresses a + b (the adder's sums: ST is no SUB);
-  // a local store (space 3) writes each lane's own copy: one round.
-  const Expr st = w(operands.op.at(static_cast<size_t>(MOp::St)));
-  const WireId store = c.step("ST", st - 1), shared = c.step("ST, not local", 3 * st + 1 - w(word[machine::kWordFlAt]) -
-                                                                                 w(word[machine::kWordFlAt + 1]) +
-                                                                                 w(word[machine::kWordFlAt + 2]) - 3);
-  c.notBefore(store, beforeResult);
-  c.notBefore(shared, beforeResult);
-  out.storeRounds = {store};
-  for (WireId x : buildStoreRounds(c, sums, out.active, w(shared))) out.storeRounds.push_back(x);
   const ShifterWires shifter = buildShifter(c, word, operands, operands.selected[8][0], aluPart[0][0]);
   const std::vector<Bus> unary = buildIntUnary(c, word, operands, beforeResult, aluPart[0][0]);
   for (uint32_t l = 0; l < 4; ++l) {

@@ -9,8 +9,8 @@
 //          the store writes bank 4g + k where st = 1 and the store group is g
 //          (E = st + sel_g - 1), the load reads the bank of the load group (z select);
 //          the port's read bits are re-quantised in the MLP of its layer.
-// Every copy takes the same store: one store per position, as one write round of the
-// machine (several lanes' stores to one bank are the executor's write rounds).
+// Every copy takes the same store: one store per position, as the machine's lane-serial
+// stores (docs/machine.md §5.3).
 //
 // Conv-window reads (previousBits, the window unit): a bank of one slot, written at every
 // position with the data its value channels' conv tap takes from 1..3 tokens back, and read

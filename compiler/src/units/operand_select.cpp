@@ -34,6 +34,25 @@ Expr equalsCondition(const Bus& field, uint32_t v) { return bitsMatching(field, 
 
 }  // namespace
 
+Bus guardedLanes(Circuit& c, const FrontWires& front) {
+  const Bus& word = front.fetch.word;
+  const Bus g(word.begin() + machine::kWordGAt, word.begin() + machine::kWordGAt + 10);
+  Expr allOnes(-10);
+  for (WireId bit : g) allOnes += w(bit);
+  const WireId noGuard = c.step("no guard", allOnes);
+  const Expr negated = w(g[9]);
+  Bus active;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const Expr mask = w(front.sequencer.mask[l]), pred = w(front.reads[4 * 3 + l][0]);
+    const std::string n = fmt::format("l{} active", l);
+    const WireId unguarded = c.step(n + " (no guard)", mask + w(noGuard) - 2);
+    const WireId holds = c.step(n + " (guard holds)", mask + pred - negated - 2 * w(noGuard) - 2);
+    const WireId negatedHolds = c.step(n + " (negated guard holds)", mask - pred + negated - 2 * w(noGuard) - 2);
+    active.push_back(c.exclusiveOr(n, {unguarded, holds, negatedHolds}));
+  }
+  return active;
+}
+
 bool compiledSpecial(uint32_t special) {
   using machine::MSpecial;
   switch (static_cast<MSpecial>(special)) {

@@ -21,7 +21,7 @@
 namespace qgpu::compiler {
 
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& storeRounds) {
+                                      const std::vector<Bus>& results, const Bus& lanes) {
   const Bus& word = front.fetch.word;
   WriteWidthFields fields;
   for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
@@ -56,7 +56,7 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   // The control tokens and DONE (step_control.h), and ACTIVE m (docs/machine.md §3.3) take
   // the write's place at k = 0: ACTIVE when fewer lanes are written than run (the written are
   // among the running), in an op that writes a register, where no checkpoint comes first.
-  out.control = buildStepControl(c, front, op, out.in.lanes, out.index, out.in.value[0][0], storeRounds);
+  out.control = buildStepControl(c, front, op, out.in.lanes, out.index, out.in.value[0][0]);
   Expr running, written, writes;
   for (uint32_t l = 0; l < 4; ++l) {
     running += w(front.sequencer.mask[l]);
@@ -108,7 +108,7 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
-  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, alu.storeRounds);
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active);
   LaneBuses lb = outputAlu(c, alu);
   c.outputBus("kind", rw.token.kind);
   c.outputBus("value", rw.token.payload);

@@ -10,7 +10,7 @@
 //     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
 //   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
 //     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
-//     the BRA's outcome, DONE, WAIT (a store's write rounds from alu.h's buildStoreRounds);
+//     the BRA's outcome, DONE, WAIT (lane-serial steps: FMUL, FFMA, ST);
 //     the value bits as gates of the pcs and lanes by the token
 //     chosen, one channel per bit
 #include "qgpu/compiler/step_control.h"
@@ -42,7 +42,8 @@ enum Flag : uint32_t {
   kBra,         // the op is BRA
   kExitOrBar,   // the op is EXIT or BAR
   kBraOrCall,   // the op is BRA or CALL
-  kLaneSerial,  // the op is lane-serial (FMUL, FFMA: one position per active lane)
+  kLaneSerial,  // the op is lane-serial (FMUL, FFMA, ST: one position per active lane)
+  kStore,       // the op is ST (DONE at its last lane's position)
   kPopEnd,      // a step ended at depth 2 and the next pc is the base entry's join: a pop
   kBIsJoin,     // the word's b is the base entry's join
   kNextIsJoin,  // pc + 1 is the base entry's join
@@ -54,7 +55,7 @@ constexpr uint32_t kPcBits = 10;
 }  // namespace
 
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& k, WireId unpackAt, const Bus& storeRounds) {
+                                  const Bus& active, const Bus& k, WireId unpackAt) {
   using machine::MOp;
   const SequencerWires& s = front.sequencer;
   const Bus& word = front.fetch.word;
@@ -119,9 +120,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kBra] = isOp(MOp::Bra);
   flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
   flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
-  flags[kLaneSerial] = isOp(MOp::FMul) + isOp(MOp::FFma);
+  flags[kLaneSerial] = isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St);
+  flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
-  // laneSerialPositions): the WAITs read since the last token that is none.
+  // laneSerialPositions, store): the WAITs read since the last token that is none.
   const Bus waits = c.countSince("WAITs", c.step("not a WAIT", -w(front.write.isWait)), front.write.isWait, 3);
   for (uint32_t i = 0; i < 3; ++i) flags[kWaits + i] = w(waits[i]);
 
@@ -200,19 +202,14 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
   out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase});
   out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F});
-  // WAIT: a lane-serial step with more active lanes than WAITs + 1 so far, or a store with
-  // more write rounds than that (core.cpp's commitRounds: a WAIT per round but the last).
+  // WAIT: a lane-serial step (a store too) with more active lanes than WAITs + 1 so far.
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
-  const Expr store = w(storeRounds.at(0)), extraRounds = w(storeRounds.at(1)) + w(storeRounds.at(2)) + w(storeRounds.at(3));
-  const WireId laneWait =
+  out.wait =
       c.step("WAIT next (lane-serial)", taken - waitsSoFar - 2 + 5 * (f[kOwn] - 1) + 5 * (f[kLaneSerial] - 1) - 5 * preempted);
-  const WireId storeWait =
-      c.step("WAIT next (write round)", extraRounds - waitsSoFar - 1 + 5 * (f[kOwn] - 1) + 5 * (store - 1) - 5 * preempted);
   const WireId storeDone =
-      c.step("DONE next (last write round)", waitsSoFar - extraRounds + 5 * (f[kOwn] - 1) + 5 * (store - 1) - 5 * preempted);
-  out.wait = c.exclusiveOr("WAIT next", {laneWait, storeWait});
-  // DONE: EXIT, BAR, a store's last write round, or no lane active in a step that is no BRA or
-  // CALL (a write of no lanes).
+      c.step("DONE next (a store's last lane)", waitsSoFar - taken + 1 + 5 * (f[kOwn] - 1) + 5 * (f[kStore] - 1) - 5 * preempted);
+  // DONE: EXIT, BAR, a store's last lane, or no lane active in a step that is no BRA or CALL
+  // (a write of no lanes).
   out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] + w(storeDone) +
                                      w(andStep(c, "no lane active, not BRA or CALL", {f[kOwn], w(none)}, -f[kBraOrCall], 0)) -
                                      3 - 3 * preempted);

@@ -18,8 +18,6 @@ struct AluWires {
   std::vector<Bus> result;  // per lane, 64 bits: the op's result cut to its width; 0 for an op the ALU lacks
   Bus active;               // the running lanes whose guard holds (machine::guardedMask)
   Bus shuffleUndefined;     // per lane: a SHFL reads a lane that does not take part (the machine's error)
-  // A store's write rounds (buildStoreRounds): [the op is ST], [rounds >= 2, 3, 4].
-  Bus storeRounds;
 };
 /// The shifter (shifter.cpp): SHR and SHL of 4- and 8-byte operands, SHF (left, right), per
 /// lane the result terms of each of the 64 bits (0 unless the op runs and the bit lies within
@@ -35,11 +33,6 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
 /// selectorsAt's; the word's width fields are decoded after fieldsAt.
 std::vector<Bus> buildIntUnary(Circuit& c, const Bus& word, const OperandWires& operands, WireId fieldsAt,
                                WireId selectorsAt);
-
-/// A store's write rounds (store_rounds.cpp, machine::writeRounds) from each lane's address
-/// (a + b: the ALU's adder for an op that is no SUB), the active lanes and `store` (a form
-/// whose value is the bit [the op is ST, not to local memory]): [rounds >= 2], [>= 3], [>= 4].
-Bus buildStoreRounds(Circuit& c, const std::vector<Bus>& addresses, const Bus& active, const Expr& store);
 
 /// The ALU on the front end's and operand select's wires.
 AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& operands);

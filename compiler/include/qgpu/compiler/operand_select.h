@@ -26,6 +26,11 @@ std::vector<Bus> buildRomConstants(Circuit& c, const FrontWires& front, const st
 /// (%warpid), %tid.linear (warp * 4 + lane) and %ctaid.linear (the sequencer's block).
 bool compiledSpecial(uint32_t special);
 
+/// The running lanes whose guard holds (machine::guardedMask): per lane an exclusiveOr of
+/// three steps on the sequencer's mask, the guard register's read (bit 0) and the word's g
+/// field, one level after the guard's read.
+Bus guardedLanes(Circuit& c, const FrontWires& front);
+
 struct OperandWires {
   std::vector<Bus> selected;  // the operands a, b, c for every lane: [4 * port + lane], 64 bits each
   std::vector<WireId> op;     // the fetched word's op, one-hot over machine::MOp

@@ -32,7 +32,7 @@ struct RegisterWriteWires {
 /// AFFINE, LANES n, LANES-HIGH n) or ended a step: a step's control tokens, its ACTIVE, the
 /// previous step's last token — k = 0 where the write's first token is next.
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& storeRounds);
+                                      const std::vector<Bus>& results, const Bus& lanes);
 
 /// The token head's outputs for the tokens decided so far (token_io.h's tokenOutput): the
 /// six write kinds, ACTIVE, DONE, GOTO, FALL, DEPTH, WAIT and TOP at depths 1, 2 and the last

@@ -26,9 +26,9 @@ struct StepControlWires {
   WireId top2 = 0;        // TOP at depth 2: a BRA that diverges at depth 1 to two entries
   WireId depth3 = 0;      // DEPTH 3: a BRA that diverges at depth 1 to three entries, the last DEPTH not 3
   WireId top3 = 0;        // TOP at the last DEPTH's depth (3): the same BRA after that DEPTH
-  WireId done = 0;        // DONE: EXIT, BAR, a store's last write round, or no active lane (not BRA, CALL)
+  WireId done = 0;        // DONE: EXIT, BAR, a store's last lane, or no active lane (not BRA, CALL)
   WireId wait = 0;        // WAIT: a lane-serial step (FMUL, FFMA) before its last active lane's position,
-                          // or a store before its last write round
+                          // or a store before its last lane
   // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
   // checkpoint first): a form whose value is a bit, at the active lanes' level.
   Expr own;
@@ -49,9 +49,8 @@ struct StepControlWires {
 /// entry as the last BRA at depth 1 left it — is kept in last-write slots, for the pop back to
 /// depth 1 and for uniform BRAs at depth 2. Not decided here (the write's or nothing is
 /// spelled): HALT, the tokens of a warp's or block's end and a WARP's resume, lanes exiting
-/// under a divergence, deeper pops, CALL's entries, ATOMIC, a store's rounds.
-/// storeRounds: [the op is ST], [write rounds >= 2, 3, 4] (buildStoreRounds).
+/// under a divergence, deeper pops, CALL's entries, ATOMIC.
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& k, WireId unpackAt, const Bus& storeRounds);
+                                  const Bus& active, const Bus& k, WireId unpackAt);
 
 }  // namespace qgpu::compiler

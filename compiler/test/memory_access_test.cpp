@@ -1,8 +1,8 @@
-// The memory banks and the loads (load.h) joined on the operand select and the front end,
-// fed nothing but each token's features, against the reference executor: at every LD step's
-// first position before the launch's first store or atomic (the banks take the prompt's
-// segments; stores are not written yet), each active lane's loaded value as the executor
-// writes it; then the weights against the IR in the engine.
+// The memory banks, the loads and the stores (memory_access.h) joined on the operand select
+// and the front end, fed nothing but each token's features, against the reference executor:
+// at every LD step's first position up to the launch's first atomic (whose writes the banks
+// do not take yet), each active lane's loaded value as the executor writes it — the prompt's
+// memory and every store before it; then the weights against the IR in the engine.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -11,41 +11,39 @@
 #include <map>
 
 #include "corpus_runs.h"
-#include "qgpu/compiler/load.h"
+#include "qgpu/compiler/memory_access.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/machine/isa.h"
 
 namespace qgpu::compiler {
 namespace {
 
-bool writesMemory(machine::MOp op) {
-  return op == machine::MOp::St || op == machine::MOp::Atom || op == machine::MOp::AtomS;
-}
+bool atomic(machine::MOp op) { return op == machine::MOp::Atom || op == machine::MOp::AtomS; }
 
 // Per position: the (output, bit) pairs the executor decides — each active lane's loaded
-// value at an LD step's first position, up to the first step that writes memory.
+// value at an LD step's first position, up to the first atomic step.
 struct LoadStream {
   Stream stream;
   std::vector<std::vector<std::pair<size_t, int64_t>>> want;
   std::map<machine::MSpace, size_t> loads;  // LD steps checked, by space
-  size_t lanes = 0;
+  size_t lanes = 0, stores = 0, afterStores = 0;  // ST steps before them; LD steps after a store
 };
 
 LoadStream loadStream(const CorpusRun& r) {
   StepStream ss = stepStream(r);
-  LoadStream ls{std::move(ss.stream), {}, {}, 0};
+  LoadStream ls{std::move(ss.stream), {}, {}, 0, 0, 0};
   ls.want.resize(ls.stream.positions.size());
-  bool stored = false;
   size_t end = ls.stream.positions.size();
   for (size_t p = 0; p < ss.steps.size(); ++p) {
     if (!ss.steps[p]) continue;
     const ComputedStep& step = *ss.steps[p];
-    if (writesMemory(step.in.op)) {
-      stored = true;
+    if (atomic(step.in.op)) {
       end = p + 1;
       break;
     }
+    ls.stores += step.in.op == machine::MOp::St ? 1 : 0;
     if (step.in.op != machine::MOp::Ld) continue;
+    ls.afterStores += ls.stores > 0 ? 1 : 0;
     // The executor's write of this step: its last token lies among the step's tokens.
     const auto next = std::upper_bound(r.steps.begin(), r.steps.end(), step.state->firstToken,
                                        [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
@@ -62,27 +60,28 @@ LoadStream loadStream(const CorpusRun& r) {
     }
     ++ls.loads[static_cast<machine::MSpace>(step.in.fl & 7)];
   }
-  (void)stored;
   ls.stream.positions.resize(end);
   ls.want.resize(end);
   return ls;
 }
 
-TEST(Load, TheIrLoadsThePromptsMemoryForEveryLane) {
-  Unit u = loadUnit();
-  size_t runs = 0, lanes = 0;
+TEST(MemoryAccess, TheIrLoadsWhatThePromptAndTheStoresWrote) {
+  Unit u = memoryAccessUnit();
+  size_t runs = 0, lanes = 0, stores = 0, afterStores = 0;
   std::map<machine::MSpace, size_t> loads;
   for (const CorpusRun& r : corpusRuns()) {
     const LoadStream ls = loadStream(r);
     Evaluator ev(u.circuit);
     for (size_t p = 0; p < ls.stream.positions.size(); ++p) {
       const std::vector<int64_t> got = ev.stepOutputs(ls.stream.positions[p].inputs);
-      ASSERT_EQ(got.size(), kLoadOutputs);
+      ASSERT_EQ(got.size(), kMemoryAccessOutputs);
       for (const auto& [i, bit] : ls.want[p])
         ASSERT_EQ(got[i], bit) << "IR at " << ls.stream.positions[p].describe << ": lane " << i / 64 << " loaded bit " << i % 64;
     }
     ++runs;
     lanes += ls.lanes;
+    stores += ls.stores;
+    afterStores += ls.afterStores;
     for (const auto& [space, n] : ls.loads) loads[space] += n;
   }
   EXPECT_GE(runs, 90u);
@@ -92,22 +91,26 @@ TEST(Load, TheIrLoadsThePromptsMemoryForEveryLane) {
     total += n;
     by += fmt::format("{}{} {}", by.empty() ? "" : ", ", machine::spaceName(space), n);
   }
-  // Every kernel loads its parameters first; global and const loads follow in most.
+  // Every kernel loads its parameters first; global, shared, const and local loads follow,
+  // most of them after stores.
   EXPECT_GT(loads[machine::MSpace::Param], 90u);
-  EXPECT_GT(loads[machine::MSpace::Global] + loads[machine::MSpace::Generic], 50u);
+  EXPECT_GT(loads[machine::MSpace::Global] + loads[machine::MSpace::Generic], 1000u);
+  EXPECT_GT(loads[machine::MSpace::Shared], 100u);
+  EXPECT_GT(afterStores, total / 2);
   RecordProperty("load_steps", static_cast<int>(total));
   RecordProperty("lanes", static_cast<int>(lanes));
-  std::cout << "[ load ] " << runs << " runs: " << total << " LD steps before the first store (" << by << "), " << lanes
-            << " active lanes' values\n";
+  RecordProperty("store_steps", static_cast<int>(stores));
+  std::cout << "[ memory ] " << runs << " runs: " << total << " LD steps (" << by << "), " << afterStores
+            << " of them after a store, " << lanes << " active lanes' values; " << stores << " ST steps before them\n";
 }
 
 // The weights against the IR at every position and output, the launches of up to 1,500
 // positions, at the 2B's hidden size.
-TEST(Load, CompiledThroughTheEngine) {
-  Unit u = loadUnit();
+TEST(MemoryAccess, CompiledThroughTheEngine) {
+  Unit u = memoryAccessUnit();
   const Proven p = compileAndProve(u, 2048);
   RecordProperty("layers", p.cu.config.numLayers);
-  std::cout << "[ load ] " << p.cu.config.numLayers << " layers, hidden " << p.cu.config.hiddenSize << "\n";
+  std::cout << "[ memory ] " << p.cu.config.numLayers << " layers, hidden " << p.cu.config.hiddenSize << "\n";
   engineEqualsTheIrOnLaunches(u, p.cu, [](const CorpusRun& r) { return stepStream(r).stream; });
 }
 

@@ -1,0 +1,257 @@
+// The memory banks, the loads and the stores (memory_access.h, docs/machine.md §5.3).
+//
+// Writes, in the prompt: a SEGMENT's address (its first chunk, right after SEGMENT) gives
+// the segment's first slot (bits 6..12: segments start 64-byte aligned); its data chunks
+// (CHUNK-MOREs after its two values) are items counted from the last AT j, so chunk 16 j +
+// k - 1 holds the bytes x, x + 1 with x mod 64 = 2 ((k - 1) + 16 (j mod 2)) and slot
+// (first slot + j / 2) mod 128: banks 2q, 2q + 1 of every copy take the chunk's low and high
+// byte, q from the count and j's bit 0, the slot decoded from a 7-bit sum.
+//
+// Writes, at a store (lane-serial, machine::store): the lane of the position is the
+// (W + 1)-th active lane, W the WAITs since the step began — sel_l = [active_l, P_l = W], P_l
+// the active lanes below l, as a pair of thresholds per W. Its address's low 13 bits and its
+// value (the w bytes repeated over the 8 of an aligned group) are muxed by sel and made
+// proven bits; the slot bits share their steps with the prompt's (one write key), a bank's
+// enable is the prompt's pair enable or the store covering it (one threshold), its data the
+// prompt's gated chunk byte or the store's byte. A `.local` store writes its lane's copy only.
+//
+// Reads, at an LD: per lane, the flat address's low 13 bits x (a + b) as proven bits,
+// two levels after the operands; the slot key decoded from x's bits 6..12; banks read in
+// eight ports p = bank mod 8 (the byte of an aligned 8-byte group), bank 8 g + p selected
+// where x's group (bits 3..5) is g and the access covers byte p — for a w-byte access
+// aligned to w, byte p is covered where p's bits above log2 w match x's; the bits below are
+// x's zeros, so bit k of p matches as (p_k ? x_k + [w > 2^k] : 1 - x_k), a linear term.
+// A port not covered reads 0, so byte i of the result is the sum of the ports i + o over
+// the offsets o aligned to w, gated by the width; a signed load's fill is the top byte's
+// bit 7, gated by the width, the signedness and the register width.
+#include "qgpu/compiler/memory_access.h"
+
+#include <fmt/format.h>
+
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::compiler {
+
+using machine::MOp;
+
+namespace {
+
+/// Bits 0..n-1 of (sum_i 2^i a_i) + (sum_i 2^i b_i) as steps, two levels from a and b: bit k
+/// is [T >= 2^k] - [T >= 2^(k+1)] + [T >= 3 2^k] of T = the sum's low k + 1 bits' pairs,
+/// then re-thresholded into a proven bit (a decoder's key needs steps), 0 where `gate` (a
+/// form whose values are bits) is 0.
+Bus sumBits(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b, uint32_t n,
+            const Expr& gate = Expr(1)) {
+  Bus out;
+  Expr t;
+  for (uint32_t k = 0; k < n; ++k) {
+    const int64_t p = int64_t{1} << k;
+    t += p * (a[k] + b[k]);
+    const Expr bit = w(c.step(fmt::format("{} >= 1x[{}]", name, k), t - p)) - w(c.step(fmt::format("{} >= 2x[{}]", name, k), t - 2 * p)) +
+                     w(c.step(fmt::format("{} >= 3x[{}]", name, k), t - 3 * p));
+    out.push_back(c.step(fmt::format("{}[{}]", name, k), bit + gate - 2));
+  }
+  return out;
+}
+
+std::vector<Expr> forms(const Bus& bus, uint32_t from, uint32_t n) {
+  std::vector<Expr> e;
+  for (uint32_t i = from; i < from + n; ++i) e.push_back(w(bus.at(i)));
+  return e;
+}
+
+}  // namespace
+
+std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active) {
+  const SequencerWires& s = front.sequencer;
+  const PromptFeatures& f = front.prompt;
+  const WireId one = s.machineToken;
+  const Bus& word = front.fetch.word;
+  auto isOp = [&](MOp op) { return w(operands.op.at(static_cast<size_t>(op))); };
+
+  // ---- the prompt's writes ----
+  const WireId inSegment = lastWritten(c, "in a segment", one, f.sectionHeader, {f.segmentHeader})[0];
+  const WireId afterSegment = previousBits(c, "after SEGMENT", {f.segmentHeader}, 1, one)[0];
+  const Bus firstSlot = lastWritten(c, "segment slot", one, afterSegment, Bus(f.chunk.begin() + 6, f.chunk.begin() + 13));
+  // Its two values (address, bytes) end with CHUNK-LASTs; its data are the CHUNK-MOREs after.
+  const Bus values = c.countSince("segment values", f.sectionHeader, s.chunkLast, 2, 1);
+  const WireId data = c.step("segment data", w(inSegment) + w(values[1]) + w(f.chunkMore) - 3);
+  const WireId itemMark = c.step("segment item mark", w(f.isAt) + w(s.chunkLast) - 1);
+  const Bus items = c.countSince("segment items", itemMark, f.chunkMore, 16, 1);  // [k >= 1..16]
+  const Bus& at = front.fetch.at;  // the last AT's j (0 from the section header on)
+  const Bus chunkSlot = sumBits(c, "segment chunk slot", forms(firstSlot, 0, 7), forms(at, 1, 7), 7, w(data));
+  std::vector<WireId> pairWritten;  // per bank pair q: the chunk is bytes 2q, 2q + 1 of its 64
+  for (uint32_t q = 0; q < machine::kMemoryBanks / 2; ++q) {
+    const uint32_t k = q % 16 + 1;  // the count at the chunk
+    Expr isK = w(items[k - 1]);
+    if (k < 16) isK -= w(items[k]);
+    const Expr half = q >= 16 ? w(at[0]) : 1 - w(at[0]);
+    pairWritten.push_back(c.step(fmt::format("segment bytes {}, {}", 2 * q, 2 * q + 1), w(data) + isK + half - 3));
+  }
+  std::vector<WireId> chunkBits;  // the chunk's bits where it is a segment's data, else 0
+  for (uint32_t i = 0; i < 16; ++i) chunkBits.push_back(c.step(fmt::format("segment chunk[{}]", i), w(f.chunk[i]) + w(data) - 2));
+
+  // ---- the access's fields: width, signedness, register width ----
+  const Expr ty0 = w(word[machine::kWordTyAt]), ty1 = w(word[machine::kWordTyAt + 1]);
+  const Expr loadSigned = w(word[machine::kWordTyAt + 2]);
+  // The width one-hot (1, 2, 4, 8 bytes) and [w > 2^k], k = 0..2.
+  std::vector<WireId> width;
+  for (uint32_t v = 0; v < 4; ++v)
+    width.push_back(c.step(fmt::format("access width {}", 1u << v), bitsMatching(Bus(word.begin() + machine::kWordTyAt, word.begin() + machine::kWordTyAt + 2), v) - 2));
+  const std::array<Expr, 3> wider = {ty0 + ty1 - w(width[3]), ty1, w(width[3])};
+  // The register width code (c) one-hot: [register bytes > q / 8] for the fill of bit q.
+  std::vector<WireId> reg;
+  for (uint32_t v = 0; v < 4; ++v)
+    reg.push_back(c.step(fmt::format("LD register width {}", 1u << v), bitsMatching(Bus(word.begin() + machine::kWordCAt, word.begin() + machine::kWordCAt + 2), v) - 2));
+  auto registerHolds = [&](uint32_t q) {
+    Expr e;
+    for (uint32_t v = 0; v < 4; ++v)
+      if ((8u << v) > q) e += w(reg[v]);
+    return e;
+  };
+  // [an aligned access of this width at x covers byte p of its 8-byte group g]: 0 where it
+  // does, below 0 where not (each missed bit of the group costs `A`, of the byte 1).
+  constexpr int64_t A = 16;  // above twice the byte terms' interval (8): a port's selects are exclusive
+  auto covers = [&](const std::vector<Expr>& x, uint32_t g, uint32_t p) {
+    Expr cond(-3);
+    for (uint32_t k = 3; k < 6; ++k) cond += A * (((g >> (k - 3)) & 1 ? x[k] : 1 - x[k]) - 1);
+    for (uint32_t k = 0; k < 3; ++k) cond += (p >> k) & 1 ? x[k] + wider[k] : 1 - x[k];
+    return cond;
+  };
+
+  // ---- each lane's address: the low 13 bits of a + b ----
+  std::vector<Bus> address;
+  for (uint32_t l = 0; l < 4; ++l)
+    address.push_back(sumBits(c, fmt::format("l{} address", l), forms(operands.selected[l], 0, 13),
+                              forms(operands.selected[4 + l], 0, 13), 13));
+
+  // ---- a store's lane at this position: sel_l = [active_l, P_l = W] ----
+  const Bus waits = c.countSince("WAITs", c.step("not a WAIT", -w(front.write.isWait)), front.write.isWait, 3);
+  auto waited = [&](uint32_t v) {  // [W = v], a form whose values are bits
+    Expr e = v == 0 ? Expr(1) : w(waits[v - 1]);
+    if (v < 3) e -= w(waits[v]);
+    return e;
+  };
+  const Expr store = isOp(MOp::St);
+  std::vector<WireId> sel;
+  Expr below;  // P_l: the active lanes below l
+  for (uint32_t l = 0; l < 4; ++l) {
+    Expr terms;
+    for (uint32_t v = 0; v <= l; ++v) {  // [P_l - v >= 0] - [P_l - v >= 1] where active_l, W = v and ST
+      const Expr x = 8 * (w(active[l]) + waited(v) + store - 3) + below - v;
+      const std::string n = fmt::format("l{} stores at W = {}", l, v);
+      terms += w(c.step(n + " (>=)", x)) - w(c.step(n + " (>)", x - 1));
+    }
+    sel.push_back(c.exclusiveOr(fmt::format("l{} stores here", l), terms));
+    below += w(active[l]);
+  }
+  Expr anySel;
+  for (WireId x : sel) anySel += w(x);
+  // The selected lane's address and value bits, as proven bits: a gate per lane, then their
+  // sum re-thresholded. Slot bits share the step with the prompt chunk's slot.
+  Bus storedBits;  // the store's address's low 13 bits (the slot bits: or the chunk's slot)
+  for (uint32_t k = 0; k < 13; ++k) {
+    Expr terms = k >= 6 ? w(chunkSlot[k - 6]) : Expr(0);
+    for (uint32_t l = 0; l < 4; ++l)
+      terms += w(c.step(fmt::format("l{} store address[{}]", l, k), 8 * (w(sel[l]) - 1) + w(address[l][k]) - 1));
+    storedBits.push_back(c.step(fmt::format("{}[{}]", k >= 6 ? "write slot" : "store address", k), terms - 1));
+  }
+  std::vector<Expr> stored;
+  for (WireId b : storedBits) stored.push_back(w(b));
+  const std::vector<WireId> key = decodeAddress(c, "write slot", Bus(storedBits.begin() + 6, storedBits.end()));
+  // The stored value: its w bytes repeated over the group's 8, the byte of bank p of a group
+  // is byte p of it.
+  // (One exclusiveOr channel per bit: its terms' neurons write it, at most one of them 1.)
+  std::vector<WireId> value;
+  for (uint32_t q = 0; q < 64; ++q) {
+    Expr terms;
+    for (uint32_t l = 0; l < 4; ++l)
+      for (uint32_t v = 0; v < 4; ++v)
+        terms += w(c.step(fmt::format("l{} store value{}[{}]", l, 1u << v, q),
+                          8 * (w(sel[l]) + w(width[v]) - 2) + w(operands.selected[8 + l][q % (8u << v)]) - 1));
+    value.push_back(c.exclusiveOr(fmt::format("store value[{}]", q), terms));
+  }
+  // Bank data, proven bits: the chunk's byte (b mod 2) or the store's byte (b mod 8) — one of
+  // them is 0.
+  std::vector<Bus> bankData(8);
+  for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t t = 0; t < 8; ++t)
+      bankData[p].push_back(c.step(fmt::format("bank byte {} data[{}]", p, t), w(chunkBits[8 * (p % 2) + t]) + w(value[8 * p + t]) - 1));
+  // Bank b's enable: the prompt's chunk pair, or the store covers it (one threshold: the pair
+  // outweighs the store's condition, which is 0 where it covers and at least -70 where not).
+  std::vector<WireId> enable;
+  for (uint32_t b = 0; b < machine::kMemoryBanks; ++b)
+    enable.push_back(c.step(fmt::format("bank {} written", b),
+                            128 * w(pairWritten[b / 2]) + A * (anySel - 1) + covers(stored, b / 8, b % 8)));
+  // A .local store (space 3) writes its lane's copy alone.
+  const WireId localStore = c.step("local store", store + bitsMatching(Bus(word.begin() + machine::kWordFlAt, word.begin() + machine::kWordFlAt + 3), 3) - 4);
+  std::vector<WireId> copyWritten;
+  for (uint32_t m = 0; m < 4; ++m)
+    copyWritten.push_back(c.step(fmt::format("copy {} written", m), w(sel[m]) - w(localStore)));
+
+  // ---- the loads: lane l reads its copy ----
+  const Expr isLoad = isOp(MOp::Ld);
+  std::vector<Bus> out;
+  for (uint32_t l = 0; l < 4; ++l) {
+    const std::string lane = fmt::format("l{}", l);
+    std::vector<Expr> x;
+    for (WireId b : address[l]) x.push_back(w(b));
+    const std::vector<WireId> readKey = decodeAddress(c, lane + " slot", Bus(address[l].begin() + 6, address[l].end()));
+    std::vector<Bus> port(8);
+    for (uint32_t p = 0; p < 8; ++p) {
+      std::vector<MemoryBank> banks;
+      for (uint32_t g = 0; g < 8; ++g) {
+        const uint32_t bank = 8 * g + p;
+        MemoryBank b;
+        b.writeKey = key;
+        b.writeEnable = w(enable[bank]) + w(copyWritten[l]) - 1;
+        b.data = bankData[p];
+        b.readKey = readKey;
+        b.readSelect = c.step(fmt::format("{} reads bank {}", lane, bank), A * (isLoad - 1) + covers(x, g, p));
+        banks.push_back(std::move(b));
+      }
+      port[p] = c.memoryRead(fmt::format("{} memory byte {}", lane, p), std::move(banks));
+    }
+    Bus result;
+    for (uint32_t q = 0; q < 64; ++q) {
+      const uint32_t i = q / 8, t = q % 8;
+      Expr terms;
+      for (uint32_t v = 0; v < 4; ++v) {
+        const uint32_t bytes = 1u << v;
+        // The ports that hold byte i of a `bytes`-wide access, over its aligned offsets.
+        auto held = [&](uint32_t byte, uint32_t bit) {
+          Expr e;
+          for (uint32_t o = 0; o + byte < 8; o += bytes) e += w(port[o + byte][bit]);
+          return e;
+        };
+        // The held sum is a bit for an aligned access; an inactive lane's address may be
+        // anything, so the selectors outweigh it (8 > the ports summed) and each term stays a bit.
+        if (i < bytes)
+          terms += w(c.step(fmt::format("{} LD{}[{}]", lane, bytes, q), 8 * (w(width[v]) - 1) + held(i, t) - 1));
+        else if (v < 3)  // the fill of a signed load below 8 bytes, up to the register width
+          terms += w(c.step(fmt::format("{} LD{} fill[{}]", lane, bytes, q),
+                            8 * (w(width[v]) + loadSigned + registerHolds(q) - 3) + held(bytes - 1, 7) - 1));
+      }
+      result.push_back(c.exclusiveOr(fmt::format("{} loaded[{}]", lane, q), terms));
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+Unit memoryAccessUnit() {
+  Unit u{Circuit("memory"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const FrontWires front = buildFront(c);
+  const OperandWires operands = buildOperandSelect(c, front);
+  const std::vector<Bus> loaded = buildMemoryAccess(c, front, operands, guardedLanes(c, front));
+  LaneBuses lb;
+  for (uint32_t l = 0; l < 4; ++l) {
+    c.outputBus(fmt::format("lane {} loaded", l), loaded[l]);
+    lb.results.push_back(loaded[l]);
+  }
+  u.lanes.push_back(std::move(lb));
+  return u;
+}
+
+}  // namespace qgpu::compiler
