@@ -10,6 +10,7 @@
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/alu.h"
+#include "qgpu/compiler/float_lane.h"
 #include "qgpu/compiler/memory_access.h"
 #include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/register_write.h"
@@ -298,6 +299,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return aluWriteUnit(); }, false, operandsSample},
       {"memory", "the operand select and the memory: four lane copies of 64 one-byte banks written by the prompt's segments and by stores (one lane per position), an LD read per lane at a + b, extended to the register width",
        [] { return memoryAccessUnit(); }, false, operandsSample},
+      {"float_lane", "the operand select and the lane-serial float step: FMUL and FFMA one active lane per position on one FFMA datapath (the lane from the WAITs so far)",
+       [] { return laneSerialFloatUnit(); }, false, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

@@ -3,7 +3,7 @@
 # engine, bit for bit (tools/hf_unit_check.py). Exit 77 (skipped) when no python with the
 # pinned torch/transformers is found: QGPU_TORCH_PYTHON, else ci/torch-env's venv.
 # The fourth argument picks the units: `all`, `joined` (the joined step and its parts:
-# front, operands, alu, alu_write, memory) or `ci` (every other unit: each kind of layer the joined
+# front, operands, alu, alu_write, memory, float_lane) or `ci` (every other unit: each kind of layer the joined
 # step is built from, the sequencer, fetch, commit, registers, write form and token among
 # them). The joined step's weights are checked against the IR in our engine in CI
 # (Alu.CompiledThroughTheEngine, compiler.alu_write_from_token_ids); in transformers by the
@@ -18,7 +18,7 @@ dirs=()
 for entry in $("$qgpu" compile units --json | WHICH=$which "$py" -c '
 import json, os, sys
 which = os.environ["WHICH"]
-joined = {"front", "operands", "alu", "alu_write", "memory"}
+joined = {"front", "operands", "alu", "alu_write", "memory", "float_lane"}
 if which not in ("all", "joined", "ci"): sys.exit("hf_cross_check: want all, joined or ci, not " + which)
 pick = lambda u: which == "all" or (u in joined) == (which == "joined")
 print(" ".join(u["unit"] + ":" + ("130" if u["deltanet_heads"] else "48") for u in json.load(sys.stdin)

@@ -33,6 +33,7 @@
 namespace qgpu::compiler {
 
 using machine::MOp;
+using machine::MSpace;
 
 namespace {
 
@@ -47,12 +48,14 @@ Bus sumBits(Circuit& c, const std::string& name, const std::vector<Expr>& a, con
   for (uint32_t k = 0; k < n; ++k) {
     const int64_t p = int64_t{1} << k;
     t += p * (a[k] + b[k]);
-    const Expr bit = w(c.step(fmt::format("{} >= 1x[{}]", name, k), t - p)) - w(c.step(fmt::format("{} >= 2x[{}]", name, k), t - 2 * p)) +
-                     w(c.step(fmt::format("{} >= 3x[{}]", name, k), t - 3 * p));
+    auto atLeast = [&](int64_t m) { return w(c.step(fmt::format("{} >= {}x[{}]", name, m, k), t - m * p)); };
+    const Expr bit = atLeast(1) - atLeast(2) + atLeast(3);
     out.push_back(c.step(fmt::format("{}[{}]", name, k), bit + gate - 2));
   }
   return out;
 }
+
+Bus slice(const Bus& bus, uint32_t from, uint32_t n) { return Bus(bus.begin() + from, bus.begin() + from + n); }
 
 std::vector<Expr> forms(const Bus& bus, uint32_t from, uint32_t n) {
   std::vector<Expr> e;
@@ -72,7 +75,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   // ---- the prompt's writes ----
   const WireId inSegment = lastWritten(c, "in a segment", one, f.sectionHeader, {f.segmentHeader})[0];
   const WireId afterSegment = previousBits(c, "after SEGMENT", {f.segmentHeader}, 1, one)[0];
-  const Bus firstSlot = lastWritten(c, "segment slot", one, afterSegment, Bus(f.chunk.begin() + 6, f.chunk.begin() + 13));
+  const Bus firstSlot = lastWritten(c, "segment slot", one, afterSegment, slice(f.chunk, 6, 7));
   // Its two values (address, bytes) end with CHUNK-LASTs; its data are the CHUNK-MOREs after.
   const Bus values = c.countSince("segment values", f.sectionHeader, s.chunkLast, 2, 1);
   const WireId data = c.step("segment data", w(inSegment) + w(values[1]) + w(f.chunkMore) - 3);
@@ -97,12 +100,12 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   // The width one-hot (1, 2, 4, 8 bytes) and [w > 2^k], k = 0..2.
   std::vector<WireId> width;
   for (uint32_t v = 0; v < 4; ++v)
-    width.push_back(c.step(fmt::format("access width {}", 1u << v), bitsMatching(Bus(word.begin() + machine::kWordTyAt, word.begin() + machine::kWordTyAt + 2), v) - 2));
+    width.push_back(c.step(fmt::format("access width {}", 1u << v), bitsMatching(slice(word, machine::kWordTyAt, 2), v) - 2));
   const std::array<Expr, 3> wider = {ty0 + ty1 - w(width[3]), ty1, w(width[3])};
   // The register width code (c) one-hot: [register bytes > q / 8] for the fill of bit q.
   std::vector<WireId> reg;
   for (uint32_t v = 0; v < 4; ++v)
-    reg.push_back(c.step(fmt::format("LD register width {}", 1u << v), bitsMatching(Bus(word.begin() + machine::kWordCAt, word.begin() + machine::kWordCAt + 2), v) - 2));
+    reg.push_back(c.step(fmt::format("LD register width {}", 1u << v), bitsMatching(slice(word, machine::kWordCAt, 2), v) - 2));
   auto registerHolds = [&](uint32_t q) {
     Expr e;
     for (uint32_t v = 0; v < 4; ++v)
@@ -125,26 +128,9 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
     address.push_back(sumBits(c, fmt::format("l{} address", l), forms(operands.selected[l], 0, 13),
                               forms(operands.selected[4 + l], 0, 13), 13));
 
-  // ---- a store's lane at this position: sel_l = [active_l, P_l = W] ----
-  const Bus waits = c.countSince("WAITs", c.step("not a WAIT", -w(front.write.isWait)), front.write.isWait, 3);
-  auto waited = [&](uint32_t v) {  // [W = v], a form whose values are bits
-    Expr e = v == 0 ? Expr(1) : w(waits[v - 1]);
-    if (v < 3) e -= w(waits[v]);
-    return e;
-  };
+  // ---- a store's lane at this position (lane-serial) ----
   const Expr store = isOp(MOp::St);
-  std::vector<WireId> sel;
-  Expr below;  // P_l: the active lanes below l
-  for (uint32_t l = 0; l < 4; ++l) {
-    Expr terms;
-    for (uint32_t v = 0; v <= l; ++v) {  // [P_l - v >= 0] - [P_l - v >= 1] where active_l, W = v and ST
-      const Expr x = 8 * (w(active[l]) + waited(v) + store - 3) + below - v;
-      const std::string n = fmt::format("l{} stores at W = {}", l, v);
-      terms += w(c.step(n + " (>=)", x)) - w(c.step(n + " (>)", x - 1));
-    }
-    sel.push_back(c.exclusiveOr(fmt::format("l{} stores here", l), terms));
-    below += w(active[l]);
-  }
+  const Bus sel = serialLane(c, "store", front, active, store);
   Expr anySel;
   for (WireId x : sel) anySel += w(x);
   // The selected lane's address and value bits, as proven bits: a gate per lane, then their
@@ -158,10 +144,9 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   }
   std::vector<Expr> stored;
   for (WireId b : storedBits) stored.push_back(w(b));
-  const std::vector<WireId> key = decodeAddress(c, "write slot", Bus(storedBits.begin() + 6, storedBits.end()));
-  // The stored value: its w bytes repeated over the group's 8, the byte of bank p of a group
-  // is byte p of it.
-  // (One exclusiveOr channel per bit: its terms' neurons write it, at most one of them 1.)
+  const std::vector<WireId> key = decodeAddress(c, "write slot", slice(storedBits, 6, 7));
+  // The stored value: its w bytes repeated over the group's 8 (bank p of a group takes byte p
+  // of it), one exclusiveOr channel per bit that its terms' neurons write, at most one 1.
   std::vector<WireId> value;
   for (uint32_t q = 0; q < 64; ++q) {
     Expr terms;
@@ -176,7 +161,8 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   std::vector<Bus> bankData(8);
   for (uint32_t p = 0; p < 8; ++p)
     for (uint32_t t = 0; t < 8; ++t)
-      bankData[p].push_back(c.step(fmt::format("bank byte {} data[{}]", p, t), w(chunkBits[8 * (p % 2) + t]) + w(value[8 * p + t]) - 1));
+      bankData[p].push_back(
+          c.step(fmt::format("bank byte {} data[{}]", p, t), w(chunkBits[8 * (p % 2) + t]) + w(value[8 * p + t]) - 1));
   // Bank b's enable: the prompt's chunk pair, or the store covers it (one threshold: the pair
   // outweighs the store's condition, which is 0 where it covers and at least -70 where not).
   std::vector<WireId> enable;
@@ -184,7 +170,8 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
     enable.push_back(c.step(fmt::format("bank {} written", b),
                             128 * w(pairWritten[b / 2]) + A * (anySel - 1) + covers(stored, b / 8, b % 8)));
   // A .local store (space 3) writes its lane's copy alone.
-  const WireId localStore = c.step("local store", store + bitsMatching(Bus(word.begin() + machine::kWordFlAt, word.begin() + machine::kWordFlAt + 3), 3) - 4);
+  const WireId localStore =
+      c.step("local store", store + bitsMatching(slice(word, machine::kWordFlAt, 3), static_cast<uint64_t>(MSpace::Local)) - 4);
   std::vector<WireId> copyWritten;
   for (uint32_t m = 0; m < 4; ++m)
     copyWritten.push_back(c.step(fmt::format("copy {} written", m), w(sel[m]) - w(localStore)));
@@ -196,7 +183,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
     const std::string lane = fmt::format("l{}", l);
     std::vector<Expr> x;
     for (WireId b : address[l]) x.push_back(w(b));
-    const std::vector<WireId> readKey = decodeAddress(c, lane + " slot", Bus(address[l].begin() + 6, address[l].end()));
+    const std::vector<WireId> readKey = decodeAddress(c, lane + " slot", slice(address[l], 6, 7));
     std::vector<Bus> port(8);
     for (uint32_t p = 0; p < 8; ++p) {
       std::vector<MemoryBank> banks;

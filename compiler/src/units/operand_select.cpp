@@ -53,6 +53,29 @@ Bus guardedLanes(Circuit& c, const FrontWires& front) {
   return active;
 }
 
+Bus serialLane(Circuit& c, const std::string& name, const FrontWires& front, const Bus& active, const Expr& op) {
+  const WireId isWait = front.write.isWait;
+  const Bus waits = c.countSince(name + " WAITs", c.step(name + " not a WAIT", -w(isWait)), isWait, 3);
+  auto waited = [&](uint32_t v) {  // [W = v], a form whose values are bits
+    Expr e = v == 0 ? Expr(1) : w(waits[v - 1]);
+    if (v < 3) e -= w(waits[v]);
+    return e;
+  };
+  Bus sel;
+  Expr below;  // P_l: the active lanes below l
+  for (uint32_t l = 0; l < 4; ++l) {
+    Expr terms;
+    for (uint32_t v = 0; v <= l; ++v) {  // [P_l - v >= 0] - [P_l - v >= 1] where active_l, W = v and op
+      const Expr x = 8 * (w(active[l]) + waited(v) + op - 3) + below - v;
+      const std::string n = fmt::format("{} l{} at W = {}", name, l, v);
+      terms += w(c.step(n + " (>=)", x)) - w(c.step(n + " (>)", x - 1));
+    }
+    sel.push_back(c.exclusiveOr(fmt::format("{} lane {}", name, l), terms));
+    below += w(active[l]);
+  }
+  return sel;
+}
+
 bool compiledSpecial(uint32_t special) {
   using machine::MSpecial;
   switch (static_cast<MSpecial>(special)) {
