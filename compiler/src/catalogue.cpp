@@ -11,6 +11,7 @@
 #include "qgpu/compiler/sequencer.h"
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/float_lane.h"
+#include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/memory_access.h"
 #include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/register_write.h"
@@ -301,6 +302,8 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return memoryAccessUnit(); }, false, operandsSample},
       {"float_lane", "the operand select and the lane-serial float step: FMUL and FFMA one active lane per position on one FFMA datapath (the lane from the WAITs so far)",
        [] { return laneSerialFloatUnit(); }, false, operandsSample},
+      {"step", "the machine step joined: the operand select, the ALU, the memory (LD, lane-serial ST), the lane-serial float step with its lanes' results parked, one result select and the register write spelled, and the step's control tokens",
+       [] { return machineStepUnit(); }, true, operandsSample},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},
   };

@@ -18,6 +18,7 @@
 
 #include "corpus_runs.h"
 #include "qgpu/compiler/alu.h"
+#include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/model/generate.h"
@@ -64,17 +65,70 @@ std::string tokenClass(uint32_t id) {
   return "?";
 }
 
-AluStream aluStream(const CorpusRun& r) {
+// The executor's register write of the step whose first token is `firstToken` (nothing where
+// it writes none: no lane active).
+const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken) {
+  const auto next = std::upper_bound(r.steps.begin(), r.steps.end(), firstToken,
+                                     [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
+  const size_t until = next == r.steps.end() ? r.tokens.size() : next->firstToken;
+  const auto wr = std::find_if(r.writes.begin(), r.writes.end(),
+                               [&](const machine::RegisterWrite& w) { return w.lastToken >= firstToken && w.lastToken < until; });
+  return wr == r.writes.end() ? nullptr : &*wr;
+}
+
+// `joined`: the positions as the joined step (machine_step.h) sees them — LD, FMUL and FFMA
+// computed too (an LD's written lanes at its first position; a float lane's result at its own
+// position, parked), else as alu_write sees them (their results 0).
+AluStream aluStream(const CorpusRun& r, bool joined = false) {
   StepStream ss = stepStream(r);
   AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0, {}};
-  for (const std::optional<ComputedStep>& step : ss.steps) {
-    std::vector<std::pair<size_t, int64_t>> want;
+  auto computes = [&](const machine::MInstr& in) { return joined ? stepComputes(in) : aluComputes(in); };
+  // The joined step's banks do not take an atomic's memory writes yet: it is checked up to the
+  // first atomic step (a reduction writes no register, so firstAtomicWrite may be later).
+  size_t end = firstAtomicWrite(r);
+  if (joined)
+    for (const machine::StepState& s : r.steps) {
+      const machine::MOp op = r.program.code.at(s.pc).op;
+      if (op == machine::MOp::Atom || op == machine::MOp::AtomS) {
+        end = std::min(end, s.firstToken);
+        break;
+      }
+    }
+  const size_t first = r.prompt.size();
+  as.want.resize(ss.steps.size());
+  for (size_t p = 0; p < ss.steps.size(); ++p) {
+    const std::optional<ComputedStep>& step = ss.steps[p];
+    if (step && step->state->firstToken >= end) break;
+    std::vector<std::pair<size_t, int64_t>>& want = as.want[p];
     if (step) {
       const machine::MInstr& in = step->in;
       const bool alu = aluComputes(in);
       const uint32_t active = machine::guardedMask(step->state->mask, in.g != machine::kNoGuard,
                                                    (in.g & machine::kGuardNegated) != 0, step->predicates);
       const auto& x = step->operand;
+      for (uint32_t l = 0; l < 4; ++l) want.push_back({kActiveAt + l, (active >> l) & 1});
+      if (joined && in.op == machine::MOp::Ld) {
+        // The lanes written, their values cut to the width (the other lanes read anything).
+        if (const machine::RegisterWrite* wr = writeOfStep(r, step->state->firstToken))
+          for (uint32_t l = 0; l < 4; ++l)
+            if ((wr->lanes >> l) & 1)
+              for (uint32_t b = 0; b < 64; ++b)
+                want.push_back({64 * l + b, b < 8 * wr->bytes ? static_cast<int64_t>((wr->values[l] >> b) & 1) : 0});
+        ++as.computed[in.op];
+        continue;
+      }
+      if (joined && (in.op == machine::MOp::FMul || in.op == machine::MOp::FFma)) {
+        // One active lane per position, in lane order: its result parked in its lane's outputs.
+        size_t at = p;
+        for (uint32_t l = 0; l < 4 && at < ss.steps.size(); ++l) {
+          if (!((active >> l) & 1)) continue;
+          const uint64_t v = machine::computeLane(in, x[0][l], x[1][l], x[2][l]) & 0xffffffffu;
+          for (uint32_t b = 0; b < 64; ++b) as.want[at].push_back({64 * l + b, static_cast<int64_t>((v >> b) & 1)});
+          ++at;
+        }
+        ++as.computed[in.op];
+        continue;
+      }
       for (uint32_t l = 0; l < 4; ++l) {
         uint64_t v = 0;
         if (in.op == machine::MOp::Shfl) {
@@ -88,15 +142,12 @@ AluStream aluStream(const CorpusRun& r) {
         }
         for (uint32_t b = 0; b < 64; ++b) want.push_back({64 * l + b, static_cast<int64_t>((v >> b) & 1)});
       }
-      for (uint32_t l = 0; l < 4; ++l) want.push_back({kActiveAt + l, (active >> l) & 1});
       if (alu) ++as.computed[in.op];
       else ++as.others;
     }
-    as.want.push_back(std::move(want));
   }
   // The register writes of ALU steps, token by token: the position before each token spells it.
   as.token.resize(as.want.size());
-  const size_t first = r.prompt.size(), end = firstAtomicWrite(r);
   for (const machine::RegisterWrite& w : r.writes) {
     if (w.atomic || w.lastToken >= end) continue;
     const size_t n = machine::encodeWrite(w.values, w.lanes, w.bytes).size();
@@ -105,7 +156,7 @@ AluStream aluStream(const CorpusRun& r) {
     // order; a scan from the front for every write was quadratic in the run's length).
     const auto after = std::upper_bound(r.steps.begin(), r.steps.end(), t0,
                                         [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
-    if (after == r.steps.begin() || !aluComputes(r.program.code.at(std::prev(after)->pc))) continue;
+    if (after == r.steps.begin() || !computes(r.program.code.at(std::prev(after)->pc))) continue;
     for (size_t t = t0; t <= w.lastToken; ++t) {
       as.token.at(first - 1 + t) = WantToken{r.tokens[t], t == w.lastToken, static_cast<uint32_t>(t - t0), true};
       ++as.writeTokens;
@@ -114,7 +165,7 @@ AluStream aluStream(const CorpusRun& r) {
   // An ALU step's first token in the write's place: ACTIVE m (the guard off in some running
   // lanes) or DONE (no lane active).
   for (const machine::StepState& s : r.steps) {
-    if (s.firstToken >= end || !aluComputes(r.program.code.at(s.pc))) continue;
+    if (s.firstToken >= end || !computes(r.program.code.at(s.pc))) continue;
     const uint32_t id = r.tokens[s.firstToken];
     const bool active = machine::isActiveToken(id), done = id == machine::ctl(machine::Ctl::Done);
     if (!active && !done) continue;
@@ -242,15 +293,17 @@ std::string describeOutput(size_t i) {
                             : fmt::format("lane {} SHFL undefined", i - kUndefinedAt);
 }
 
-TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
-  Unit u = aluWriteUnit();
+// Every run through `u` (alu_write's outputs) in the IR, position by position: the results
+// and tokens aluStream(r, joined) wants, the coverage of the next token by class.
+void walkTheCorpus(const Unit& u, bool joined) {
+  const std::string tag = joined ? "[ step ] " : "[ alu ] ";
   size_t runs = 0, others = 0, writeTokens = 0, activeTokens = 0, doneTokens = 0;
   std::map<machine::MOp, size_t> computed;
   std::map<std::string, size_t> control;
   // Every generated token, by class: how many, and how many the IR spells at the position before.
   std::map<std::string, std::pair<size_t, size_t>> coverage;
   for (const CorpusRun& r : corpusRuns()) {
-    const AluStream as = aluStream(r);
+    const AluStream as = aluStream(r, joined);
     Evaluator ev(u.circuit);
     const size_t first = r.prompt.size();
     for (size_t p = 0; p < as.stream.positions.size(); ++p) {
@@ -296,9 +349,9 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
   }
   std::string claims;
   for (const auto& [why, n] : control) claims += fmt::format("{}{} {}", claims.empty() ? "" : ", ", why, n);
-  RecordProperty("generated_tokens", static_cast<int>(all));
-  RecordProperty("spelled_by_the_ir", static_cast<int>(right));
-  std::cout << "[ alu ] control tokens and DONE checked: " << claims << "\n[ alu ] the next token spelled at "
+  testing::Test::RecordProperty("generated_tokens", static_cast<int>(all));
+  testing::Test::RecordProperty("spelled_by_the_ir", static_cast<int>(right));
+  std::cout << tag << "control tokens and DONE checked: " << claims << "\n" << tag << "the next token spelled at "
             << right << " of " << all << " generated positions (" << fmt::format("{:.1f}", 100.0 * static_cast<double>(right) / static_cast<double>(std::max<size_t>(all, 1)))
             << " %); by class: " << table << "\n";
   std::string counts;
@@ -314,20 +367,30 @@ TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) {
                           machine::MOp::Shr, machine::MOp::Shl, machine::MOp::Shf, machine::MOp::Neg,
                           machine::MOp::CvtI})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
+  if (joined) {
+    for (machine::MOp op : {machine::MOp::Ld, machine::MOp::FMul, machine::MOp::FFma})
+      EXPECT_GT(computed[op], 1000u) << machine::opName(op);
+  }
   EXPECT_GT(total, 50000u);
   EXPECT_GT(writeTokens, 50000u);
   // Measured: 12 ACTIVE (the guarded-writes kernels and the corpus's few guarded ALU steps), 3 DONE.
   EXPECT_GT(activeTokens, 0u);
   EXPECT_GT(doneTokens, 0u);
-  RecordProperty("alu_steps", static_cast<int>(total));
-  RecordProperty("other_steps", static_cast<int>(others));
-  RecordProperty("alu_write_tokens", static_cast<int>(writeTokens));
-  RecordProperty("alu_active_tokens", static_cast<int>(activeTokens));
-  RecordProperty("alu_done_tokens", static_cast<int>(doneTokens));
-  std::cout << "[ alu ] " << runs << " runs: " << total << " ALU steps (" << counts << "), " << others
-            << " steps of other ops (result 0), x 4 lanes x 64 bits; " << writeTokens << " tokens of ALU register writes, "
+  testing::Test::RecordProperty("alu_steps", static_cast<int>(total));
+  testing::Test::RecordProperty("other_steps", static_cast<int>(others));
+  testing::Test::RecordProperty("alu_write_tokens", static_cast<int>(writeTokens));
+  testing::Test::RecordProperty("alu_active_tokens", static_cast<int>(activeTokens));
+  testing::Test::RecordProperty("alu_done_tokens", static_cast<int>(doneTokens));
+  std::cout << tag << runs << " runs: " << total << (joined ? " steps (" : " ALU steps (") << counts << "), " << others
+            << " steps of other ops (result 0), x 4 lanes x 64 bits; " << writeTokens << " tokens of register writes, "
             << activeTokens << " ACTIVE and " << doneTokens << " DONE in their place\n";
 }
+
+TEST(Alu, TheIrComputesAndSpellsEveryIntegerStepFromTheTokens) { walkTheCorpus(aluWriteUnit(), false); }
+
+// The joined step (machine_step.h): every step the ALU, the memory and the lane-serial float
+// datapath compute, its results and its register write's tokens, and the control tokens.
+TEST(MachineStep, TheIrComputesAndSpellsEveryStepFromTheTokens) { walkTheCorpus(machineStepUnit(), true); }
 
 // The weights against the IR at every position and every output: the launches of up to
 // 1,500 positions, prompt included, at the 2B's hidden size.

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "ffma.h"
 #include "qgpu/machine/isa.h"
 
@@ -14,11 +16,12 @@ namespace qgpu::compiler {
 
 using machine::MOp;
 
-Bus buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active) {
+LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
+                                          const Bus& active, const Bus& waits, std::optional<WireId> after) {
   const Bus& word = front.fetch.word;
   const Expr fmul = w(operands.op.at(static_cast<size_t>(MOp::FMul)));
   const Expr ffma = w(operands.op.at(static_cast<size_t>(MOp::FFma)));
-  const Bus sel = serialLane(c, "float", front, active, fmul + ffma);
+  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma);
   // fl: bit 0 ftz, bit 1 sat, bits 2-3 the rounding mode (rn rz rm rp).
   const uint32_t fl = machine::kWordFlAt;
   std::vector<Expr> rounding;
@@ -38,11 +41,12 @@ Bus buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires
       // FMUL's addend: -0 (bit 31) unless rounding down.
       if (port == 2 && k == 31) terms += w(c.step("float FMUL addend sign", 8 * (anySel + fmul - 2) - rounding[2]));
       bits.push_back(c.step(fmt::format("float {}[{}]", name, k), w(c.exclusiveOr(fmt::format("float {} terms[{}]", name, k), terms)) - 1));
+      if (after) c.notBefore(bits.back(), *after);
     }
     return bits;
   };
   const Bus a = lanes(0, "a", Expr(1)), b = lanes(1, "b", Expr(1)), cc = lanes(2, "c", ffma);
-  return buildFfma(c, "float", modes, a, b, cc);
+  return {sel, buildFfma(c, "float", modes, a, b, cc), fmul + ffma};
 }
 
 Unit laneSerialFloatUnit() {
@@ -50,7 +54,7 @@ Unit laneSerialFloatUnit() {
   Circuit& c = u.circuit;
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
-  const Bus result = buildLaneSerialFloat(c, front, operands, guardedLanes(c, front));
+  const Bus result = buildLaneSerialFloat(c, front, operands, guardedLanes(c, front), countWaits(c, front)).result;
   c.outputBus("result", result);
   LaneBuses lb;
   lb.results.push_back(result);

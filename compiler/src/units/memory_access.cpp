@@ -28,6 +28,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "qgpu/machine/isa.h"
 
 namespace qgpu::compiler {
@@ -65,7 +67,8 @@ std::vector<Expr> forms(const Bus& bus, uint32_t from, uint32_t n) {
 
 }  // namespace
 
-std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active) {
+std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active,
+                                   const Bus& waits) {
   const SequencerWires& s = front.sequencer;
   const PromptFeatures& f = front.prompt;
   const WireId one = s.machineToken;
@@ -130,7 +133,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
 
   // ---- a store's lane at this position (lane-serial) ----
   const Expr store = isOp(MOp::St);
-  const Bus sel = serialLane(c, "store", front, active, store);
+  const Bus sel = serialLane(c, "store", waits, active, store);
   Expr anySel;
   for (WireId x : sel) anySel += w(x);
   // The selected lane's address and value bits, as proven bits: a gate per lane, then their
@@ -142,8 +145,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
       terms += w(c.step(fmt::format("l{} store address[{}]", l, k), 8 * (w(sel[l]) - 1) + w(address[l][k]) - 1));
     storedBits.push_back(c.step(fmt::format("{}[{}]", k >= 6 ? "write slot" : "store address", k), terms - 1));
   }
-  std::vector<Expr> stored;
-  for (WireId b : storedBits) stored.push_back(w(b));
+  const std::vector<Expr> stored = forms(storedBits, 0, 13);
   const std::vector<WireId> key = decodeAddress(c, "write slot", slice(storedBits, 6, 7));
   // The stored value: its w bytes repeated over the group's 8 (bank p of a group takes byte p
   // of it), one exclusiveOr channel per bit that its terms' neurons write, at most one 1.
@@ -177,13 +179,22 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
     copyWritten.push_back(c.step(fmt::format("copy {} written", m), w(sel[m]) - w(localStore)));
 
   // ---- the loads: lane l reads its copy ----
+  // The copies' heads fill the bank layers lane by lane (4 layers each, 16 heads a layer), so
+  // a lane's slot key and bank selects (192 channels) are decoded in the last layer of the
+  // lane before it (notBefore its port 6; lane 0's beside the write key), not all four lanes'
+  // at once: live for 5 layers, not up to 17.
   const Expr isLoad = isOp(MOp::Ld);
   std::vector<Bus> out;
+  std::optional<WireId> previousLane = key[0];
+  auto justInTime = [&](WireId x) {
+    if (previousLane) c.notBefore(x, *previousLane);
+    return x;
+  };
   for (uint32_t l = 0; l < 4; ++l) {
     const std::string lane = fmt::format("l{}", l);
-    std::vector<Expr> x;
-    for (WireId b : address[l]) x.push_back(w(b));
-    const std::vector<WireId> readKey = decodeAddress(c, lane + " slot", slice(address[l], 6, 7));
+    const std::vector<Expr> x = forms(address[l], 0, 13);
+    std::vector<WireId> readKey = decodeAddress(c, lane + " slot", slice(address[l], 6, 7));
+    for (WireId k : readKey) justInTime(k);
     std::vector<Bus> port(8);
     for (uint32_t p = 0; p < 8; ++p) {
       std::vector<MemoryBank> banks;
@@ -194,11 +205,12 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
         b.writeEnable = w(enable[bank]) + w(copyWritten[l]) - 1;
         b.data = bankData[p];
         b.readKey = readKey;
-        b.readSelect = c.step(fmt::format("{} reads bank {}", lane, bank), A * (isLoad - 1) + covers(x, g, p));
+        b.readSelect = justInTime(c.step(fmt::format("{} reads bank {}", lane, bank), A * (isLoad - 1) + covers(x, g, p)));
         banks.push_back(std::move(b));
       }
       port[p] = c.memoryRead(fmt::format("{} memory byte {}", lane, p), std::move(banks));
     }
+    previousLane = port[6][0];
     Bus result;
     for (uint32_t q = 0; q < 64; ++q) {
       const uint32_t i = q / 8, t = q % 8;
@@ -231,7 +243,7 @@ Unit memoryAccessUnit() {
   Circuit& c = u.circuit;
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
-  const std::vector<Bus> loaded = buildMemoryAccess(c, front, operands, guardedLanes(c, front));
+  const std::vector<Bus> loaded = buildMemoryAccess(c, front, operands, guardedLanes(c, front), countWaits(c, front));
   LaneBuses lb;
   for (uint32_t l = 0; l < 4; ++l) {
     c.outputBus(fmt::format("lane {} loaded", l), loaded[l]);

@@ -53,9 +53,12 @@ Bus guardedLanes(Circuit& c, const FrontWires& front) {
   return active;
 }
 
-Bus serialLane(Circuit& c, const std::string& name, const FrontWires& front, const Bus& active, const Expr& op) {
+Bus countWaits(Circuit& c, const FrontWires& front) {
   const WireId isWait = front.write.isWait;
-  const Bus waits = c.countSince(name + " WAITs", c.step(name + " not a WAIT", -w(isWait)), isWait, 3);
+  return c.countSince("WAITs", c.step("not a WAIT", -w(isWait)), isWait, 3);
+}
+
+Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op) {
   auto waited = [&](uint32_t v) {  // [W = v], a form whose values are bits
     Expr e = v == 0 ? Expr(1) : w(waits[v - 1]);
     if (v < 3) e -= w(waits[v]);

@@ -21,7 +21,7 @@
 namespace qgpu::compiler {
 
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes) {
+                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits) {
   const Bus& word = front.fetch.word;
   WriteWidthFields fields;
   for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
@@ -56,7 +56,7 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   // The control tokens and DONE (step_control.h), and ACTIVE m (docs/machine.md §3.3) take
   // the write's place at k = 0: ACTIVE when fewer lanes are written than run (the written are
   // among the running), in an op that writes a register, where no checkpoint comes first.
-  out.control = buildStepControl(c, front, op, out.in.lanes, out.index, out.in.value[0][0]);
+  out.control = buildStepControl(c, front, op, out.in.lanes, waits, out.index, out.in.value[0][0]);
   Expr running, written, writes;
   for (uint32_t l = 0; l < 4; ++l) {
     running += w(front.sequencer.mask[l]);
@@ -108,8 +108,15 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
-  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active);
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, countWaits(c, front));
   LaneBuses lb = outputAlu(c, alu);
+  outputRegisterWrite(c, rw, lb);
+  u.lanes.push_back(std::move(lb));
+  if (head) writeTokenOutput(c, *head, rw);
+  return u;
+}
+
+void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb) {
   c.outputBus("kind", rw.token.kind);
   c.outputBus("value", rw.token.payload);
   c.output("last", rw.token.last);
@@ -128,9 +135,6 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   lb.results.push_back({rw.token.last});
   lb.results.push_back(rw.index);
   lb.results.push_back(otherBits);
-  u.lanes.push_back(std::move(lb));
-  if (head) writeTokenOutput(c, *head, rw);
-  return u;
 }
 
 }  // namespace qgpu::compiler

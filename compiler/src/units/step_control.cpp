@@ -55,7 +55,7 @@ constexpr uint32_t kPcBits = 10;
 }  // namespace
 
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& k, WireId unpackAt) {
+                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt) {
   using machine::MOp;
   const SequencerWires& s = front.sequencer;
   const Bus& word = front.fetch.word;
@@ -124,7 +124,6 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
   // laneSerialPositions, store): the WAITs read since the last token that is none.
-  const Bus waits = c.countSince("WAITs", c.step("not a WAIT", -w(front.write.isWait)), front.write.isWait, 3);
   for (uint32_t i = 0; i < 3; ++i) flags[kWaits + i] = w(waits[i]);
 
   // ---- carried packed (four bits to a channel) across the register reads and the units,

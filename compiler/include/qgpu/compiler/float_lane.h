@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "qgpu/compiler/operand_select.h"
 #include "qgpu/compiler/step_front.h"
@@ -12,10 +13,21 @@
 
 namespace qgpu::compiler {
 
-/// The f32 result of the lane the position computes (32 bits), its operands muxed by
-/// serialLane and its modes (rounding, ftz, sat) from the word's fl field; meaningful at a
-/// FMUL's or FFMA's positions only. `active`: guardedLanes.
-Bus buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active);
+/// The lane the position computes (serialLane: one-hot, 0 where the step is no FMUL or
+/// FFMA) and its f32 result (32 bits), its operands muxed by that lane and its modes
+/// (rounding, ftz, sat) from the word's fl field; the result is meaningful at a FMUL's or
+/// FFMA's positions only. `active`: guardedLanes; `waits`: countWaits'. With `after`, the
+/// datapath waits for that wire's level (the joined step runs it after the ALU, whose layers
+/// are full); the lane's operands are muxed as soon as they are read (96 channels carried, so
+/// that the four lanes' 768 are not).
+struct LaneSerialFloatWires {
+  Bus lane;
+  Bus result;
+  Expr computes;  // [the step is one the datapath computes] (a form whose values are bits)
+};
+LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
+                                          const Bus& active, const Bus& waits,
+                                          std::optional<WireId> after = std::nullopt);
 
 /// The front end, the operand select and the lane-serial float datapath. Inputs:
 /// frontInputs'. Outputs: the lane's f32 result (32 bits).

@@ -18,9 +18,10 @@ namespace qgpu::compiler {
 /// The banks, written by the prompt's segments and by stores (lane-serial: at a store's
 /// position the (W + 1)-th active lane's bytes, W the WAITs read since the step began), read
 /// by an LD (lane l from copy l). `active`: the running lanes whose guard holds
-/// (guardedLanes). Returns per lane the loaded value, extended to the register width (64
-/// bits; 0 where the step is no LD).
-std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active);
+/// (guardedLanes); `waits`: countWaits'. Returns per lane the loaded value, extended to the
+/// register width (64 bits; 0 where the step is no LD).
+std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const OperandWires& operands, const Bus& active,
+                                   const Bus& waits);
 
 /// The front end, the operand select and the memory. Inputs: frontInputs'. Outputs: each
 /// lane's loaded value (4 × 64 bits).

@@ -31,12 +31,17 @@ bool compiledSpecial(uint32_t special);
 /// field, one level after the guard's read.
 Bus guardedLanes(Circuit& c, const FrontWires& front);
 
+/// The WAITs read since the last token that is none — a lane-serial step's lanes done so far,
+/// W — as [W >= 1], [W >= 2], [W >= 3]: one counter (a halving head and three threshold
+/// heads) that the step's lane-serial units and its control share.
+Bus countWaits(Circuit& c, const FrontWires& front);
+
 /// The lane a lane-serial step (FMUL, FFMA, ST: docs/machine.md §5.2, §5.3) computes at
 /// this position, where `op` (a form whose values are bits) is 1: the (W + 1)-th of the
-/// `active` lanes, W the WAITs read since the step began (a counter of its own). Per lane
-/// [active_l, P_l = W] (P_l the active lanes below l) as a pair of thresholds per value of W,
-/// one exclusiveOr per lane, one level after `active`.
-Bus serialLane(Circuit& c, const std::string& name, const FrontWires& front, const Bus& active, const Expr& op);
+/// `active` lanes, W from `waits` (countWaits). Per lane [active_l, P_l = W] (P_l the active
+/// lanes below l) as a pair of thresholds per value of W, one exclusiveOr per lane, one level
+/// after `active`.
+Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op);
 
 struct OperandWires {
   std::vector<Bus> selected;  // the operands a, b, c for every lane: [4 * port + lane], 64 bits each

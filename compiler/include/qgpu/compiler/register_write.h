@@ -27,12 +27,12 @@ struct RegisterWriteWires {
   StepControlWires control;
 };
 /// The write of `results` (per lane, cut to the op's width) to `lanes`, the op one-hot `op`
-/// (operand_select.h) deciding the step's other first tokens. The index counts the
+/// (operand_select.h) deciding the step's other first tokens, `waits` countWaits'. The index counts the
 /// positions since the last one whose token is no write token (CHUNK-MORE, CHUNK-LAST, PACK4,
 /// AFFINE, LANES n, LANES-HIGH n) or ended a step: a step's control tokens, its ACTIVE, the
 /// previous step's last token — k = 0 where the write's first token is next.
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes);
+                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits);
 
 /// The token head's outputs for the tokens decided so far (token_io.h's tokenOutput): the
 /// six write kinds, ACTIVE, DONE, GOTO, FALL, DEPTH, WAIT and TOP at depths 1, 2 and the last
@@ -40,6 +40,10 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
 /// (computed at the kinds' level: no channel before it), the value bits; the classes
 /// declared one exclusive group.
 void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWriteWires& rw);
+
+/// Declares the write's outputs (aluWriteUnit's after the ALU's: the token's kind, value,
+/// last, the index, the other tokens) and adds them to `lb`'s results.
+void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb);
 
 /// The front end, the operand select, the integer ALU and its write spelled. Inputs:
 /// frontInputs'. Outputs: aluUnit's, then the token's kind (6) and value (16), whether it is

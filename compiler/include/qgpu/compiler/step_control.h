@@ -41,7 +41,7 @@ struct StepControlWires {
 
 /// At a position whose write index `k` is 0 (the step's first token is next) while
 /// generating. `op` is the fetched word's op one-hot (operand_select.h), `active` the lanes
-/// whose guard holds (proven bits). What the decision reads from the sequencer and the word
+/// whose guard holds (proven bits), `waits` countWaits'. What the decision reads from the sequencer and the word
 /// is carried packed (units.h's packBits) across the step's widest layers and unpacked at
 /// `unpackAt`'s level.
 /// A divergent BRA is decided at SIMT depth 1, where the running entry is the warp's base
@@ -51,6 +51,6 @@ struct StepControlWires {
 /// spelled): HALT, the tokens of a warp's or block's end and a WARP's resume, lanes exiting
 /// under a divergence, deeper pops, CALL's entries, ATOMIC.
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& k, WireId unpackAt);
+                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt);
 
 }  // namespace qgpu::compiler

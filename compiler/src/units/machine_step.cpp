@@ -1,0 +1,86 @@
+// The machine step joined (machine_step.h).
+//
+//   front end, operand select (17 levels), the active mask and the WAIT count, shared
+//   the ALU (alu.cpp): results at 22
+//   the memory (memory_access.cpp): a store's lane and bytes, the banks, an LD's value at 38
+//   the lane-serial float step (float_lane.cpp): the position's lane result at 34, parked in
+//     one one-slot bank per lane (written where the position computes that lane, read at
+//     every position where the step is FMUL or FFMA, 0 elsewhere), so that at the step's last
+//     lane the earlier lanes' results are there
+//   the result select: per bit one exclusiveOr channel over the three (at most one is not 0:
+//     each is 0 unless its op runs)
+//   the register write (register_write.cpp): the width, the write form, the token at k
+//
+// Why parking and not recomputing: the operands do not change within the step, but the lane a
+// float position computes does (the WAITs so far choose it), and one FFMA datapath computes
+// one lane per position; the write form needs all four at the last lane's position.
+#include "qgpu/compiler/machine_step.h"
+
+#include <fmt/format.h>
+
+#include "qgpu/compiler/memory_access.h"
+#include "qgpu/compiler/step_front.h"
+
+namespace qgpu::compiler {
+
+using machine::MOp;
+
+bool floatLaneComputes(const machine::MInstr& in) { return in.op == MOp::FMul || in.op == MOp::FFma; }
+
+bool stepComputes(const machine::MInstr& in) { return aluComputes(in) || in.op == MOp::Ld || floatLaneComputes(in); }
+
+MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const OperandWires& operands) {
+  MachineStepWires out;
+  const Bus waits = countWaits(c, front);
+  out.alu = buildAlu(c, front, operands);
+  out.loaded = buildMemoryAccess(c, front, operands, out.alu.active, waits);
+  out.floats = buildLaneSerialFloat(c, front, operands, out.alu.active, waits, out.alu.result[0][0]);
+
+  // ---- parking: lane l's slot takes the result where the position computes lane l ----
+  const WireId one = front.sequencer.machineToken;
+  const WireId floatStep = c.step("a float lane step", out.floats.computes - 1);
+  // A bank's data must be proven bits; FFMA's result bits are exclusiveOr channels (bits by
+  // declaration): one threshold each.
+  Bus data;
+  for (uint32_t i = 0; i < 32; ++i)
+    data.push_back(c.step(fmt::format("float result[{}] (bit)", i), w(out.floats.result[i]) - 1));
+  for (uint32_t l = 0; l < 4; ++l) {
+    MemoryBank b;
+    b.writeKey = {one};
+    b.readKey = {one};
+    b.writeEnable = w(out.floats.lane[l]);
+    b.data = data;
+    b.readSelect = floatStep;
+    out.parked.push_back(c.memoryRead(fmt::format("l{} parked float", l), {std::move(b)}));
+  }
+
+  // ---- the result select ----
+  for (uint32_t l = 0; l < 4; ++l) {
+    Bus r;
+    for (uint32_t i = 0; i < 64; ++i) {
+      Expr all = w(out.alu.result[l][i]) + w(out.loaded[l][i]);
+      if (i < 32) all += w(out.parked[l][i]);
+      r.push_back(c.exclusiveOr(fmt::format("l{} step result[{}]", l, i), all));
+    }
+    out.result.push_back(std::move(r));
+  }
+  out.write = buildRegisterWrite(c, front, operands.op, out.result, out.alu.active, waits);
+  return out;
+}
+
+Unit machineStepUnit(const TokenVocabulary* head) {
+  Unit u{Circuit("step"), {}, {}, {}, {}};
+  Circuit& c = u.circuit;
+  const FrontWires front = buildFront(c);
+  const OperandWires operands = buildOperandSelect(c, front);
+  const MachineStepWires step = buildMachineStep(c, front, operands);
+  AluWires joined = step.alu;
+  joined.result = step.result;
+  LaneBuses lb = outputAlu(c, joined);
+  outputRegisterWrite(c, step.write, lb);
+  u.lanes.push_back(std::move(lb));
+  if (head) writeTokenOutput(c, *head, step.write);
+  return u;
+}
+
+}  // namespace qgpu::compiler
