@@ -107,6 +107,6 @@ INTEGER_AND_MEMORY = ["lsu32", "setp_u32", "setp_s32", "logic32", "bra", "mul32"
 STAGE_SETS = [
     ("dot + FFMA", "FADD, FMUL, FFMA four lanes", INTEGER_AND_MEMORY + ["fadd32", "fmul32", "ffma32"]),
     ("dot + FFMA", "FADD, FMUL four lanes; FFMA lane-serial", INTEGER_AND_MEMORY + ["fadd32", "fmul32", "ffma32x1"]),
-    ("dot + FFMA", "**FADD four lanes; FMUL, FFMA lane-serial (the machine)**", INTEGER_AND_MEMORY + ["fadd32", "ffma32x1"]),
-    ("dot + FFMA", "FADD, FMUL, FFMA lane-serial", INTEGER_AND_MEMORY + ["ffma32x1"]),
+    ("dot + FFMA", "FADD four lanes; FMUL, FFMA lane-serial", INTEGER_AND_MEMORY + ["fadd32", "ffma32x1"]),
+    ("dot + FFMA", "**FADD, FMUL, FFMA lane-serial (the machine)**", INTEGER_AND_MEMORY + ["ffma32x1"]),
 ]

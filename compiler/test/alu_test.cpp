@@ -117,7 +117,7 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
         ++as.computed[in.op];
         continue;
       }
-      if (joined && (in.op == machine::MOp::FMul || in.op == machine::MOp::FFma)) {
+      if (joined && floatLaneComputes(in)) {
         // One active lane per position, in lane order: its result parked in its lane's outputs.
         size_t at = p;
         for (uint32_t l = 0; l < 4 && at < ss.steps.size(); ++l) {
@@ -368,7 +368,7 @@ void walkTheCorpus(const Unit& u, bool joined) {
                           machine::MOp::CvtI})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
   if (joined) {
-    for (machine::MOp op : {machine::MOp::Ld, machine::MOp::FMul, machine::MOp::FFma})
+    for (machine::MOp op : {machine::MOp::Ld, machine::MOp::FAdd, machine::MOp::FMul, machine::MOp::FFma})
       EXPECT_GT(computed[op], 1000u) << machine::opName(op);
   }
   EXPECT_GT(total, 50000u);

@@ -1,6 +1,6 @@
 // The lane-serial float step (float_lane.h) joined on the operand select and the front end,
 // fed nothing but each token's features, against the reference executor: at each position of
-// every FMUL and FFMA step (one per active lane, in lane order), the result of that lane as
+// every FADD, FSUB (f32), FMUL and FFMA step (one per active lane, in lane order), the result of that lane as
 // machine::computeLane gives it for the operands the executor reads; then the weights against
 // the IR in the engine.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 
 #include "corpus_runs.h"
 #include "qgpu/compiler/float_lane.h"
+#include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/machine/control.h"
 #include "qgpu/machine/isa.h"
@@ -33,7 +34,7 @@ FloatStream floatStream(const CorpusRun& r) {
     if (!ss.steps[p]) continue;
     const ComputedStep& step = *ss.steps[p];
     const machine::MInstr& in = step.in;
-    if (in.op != machine::MOp::FMul && in.op != machine::MOp::FFma) continue;
+    if (!floatLaneComputes(in)) continue;
     const uint32_t active = machine::guardedMask(step.state->mask, in.g != machine::kNoGuard,
                                                  (in.g & machine::kGuardNegated) != 0, step.predicates);
     size_t at = p;
@@ -68,11 +69,16 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
     for (const auto& [op, n] : fs.lanes) lanes[op] += n;
   }
   EXPECT_GE(runs, 90u);
+  EXPECT_GT(lanes[machine::MOp::FAdd], 1000u);
+  EXPECT_GT(lanes[machine::MOp::FSub], 0u);
   EXPECT_GT(lanes[machine::MOp::FMul], 1000u);
   EXPECT_GT(lanes[machine::MOp::FFma], 1000u);
+  RecordProperty("fadd_lanes", static_cast<int>(lanes[machine::MOp::FAdd]));
+  RecordProperty("fsub_lanes", static_cast<int>(lanes[machine::MOp::FSub]));
   RecordProperty("fmul_lanes", static_cast<int>(lanes[machine::MOp::FMul]));
   RecordProperty("ffma_lanes", static_cast<int>(lanes[machine::MOp::FFma]));
-  std::cout << "[ float ] " << runs << " runs: " << lanes[machine::MOp::FMul] << " FMUL and " << lanes[machine::MOp::FFma]
+  std::cout << "[ float ] " << runs << " runs: " << lanes[machine::MOp::FAdd] << " FADD, " << lanes[machine::MOp::FSub]
+            << " FSUB, " << lanes[machine::MOp::FMul] << " FMUL and " << lanes[machine::MOp::FFma]
             << " FFMA lane results, one per position\n";
 }
 

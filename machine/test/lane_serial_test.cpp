@@ -1,7 +1,9 @@
-// Lane-serial steps (docs/machine.md §5.2): FMUL and FFMA are computed by one one-lane FFMA
-// unit (four lanes' do not fit hidden 2048), so their steps take one token position per active
-// lane — a DONE for each lane but the last, then the write — and the replay decoder needs every
-// one of them. FMUL on that unit is FFMA with a zero addend: checked here on the machine's units.
+// Lane-serial steps (docs/machine.md §5.2): FADD, FSUB, FMUL and FFMA are computed by one
+// one-lane FFMA unit (four lanes' do not fit hidden 2048 beside the rest of the step), so
+// their steps take one token position per active lane — a WAIT for each lane but the last,
+// then the write — and the replay decoder needs every one of them. FMUL on that unit is FFMA
+// with a zero addend, FADD and FSUB FFMA with a factor of 1: checked here on the machine's
+// units.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -22,7 +24,7 @@ size_t countContaining(const Trace& t, const std::string& text) {
 }
 
 // Three lanes (tid != 1) run an fma and a mul, all four an add: 2 lane positions for each of
-// the fma and the mul, none for the f32 add (a four-lane unit) or the integer ops.
+// the fma and the mul, 3 for the f32 add, none for the integer ops.
 const char* kPtx = R"(
 .version 7.5
 .target sm_75
@@ -66,14 +68,16 @@ TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
   EXPECT_NE(ffma[3].find("write"), std::string::npos) << ffma[3];
   EXPECT_EQ(countContaining(r.trace, "float lane 1/3"), 2u);  // the fma and the mul
   EXPECT_EQ(countContaining(r.trace, "float lane 2/3"), 2u);
-  EXPECT_EQ(countContaining(r.trace, "float lane 3/"), 0u);   // the last lane's position spells the write
-  EXPECT_EQ(countContaining(r.trace, "float lane"), 4u);       // not the FADD, integer add, mul.wide or cvt
+  EXPECT_EQ(countContaining(r.trace, "float lane 3/3"), 0u);  // the last lane's position spells the write
+  EXPECT_EQ(countContaining(r.trace, "float lane 3/4"), 1u);  // the add, four lanes
+  EXPECT_EQ(countContaining(r.trace, "float lane 4/"), 0u);
+  EXPECT_EQ(countContaining(r.trace, "float lane"), 7u);       // not the integer add, mul.wide or cvt
 }
 
-TEST(MachineLaneSerial, OnlyFmulAndFfmaAreLaneSerial) {
+TEST(MachineLaneSerial, OnlyFaddFsubFmulAndFfmaAreLaneSerial) {
   for (size_t i = 0; i < static_cast<size_t>(MOp::Count); ++i) {
     const MOp op = static_cast<MOp>(i);
-    const bool serial = op == MOp::FMul || op == MOp::FFma;
+    const bool serial = op == MOp::FAdd || op == MOp::FSub || op == MOp::FMul || op == MOp::FFma;
     EXPECT_EQ(opInfo(op).exec == MExec::LaneSerial, serial) << opName(op);
   }
 }
@@ -103,6 +107,36 @@ TEST(MachineLaneSerial, FmulIsFfmaWithASignedZeroAddend) {
     const uint64_t zero = ((fl >> 2) & 3) == 2 ? 0x00000000u : 0x80000000u;  // rm: +0
     auto check = [&](uint32_t a, uint32_t b) {
       ASSERT_EQ(computeLane(mul, a, b, 0), computeLane(fma, a, b, zero))
+          << std::hex << "a " << a << " b " << b << " fl " << fl;
+      ++checked;
+    };
+    for (uint32_t a : edges)
+      for (uint32_t b : edges) check(a, b);
+    for (int i = 0; i < (1 << 16); ++i) check(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()));
+  }
+  EXPECT_EQ(checked, 16u * (20 * 20 + (1u << 16)));
+}
+
+// FADD(a, b) = FFMA(a, 1, b) and FSUB(a, b) = FFMA(a, 1, -b) (b's sign bit flipped): a·1 is
+// exact and keeps a zero's sign, so the one rounding is the sum's — in every rounding mode
+// with ftz and sat, on edge operands and 2^16 random ones per mode (a NaN gives the
+// canonical NaN either way).
+TEST(MachineLaneSerial, FaddAndFsubAreFfmaWithAFactorOfOne) {
+  const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x3f800000, 0xbf800000,
+                            0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc12345,
+                            0x3f000000, 0x1f800000, 0x5f800000, 0x20000000, 0x00400000, 0x3fffffff};
+  std::mt19937 rng(20261205);
+  uint64_t checked = 0;
+  for (uint32_t fl = 0; fl < 16; ++fl) {
+    MInstr add, sub, fma;
+    add.op = MOp::FAdd;
+    sub.op = MOp::FSub;
+    fma.op = MOp::FFma;
+    add.ty = sub.ty = fma.ty = 2;
+    add.fl = sub.fl = fma.fl = static_cast<uint8_t>(fl);
+    auto check = [&](uint32_t a, uint32_t b) {
+      ASSERT_EQ(computeLane(add, a, b, 0), computeLane(fma, a, 0x3f800000, b)) << std::hex << "a " << a << " b " << b << " fl " << fl;
+      ASSERT_EQ(computeLane(sub, a, b, 0), computeLane(fma, a, 0x3f800000, b ^ 0x80000000u))
           << std::hex << "a " << a << " b " << b << " fl " << fl;
       ++checked;
     };

@@ -25,7 +25,9 @@ namespace qgpu::compiler {
 
 using machine::MOp;
 
-bool floatLaneComputes(const machine::MInstr& in) { return in.op == MOp::FMul || in.op == MOp::FFma; }
+bool floatLaneComputes(const machine::MInstr& in) {
+  return in.op == MOp::FMul || in.op == MOp::FFma || ((in.op == MOp::FAdd || in.op == MOp::FSub) && in.bytes() == 4);
+}
 
 bool stepComputes(const machine::MInstr& in) { return aluComputes(in) || in.op == MOp::Ld || floatLaneComputes(in); }
 

@@ -120,7 +120,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kBra] = isOp(MOp::Bra);
   flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
   flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
-  flags[kLaneSerial] = isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St);
+  flags[kLaneSerial] = isOp(MOp::FAdd) + isOp(MOp::FSub) + isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St);
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
   // laneSerialPositions, store): the WAITs read since the last token that is none.

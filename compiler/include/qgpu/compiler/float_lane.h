@@ -13,8 +13,8 @@
 
 namespace qgpu::compiler {
 
-/// The lane the position computes (serialLane: one-hot, 0 where the step is no FMUL or
-/// FFMA) and its f32 result (32 bits), its operands muxed by that lane and its modes
+/// The lane the position computes (serialLane: one-hot, 0 where the step is no FMUL, FFMA,
+/// or f32 FADD or FSUB) and its f32 result (32 bits), its operands muxed by that lane and its modes
 /// (rounding, ftz, sat) from the word's fl field; the result is meaningful at a FMUL's or
 /// FFMA's positions only. `active`: guardedLanes; `waits`: countWaits'. With `after`, the
 /// datapath waits for that wire's level (the joined step runs it after the ALU, whose layers

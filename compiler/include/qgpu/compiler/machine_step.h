@@ -29,7 +29,8 @@ struct MachineStepWires {
 };
 MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const OperandWires& operands);
 
-/// Whether the lane-serial float datapath computes this instruction: FMUL and FFMA.
+/// Whether the lane-serial float datapath computes this instruction: FMUL, FFMA, and FADD and
+/// FSUB of f32.
 bool floatLaneComputes(const machine::MInstr& in);
 /// Whether the joined step computes this instruction's register write: the ALU's ops
 /// (aluComputes), LD, and floatLaneComputes'.
