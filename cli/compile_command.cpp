@@ -1,7 +1,8 @@
 // `qgpu compile`: the weight compiler on the command line. `units` prints the measured
-// cost table of every compiled unit; `prove NAME` the per-layer exactness proof; `unit
-// NAME --out DIR` writes the unit as a Hugging Face Qwen3.5 checkpoint with a manifest and
-// sample inputs with the engine's logits (for tools/hf_unit_check.py).
+// cost table of every compiled unit; `prove NAME` the per-layer exactness proof; `plan NAME`
+// the layer plan's residual-stream profile (plan-only units too); `unit NAME --out DIR`
+// writes the unit as a Hugging Face Qwen3.5 checkpoint with a manifest and sample inputs
+// with the engine's logits (for tools/hf_unit_check.py).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "cli_commands.h"
 #include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/plan_profile.h"
 #include "qgpu/compiler/report.h"
 #include "qgpu/compiler/schedule.h"
 #include "qgpu/model/model.h"
@@ -86,6 +88,52 @@ int runProve(const std::string& name, double minMargin) {
   if (std::isfinite(r.minSaturationMargin))
     std::cout << fmt::format("minimum saturation margin {:.4g} (assumed decay error {}, compounded per count)\n",
                              r.minSaturationMargin, o.decayError);
+  return 0;
+}
+
+// The unit `name` from the catalogue, plan-only ones included (findUnit refuses those).
+const UnitSpec& catalogueUnit(const std::string& name) {
+  for (const UnitSpec& u : unitCatalogue())
+    if (u.name == name) return u;
+  return findUnit(name);  // throws, listing the names
+}
+
+int runPlan(const std::string& name, int layer, bool json) {
+  const UnitSpec& s = catalogueUnit(name);
+  const Unit u = s.build();
+  const LayerPlan plan = planLayers(u.circuit, schedule(u.circuit), 2);
+  const std::vector<LayerProfile> layers = layerProfiles(plan);
+  const uint32_t hidden = static_cast<uint32_t>(Budget2B::hidden);
+  std::vector<ChannelGroup> groups;
+  if (layer != 0) groups = liveChannelGroups(plan, layer);
+  if (json) {
+    nlohmann::json j = {{"unit", name}, {"layers", plan.layers}, {"channels", plan.physicalChannels},
+                        {"hidden_2b", hidden}, {"plan_only", s.planOnly}};
+    for (const LayerProfile& p : layers)
+      j["per_layer"].push_back({{"layer", p.layer}, {"channels", p.channels}, {"neurons", p.neurons},
+                                {"deltanet_heads", p.heads}, {"attention", p.lookup}});
+    if (layer != 0) {
+      j["live_at"] = layer;
+      for (const ChannelGroup& g : groups) j["live_channels"].push_back({{"wire", g.stem}, {"channels", g.channels}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{}: {} layers, {} residual channels ({} the 2B's {}){}\n", name, plan.layers,
+                           plan.physicalChannels, plan.physicalChannels <= hidden ? "within" : "over", hidden,
+                           s.planOnly ? "; plan only (not emitted)" : "");
+  const size_t intermediate = static_cast<size_t>(Budget2B::intermediate);
+  for (const LayerProfile& p : layers) {
+    std::string over;
+    if (p.channels > hidden) over += fmt::format("  channels over {}", hidden);
+    if (p.neurons > intermediate) over += fmt::format("  neurons over {}", intermediate);
+    std::cout << fmt::format("  layer {:>2}: {:>5} channels, {:>5} neurons, {:>2} DeltaNet heads{}{}\n", p.layer,
+                             p.channels, p.neurons, p.heads, p.lookup ? ", attention" : "", over);
+  }
+  if (layer != 0) {
+    std::cout << fmt::format("live at layer {}, by wire (lane and bit numbers as #):\n", layer);
+    for (const ChannelGroup& g : groups) std::cout << fmt::format("  {:>5}  {}\n", g.channels, g.stem);
+  }
   return 0;
 }
 
@@ -173,6 +221,18 @@ void addCompileCommands(CLI::App& app, Context& ctx) {
   prove->add_option("unit", proveName, "Unit name (qgpu compile units lists them)")->required();
   prove->add_option("--min-margin", minMargin, "Required SiLU margin")->capture_default_str();
   prove->callback([&ctx] { ctx.exitCode = guarded([] { return runProve(proveName, minMargin); }); });
+
+  static std::string planName;
+  static int planLayer = 0;
+  static bool planJson = false;
+  CLI::App* planCmd = c->add_subcommand(
+      "plan", "A unit's layer plan without emitting it (plan-only units too): channels, neurons and heads per layer, "
+              "and with --layer the channels live there by wire");
+  planCmd->add_option("unit", planName, "Unit name (qgpu compile units lists them)")->required();
+  planCmd->add_option("--layer", planLayer, "List the channels live at this layer, grouped by wire")
+      ->check(CLI::Range(1, 1000));
+  planCmd->add_flag("--json", planJson, "JSON instead of text");
+  planCmd->callback([&ctx] { ctx.exitCode = guarded([] { return runPlan(planName, planLayer, planJson); }); });
 
   static std::string unitName, outDir;
   static int samples = 256;
