@@ -83,6 +83,8 @@ struct DecodeState {
   /// The declared type of operand `i` when it names a register (nothing for immediates,
   /// special registers and symbols).
   std::optional<ScalarType> declaredRegisterType(size_t i) const;
+  /// The same for one operand (an element of a {...} list, say).
+  std::optional<ScalarType> declaredRegisterType(const ptx::Operand& op) const;
   /// Whether `op` (possibly a bare identifier) names a declared register.
   bool namesRegister(const ptx::Operand& op) const;
   /// A constant slot holding `value`.

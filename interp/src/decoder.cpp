@@ -925,7 +925,11 @@ void DecodeState::requireRegisterType(ScalarType t, size_t first, size_t end) {
 
 std::optional<ScalarType> DecodeState::declaredRegisterType(size_t i) const {
   if (i >= in.operands.size()) return std::nullopt;
-  const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+  return declaredRegisterType(in.operands[i]);
+}
+
+std::optional<ScalarType> DecodeState::declaredRegisterType(const ptx::Operand& operand) const {
+  const ptx::Operand op = asRegisterIfDeclared(decoder, operand);
   if (op.kind != ptx::Operand::Kind::Register) return std::nullopt;
   const Symbol* sym = decoder.lookup(op.name);
   if (!sym || sym->kind != Symbol::Kind::Register) return std::nullopt;

@@ -169,6 +169,75 @@ TEST(GrammarForms, OperandExpressionsAndVectorOperandsWithImmediates) {
   EXPECT_EQ(out[5], 7u);
 }
 
+// mov pack/unpack lists as ptxas 13 takes them (grammar corpus forms/mov_list_*): vector
+// register elements and whole vector registers are elements, an immediate can be unpacked;
+// the values are the bits of the parts, element 0 lowest.
+TEST(GrammarForms, MovListsWithVectorElementsWholeVectorsAndImmediates) {
+  auto out = runOut(test::header() + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .u64 o, d;
+  .reg .v2 .u32 v;
+  .reg .v4 .u16 h;
+  .reg .v2 .f32 f;
+  .reg .u32 a;
+  .reg .b16 lo, hi;
+  ld.param.u64 o, [out];
+  mov.u32 v.x, 0x11111111;
+  mov.u32 v.y, 0x22222222;
+  mov.u32 a, 0x33333333;
+  mov.b64 d, {v.x, v.y};
+  st.global.u64 [o], d;
+  mov.b64 d, {a, v.r};
+  st.global.u64 [o+8], d;
+  mov.b64 {h.x, h.y, h.z, h.w}, 0x0004000300020001;
+  mov.b64 d, {h.w, h.z, h.y, h.x};
+  st.global.u64 [o+16], d;
+  mov.b64 {v.y, _}, d;
+  st.global.u32 [o+24], v.y;
+  mov.b64 d, v;
+  mov.b64 f, d;
+  st.global.v2.f32 [o+32], f;
+  mov.b32 {lo, hi}, 0x00080007;
+  mov.b32 a, {hi, lo};
+  st.global.u32 [o+40], a;
+  ret;
+}
+)", 11, 1);
+  EXPECT_EQ(out[0], 0x11111111u);
+  EXPECT_EQ(out[1], 0x22222222u);
+  EXPECT_EQ(out[2], 0x33333333u);
+  EXPECT_EQ(out[3], 0x11111111u);
+  EXPECT_EQ(out[4], 0x00030004u);
+  EXPECT_EQ(out[5], 0x00010002u);
+  EXPECT_EQ(out[6], 0x00030004u);
+  EXPECT_EQ(out[8], 0x11111111u);  // d = v = {v.x, v.y as unpacked above}, through f
+  EXPECT_EQ(out[9], 0x00030004u);
+  EXPECT_EQ(out[10], 0x00070008u);
+}
+
+TEST(GrammarForms, MovListsRefuseWhatPtxasRefuses) {
+  auto kernel = [](const char* regs, const char* body) {
+    return test::header() + ".visible .entry k()\n{\n .reg .u64 d;\n .reg .u32 a;\n .reg .f32 fs;\n .reg .b16 s;\n" +
+           " .reg .v2 .u32 v;\n .reg .v2 .f32 vf;\n" + regs + body + "\n ret;\n}\n";
+  };
+  auto refused = [&](const char* body, const char* why) {
+    const std::string e = decodeError(kernel("", body));
+    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
+  };
+  EXPECT_EQ(decodeError(kernel("", "mov.b64 d, {v.x, v.y};\n mov.b64 d, {a, 7};\n mov.b64 v, d;")), "");
+  refused("mov.b64 d, {v.x, 7};", "the vector register element 'v.x' beside the immediate 7");
+  refused("mov.b64 d, {vf.y, 0f3f800000};", "beside the immediate");
+  refused("mov.b64 d, {a, fs};", "'fs' and 'a' in one mov list: a float element beside an integer one");
+  refused("mov.b64 d, {fs, 7};", "'fs' and '7' in one mov list");
+  refused("mov.b64 {v.x, vf.y}, d;", "a float element beside an integer one");
+  refused("mov.b64 d, {s, s};", "'s' is a .b16 register; each element of this mov list is 32 bits wide");
+  refused("mov.b64 d, {a, a, a, a};", "'a' is a .u32 register; each element of this mov list is 16 bits wide");
+  refused("mov.u64 d, {a, a};", "needs a .b16, .b32 or .b64 type, not .u64");
+  refused("mov.b64 {a, a}, fs;", "'fs' is a 32-bit register");
+  refused("mov.b64 a, {a, a};", "'a' is a 32-bit register");
+}
+
 TEST(GrammarForms, InitialisersHoldingAddressesAndFunctionScopeGlobals) {
   auto out = runOut(test::header() + R"(
 .global .u32 gx[4];
