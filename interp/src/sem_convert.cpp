@@ -513,6 +513,15 @@ void decodeCvt(DecodeState& ds) {
     ds.fail(fmt::format("cvt.{}.{} needs a {}-bit destination register (ptxas: arguments mismatch)", scalarTypeName(dt), scalarTypeName(st), 8 * db));
   ds.out.dstBytes = static_cast<uint8_t>(ds.slotBytes(ds.out.d[0]));
   ds.out.s[0] = ds.source(ds.in.operands[1], st);
+  // The registers' types where a half type is involved, as ptxas 13 checks them ("Arguments
+  // mismatch" otherwise): each operand as one of its own type (d of dtype, a of stype: .f16
+  // takes .f16 or .b16, .bf16 only .b16, .f32 .f32 or .b32, an integer type any integer or
+  // bit register or .f16x2). With .bf16 every register has its type's width; otherwise it
+  // may be wider, of a bit type for a float operand (.b32 for an .f16, not .u32 or .f16x2).
+  if (dt == F16 || st == F16 || bf) {
+    ds.requireOperandType(0, dt, !bf, "destination");
+    ds.requireOperandType(1, st, !bf, "source");
+  }
 }
 
 void decodeCvta(DecodeState& ds) {
