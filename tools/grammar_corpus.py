@@ -216,7 +216,15 @@ def isa_files_fresh():
 
 
 def main():
-    cmd = sys.argv[1] if len(sys.argv) > 1 else "check"
+    # argparse, so that --help prints the usage and an unknown command is refused (exit 2)
+    # rather than run: `record --help` used to re-record every verdict.
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", nargs="?", default="check", choices=["generate", "record", "check"])
+    ap.add_argument("--reference-only", action="store_true",
+                    help="check: run ptxas at each file's reference arch only")
+    args = ap.parse_args()
+    cmd = args.command
     if cmd == "generate":
         generate()
         return 0
@@ -238,7 +246,7 @@ def main():
         return 0
     if cmd == "check":
         recorded = json.load(open(VERDICTS))
-        reference_only = "--reference-only" in sys.argv[2:]
+        reference_only = args.reference_only
         fresh = record_all(ptxas, reference_only)
         if reference_only:  # compare the reference arch's verdict (and so the expected one) only
             for e in recorded["files"].values():

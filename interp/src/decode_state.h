@@ -67,6 +67,11 @@ struct DecodeState {
   /// Also the register's declared type: operands [first, end) of an instruction of type `t`
   /// (ptxas: "Arguments mismatch" for add.f32 on .u32 registers or add.s32 on .f32 ones).
   void requireRegisterType(ScalarType t, size_t first, size_t end);
+  /// Operand `i` alone, when it names a declared register, as an operand of type `t` (the
+  /// same type rule; cvt and set give each operand its own type): `t`'s width, or with
+  /// `wider` at least `t`'s width (cvt: ptxas takes wider registers there, of a bit type for
+  /// a float operand). `role` names the operand in the message ("destination", ...).
+  void requireOperandType(size_t i, ScalarType t, bool wider, const char* role);
   /// A source operand of type `t`: register, special register, or immediate
   /// (materialised into a constant slot converted to `t`).
   uint32_t source(const ptx::Operand& op, ScalarType t);
@@ -83,6 +88,8 @@ struct DecodeState {
   /// The declared type of operand `i` when it names a register (nothing for immediates,
   /// special registers and symbols).
   std::optional<ScalarType> declaredRegisterType(size_t i) const;
+  /// The same for one operand (an element of a {...} list, say).
+  std::optional<ScalarType> declaredRegisterType(const ptx::Operand& op) const;
   /// Whether `op` (possibly a bare identifier) names a declared register.
   bool namesRegister(const ptx::Operand& op) const;
   /// A constant slot holding `value`.

@@ -896,16 +896,27 @@ void DecodeState::requireRegisterBytes(uint32_t bytes, size_t n, size_t first) {
 }
 
 namespace {
-// Whether ptxas takes a register declared `reg` (already of the right width) as an operand of
-// an instruction of type `t`, as measured with ptxas 13.0 (Arguments mismatch otherwise):
-// a float instruction takes its own type or the bit type; a signed or unsigned one takes any
-// integer or bit type, and .f16x2, but no other float type; a bit instruction takes anything.
+// Whether ptxas takes a register declared `reg` (already of a width it takes) as an operand
+// of type `t`, as measured with ptxas 13.0 (Arguments mismatch otherwise): a float operand
+// (.f16, .f16x2, .bf16, .bf16x2, .f32, .f64) takes a register of its own type or a bit type
+// (.u16/.s16 registers are refused for .f16 and .bf16, .u32/.s32/.f32 for .f16x2 and
+// .bf16x2, .f16 for .bf16, .f16x2 for .bf16x2: ptxas declares no .bf16/.bf16x2 registers);
+// a signed or unsigned operand takes any integer or bit type, and .f16x2, but no other float
+// type; a bit operand takes anything.
 bool registerTypeFits(ScalarType t, ScalarType reg) {
-  if (t == ScalarType::F32 || t == ScalarType::F64) return reg == t || isBits(reg);
+  if (isFloat(t)) return reg == t || isBits(reg);
   const bool integer = isSigned(t) || t == ScalarType::U8 || t == ScalarType::U16 || t == ScalarType::U32 ||
                        t == ScalarType::U64;
   if (integer) return !isFloat(reg) || reg == ScalarType::F16x2;
   return true;
+}
+
+// What an operand of type `t` needs, for the messages.
+std::string registerTypeWanted(ScalarType t) {
+  const uint32_t bits = 8 * scalarTypeBytes(t);
+  if (t == ScalarType::BF16 || t == ScalarType::BF16x2) return fmt::format(".b{}", bits);  // no .bf16 registers
+  if (isFloat(t)) return fmt::format(".{} or .b{}", scalarTypeName(t), bits);
+  return fmt::format("integer or .b{}", bits);
 }
 }  // namespace
 
@@ -916,16 +927,34 @@ void DecodeState::requireRegisterType(ScalarType t, size_t first, size_t end) {
     if (op.kind != ptx::Operand::Kind::Register) continue;
     const Symbol* sym = decoder.lookup(op.name);
     if (!sym || sym->kind != Symbol::Kind::Register || registerTypeFits(t, sym->type)) continue;
-    const std::string want = isFloat(t) ? fmt::format(".{} or .b{}", scalarTypeName(t), 8 * scalarTypeBytes(t))
-                                        : fmt::format("integer or .b{}", 8 * scalarTypeBytes(t));
     fail(fmt::format("'{}' is a .{} register; '{}' needs {} operands", op.name, scalarTypeName(sym->type), in.text,
-                     want));
+                     registerTypeWanted(t)));
   }
+}
+
+void DecodeState::requireOperandType(size_t i, ScalarType t, bool wider, const char* role) {
+  if (i >= in.operands.size()) return;
+  const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+  if (op.kind != ptx::Operand::Kind::Register) return;
+  // Special registers keep their own widths; undeclared names fail in source()/destination().
+  const Symbol* sym = decoder.lookup(op.name);
+  if (!sym || sym->kind != Symbol::Kind::Register) return;
+  const uint32_t bytes = scalarTypeBytes(t);
+  if (sym->size != bytes && !(wider && sym->size > bytes))
+    fail(fmt::format("'{}' is a {}-bit register; the {} of '{}' needs a {}-bit{} register", op.name, 8 * sym->size,
+                     role, in.text, 8 * bytes, wider ? " (or wider)" : ""));
+  if (!registerTypeFits(t, sym->type))
+    fail(fmt::format("'{}' is a .{} register; the {} of '{}' needs {}{}", op.name, scalarTypeName(sym->type), role,
+                     in.text, registerTypeWanted(t), wider && isFloat(t) ? " (or a wider .bN)" : ""));
 }
 
 std::optional<ScalarType> DecodeState::declaredRegisterType(size_t i) const {
   if (i >= in.operands.size()) return std::nullopt;
-  const ptx::Operand op = asRegisterIfDeclared(decoder, in.operands[i]);
+  return declaredRegisterType(in.operands[i]);
+}
+
+std::optional<ScalarType> DecodeState::declaredRegisterType(const ptx::Operand& operand) const {
+  const ptx::Operand op = asRegisterIfDeclared(decoder, operand);
   if (op.kind != ptx::Operand::Kind::Register) return std::nullopt;
   const Symbol* sym = decoder.lookup(op.name);
   if (!sym || sym->kind != Symbol::Kind::Register) return std::nullopt;

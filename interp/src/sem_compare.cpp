@@ -289,7 +289,7 @@ void decodeSetp(DecodeState& ds) {
     for (int i = 0; i < 2; ++i)
       if (ds.namesRegister(ds.in.operands[1 + i]) && ds.slotBytes(ds.out.s[i]) != (pair ? 4u : 2u))
         ds.fail(fmt::format("setp.{} needs {}-bit operands", scalarTypeName(t), pair ? 32 : 16));
-  if (!half) ds.requireRegisterType(t, 1, 3);  // the two compared operands
+  ds.requireRegisterType(t, 1, 3);  // the two compared operands (halves: .bN or the half type)
 }
 
 // set.CmpOp{.BoolOp}{.ftz}.dtype.stype as ptxas 13 accepts it (its messages in quotes):
@@ -338,6 +338,12 @@ void decodeSet(DecodeState& ds) {
       for (int i = 0; i < 2; ++i)
         if (!ds.namesRegister(ds.in.operands[1 + i]) || ds.slotBytes(ds.out.s[i]) != scalarTypeBytes(st))
           ds.fail(fmt::format("set.{}.{} needs {}-bit register sources", scalarTypeName(dt), scalarTypeName(st), 8 * scalarTypeBytes(st)));
+    // The registers' types, as ptxas 13 checks them when a half type is involved: the sources
+    // as operands of type stype, the destination as one of type dtype, except that a .bf16
+    // result takes .b16/.u16/.s16 registers (not .f16) and a .bf16x2 one any 32-bit register.
+    ds.requireRegisterType(st, 1, 3);
+    if (dt == BF16) ds.requireOperandType(0, U16, false, "destination");
+    else if (dt != BF16x2) ds.requireOperandType(0, dt, false, "destination");
   }
 }
 

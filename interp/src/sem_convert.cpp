@@ -270,12 +270,60 @@ uint64_t windowOf(DecodeState& ds, int space) {
 }  // namespace
 
 namespace {
-// ptxas: "Argument 1 of instruction 'mov': must be register or constant" for a vector
-// register's element (v.x) in a mov pack or unpack list (ld/st lists accept them).
-void noVectorElement(const DecodeState& ds, const ptx::Operand& e) {
-  if ((e.kind == ptx::Operand::Kind::Register || e.kind == ptx::Operand::Kind::Symbol) &&
-      e.name.find('.') != std::string::npos && e.name[0] != '%')
-    ds.fail(fmt::format("a vector register element ('{}') cannot be a mov pack/unpack element", e.name));
+// The {...} list of a mov pack (mov.b64 d, {a, b}) or unpack (mov.b64 {a, b}, d) as ptxas
+// 13 checks it (grammar corpus forms/mov_list_*, verdicts by ptxas). A vector register's
+// element (v.x; the desugar pass made it a declared register whose name holds a '.') and a
+// whole vector register (spelled v, expanded there to {v.x, v.y, ...}) are elements like any
+// register. Refused, in ptxas's order:
+// - float elements (a register of a float type or a float literal) beside integer ones (a
+//   .u/.s register or an integer literal); .b registers go with both: "Vector with elements
+//   of different types are not allowed in mov instruction";
+// - a vector element beside an immediate: "Argument 1 of instruction 'mov': must be
+//   register or constant" ({a, 7} is accepted, {v.x, 7} is not);
+// - a register that is not exactly one part (the type's width / the count) wide:
+//   "Arguments mismatch" (mov.b32 r, {a, b} with .u32 a and b);
+// - a type other than .b16/.b32/.b64 (mov.u64 d, {a, b}): "Arguments mismatch"; so is a
+//   packed register (d of a pack, the source of an unpack) of another width than the type.
+void checkMovList(const DecodeState& ds, const ptx::Operand& list, ScalarType t) {
+  using K = ptx::Operand::Kind;
+  if (!isBits(t) || scalarTypeBytes(t) < 2)
+    ds.fail(fmt::format("a mov pack or unpack list needs a .b16, .b32 or .b64 type, not .{}", scalarTypeName(t)));
+  const uint32_t partBytes = scalarTypeBytes(t) / static_cast<uint32_t>(list.elements.size());
+  const ptx::Operand* floatElement = nullptr;
+  const ptx::Operand* integerElement = nullptr;
+  const ptx::Operand* vectorElement = nullptr;
+  const ptx::Operand* immediate = nullptr;
+  for (const ptx::Operand& e : list.elements) {
+    if (e.kind == K::Immediate) {
+      immediate = &e;
+      (e.isFloat ? floatElement : integerElement) = &e;
+      continue;
+    }
+    const std::optional<ScalarType> type = ds.declaredRegisterType(e);
+    if (!type) continue;
+    if (e.name.find('.') != std::string::npos) vectorElement = &e;
+    if (isFloat(*type)) floatElement = &e;
+    else if (!isBits(*type) && *type != ScalarType::Pred) integerElement = &e;
+  }
+  auto spelling = [](const ptx::Operand& e) {
+    return e.kind != K::Immediate ? e.name
+           : e.isFloat            ? fmt::format("{:#x}", e.floatBits)
+                                  : std::to_string(e.value);
+  };
+  if (floatElement && integerElement)
+    ds.fail(fmt::format("'{}' and '{}' in one mov list: a float element beside an integer one (ptxas: elements of "
+                        "different types)",
+                        spelling(*floatElement), spelling(*integerElement)));
+  if (vectorElement && immediate)
+    ds.fail(fmt::format("the vector register element '{}' beside the immediate {} in one mov list (ptxas: must be "
+                        "register or constant)",
+                        vectorElement->name, spelling(*immediate)));
+  for (const ptx::Operand& e : list.elements) {
+    const std::optional<ScalarType> type = ds.declaredRegisterType(e);
+    if (type && scalarTypeBytes(*type) != partBytes)
+      ds.fail(fmt::format("'{}' is a .{} register; each element of this mov list is {} bits wide", e.name,
+                          scalarTypeName(*type), 8 * partBytes));
+  }
 }
 }  // namespace
 
@@ -289,11 +337,13 @@ void decodeMov(DecodeState& ds) {
   const ptx::Operand& src = ds.in.operands[1];
   using K = ptx::Operand::Kind;
   if (dst.kind == K::Vector) {  // unpack
-    if (!ds.namesRegister(src)) ds.fail("mov unpack needs a register source");
+    // ptxas also unpacks an immediate (mov.b32 {lo, hi}, 0x00080007): its bits of type t.
+    if (!ds.namesRegister(src) && src.kind != K::Immediate) ds.fail("mov unpack needs a register or immediate source");
     size_t n = dst.elements.size();
     if (n != 2 && n != 4) ds.fail("mov unpack needs 2 or 4 elements");
     ds.out.fn = &unpackHandler;
-    for (const ptx::Operand& e : dst.elements) noVectorElement(ds, e);
+    checkMovList(ds, dst, t);
+    ds.requireRegisterBytes(scalarTypeBytes(t), 2, 1);  // the packed source: the type's width
     ds.out.count = static_cast<uint8_t>(n);
     for (size_t i = 0; i < n; ++i)
       ds.out.d[i] = dst.elements[i].kind == K::Sink ? kNoSlot : ds.destination(dst.elements[i]);
@@ -305,7 +355,8 @@ void decodeMov(DecodeState& ds) {
     size_t n = src.elements.size();
     if (n != 2 && n != 4) ds.fail("mov pack needs 2 or 4 elements");
     ds.out.fn = &packHandler;
-    for (const ptx::Operand& e : src.elements) noVectorElement(ds, e);
+    checkMovList(ds, src, t);
+    ds.requireRegisterBytes(scalarTypeBytes(t), 1, 0);  // the packed destination: the type's width
     ds.out.count = static_cast<uint8_t>(n);
     uint32_t part = scalarTypeBytes(t) / static_cast<uint32_t>(n);
     ScalarType pt = part == 1 ? ScalarType::B8 : part == 2 ? ScalarType::B16 : ScalarType::B32;
@@ -462,6 +513,15 @@ void decodeCvt(DecodeState& ds) {
     ds.fail(fmt::format("cvt.{}.{} needs a {}-bit destination register (ptxas: arguments mismatch)", scalarTypeName(dt), scalarTypeName(st), 8 * db));
   ds.out.dstBytes = static_cast<uint8_t>(ds.slotBytes(ds.out.d[0]));
   ds.out.s[0] = ds.source(ds.in.operands[1], st);
+  // The registers' types where a half type is involved, as ptxas 13 checks them ("Arguments
+  // mismatch" otherwise): each operand as one of its own type (d of dtype, a of stype: .f16
+  // takes .f16 or .b16, .bf16 only .b16, .f32 .f32 or .b32, an integer type any integer or
+  // bit register or .f16x2). With .bf16 every register has its type's width; otherwise it
+  // may be wider, of a bit type for a float operand (.b32 for an .f16, not .u32 or .f16x2).
+  if (dt == F16 || st == F16 || bf) {
+    ds.requireOperandType(0, dt, !bf, "destination");
+    ds.requireOperandType(1, st, !bf, "source");
+  }
 }
 
 void decodeCvta(DecodeState& ds) {

@@ -103,6 +103,15 @@ void packSatHandler(const Instr& in, ExecContext& c, uint32_t m) {
   });
 }
 
+// An fp8 pair (.e4m3x2/.e5m2x2) lives in a .b16 register: ptxas 13 refuses .u16, .s16 and
+// .f16 ones ("Arguments mismatch"); there is no fp8 register type.
+void requireFp8Register(DecodeState& ds, size_t i, const char* role) {
+  const auto t = ds.declaredRegisterType(i);
+  if (t && *t != ScalarType::B16)
+    ds.fail(fmt::format("'{}' is a .{} register; the {} of '{}' (an fp8 pair) needs a .b16 register",
+                        ds.in.operands[i].name, scalarTypeName(*t), role, ds.in.text));
+}
+
 void requireRegister(DecodeState& ds, size_t i, const char* what) {
   if (!ds.namesRegister(ds.in.operands[i])) ds.fail(fmt::format("{} must be a register (ptxas: arguments mismatch)", what));
 }
@@ -135,6 +144,11 @@ void decodeCvtPairFromF32(DecodeState& ds, bool bf, ScalarType src, int frnd, bo
   requireBytes(ds, ds.out.d[0], 4, "the destination");
   ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::F32);
   ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::F32);
+  // ptxas 13: d a .b32 register or (f16x2 only) an .f16x2 one; a and b .f32 or .b32 ones, for
+  // f16x2 also wider .bN ones (and d a .b64 one, which the width check above still refuses).
+  ds.requireOperandType(0, bf ? ScalarType::BF16x2 : ScalarType::F16x2, false, "destination");
+  ds.requireOperandType(1, ScalarType::F32, !bf, "first source");
+  ds.requireOperandType(2, ScalarType::F32, !bf, "second source");
 }
 
 void decodeCvtFp8(DecodeState& ds, bool e5m2) {
@@ -167,6 +181,9 @@ void decodeCvtFp8(DecodeState& ds, bool e5m2) {
       requireBytes(ds, ds.out.d[0], 2, "the destination");
       ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::F32);
       ds.out.s[1] = ds.source(ds.in.operands[2], ScalarType::F32);
+      requireFp8Register(ds, 0, "destination");
+      ds.requireOperandType(1, ScalarType::F32, false, "first source");
+      ds.requireOperandType(2, ScalarType::F32, false, "second source");
       return;
     }
     if (types[0] != ScalarType::F16x2)
@@ -179,6 +196,8 @@ void decodeCvtFp8(DecodeState& ds, bool e5m2) {
     requireRegister(ds, 1, "the f16x2 source");
     ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::F16x2);
     requireBytes(ds, ds.out.s[0], 4, "the f16x2 source");
+    requireFp8Register(ds, 0, "destination");
+    ds.requireOperandType(1, ScalarType::F16x2, false, "source");
     return;
   }
   if (types[0] != ScalarType::F16x2)
@@ -191,6 +210,8 @@ void decodeCvtFp8(DecodeState& ds, bool e5m2) {
   requireRegister(ds, 1, "the fp8 source");
   ds.out.s[0] = ds.source(ds.in.operands[1], ScalarType::B16);
   requireBytes(ds, ds.out.s[0], 2, "the fp8 source");
+  ds.requireOperandType(0, ScalarType::F16x2, false, "destination");
+  requireFp8Register(ds, 1, "source");
 }
 
 void decodeCvtPackSat(DecodeState& ds) {

@@ -160,7 +160,9 @@ void setOp(DecodeState& ds, ScalarType t) {
   } else {
     pair ? setElementwise<HalfPair<F, op>, Unary, uint32_t>(ds, t, 1) : setElementwise<HalfScalar<F, op>, Unary, uint16_t>(ds, t, 1);
   }
-  ds.requireRegisterBytes(pair ? 4 : 2, n + 1);
+  // ptxas: "Arguments mismatch" unless every register is .b16 (.b32 for the x2 forms) or of
+  // the instruction's type (.f16, .f16x2; there are no .bf16/.bf16x2 registers).
+  ds.requireRegisterType(t, 0, n + 1);
 }
 
 template <Fmt F>

@@ -169,6 +169,75 @@ TEST(GrammarForms, OperandExpressionsAndVectorOperandsWithImmediates) {
   EXPECT_EQ(out[5], 7u);
 }
 
+// mov pack/unpack lists as ptxas 13 takes them (grammar corpus forms/mov_list_*): vector
+// register elements and whole vector registers are elements, an immediate can be unpacked;
+// the values are the bits of the parts, element 0 lowest.
+TEST(GrammarForms, MovListsWithVectorElementsWholeVectorsAndImmediates) {
+  auto out = runOut(test::header() + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .u64 o, d;
+  .reg .v2 .u32 v;
+  .reg .v4 .u16 h;
+  .reg .v2 .f32 f;
+  .reg .u32 a;
+  .reg .b16 lo, hi;
+  ld.param.u64 o, [out];
+  mov.u32 v.x, 0x11111111;
+  mov.u32 v.y, 0x22222222;
+  mov.u32 a, 0x33333333;
+  mov.b64 d, {v.x, v.y};
+  st.global.u64 [o], d;
+  mov.b64 d, {a, v.r};
+  st.global.u64 [o+8], d;
+  mov.b64 {h.x, h.y, h.z, h.w}, 0x0004000300020001;
+  mov.b64 d, {h.w, h.z, h.y, h.x};
+  st.global.u64 [o+16], d;
+  mov.b64 {v.y, _}, d;
+  st.global.u32 [o+24], v.y;
+  mov.b64 d, v;
+  mov.b64 f, d;
+  st.global.v2.f32 [o+32], f;
+  mov.b32 {lo, hi}, 0x00080007;
+  mov.b32 a, {hi, lo};
+  st.global.u32 [o+40], a;
+  ret;
+}
+)", 11, 1);
+  EXPECT_EQ(out[0], 0x11111111u);
+  EXPECT_EQ(out[1], 0x22222222u);
+  EXPECT_EQ(out[2], 0x33333333u);
+  EXPECT_EQ(out[3], 0x11111111u);
+  EXPECT_EQ(out[4], 0x00030004u);
+  EXPECT_EQ(out[5], 0x00010002u);
+  EXPECT_EQ(out[6], 0x00030004u);
+  EXPECT_EQ(out[8], 0x11111111u);  // d = v = {v.x, v.y as unpacked above}, through f
+  EXPECT_EQ(out[9], 0x00030004u);
+  EXPECT_EQ(out[10], 0x00070008u);
+}
+
+TEST(GrammarForms, MovListsRefuseWhatPtxasRefuses) {
+  auto kernel = [](const char* regs, const char* body) {
+    return test::header() + ".visible .entry k()\n{\n .reg .u64 d;\n .reg .u32 a;\n .reg .f32 fs;\n .reg .b16 s;\n" +
+           " .reg .v2 .u32 v;\n .reg .v2 .f32 vf;\n" + regs + body + "\n ret;\n}\n";
+  };
+  auto refused = [&](const char* body, const char* why) {
+    const std::string e = decodeError(kernel("", body));
+    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
+  };
+  EXPECT_EQ(decodeError(kernel("", "mov.b64 d, {v.x, v.y};\n mov.b64 d, {a, 7};\n mov.b64 v, d;")), "");
+  refused("mov.b64 d, {v.x, 7};", "the vector register element 'v.x' beside the immediate 7");
+  refused("mov.b64 d, {vf.y, 0f3f800000};", "beside the immediate");
+  refused("mov.b64 d, {a, fs};", "'fs' and 'a' in one mov list: a float element beside an integer one");
+  refused("mov.b64 d, {fs, 7};", "'fs' and '7' in one mov list");
+  refused("mov.b64 {v.x, vf.y}, d;", "a float element beside an integer one");
+  refused("mov.b64 d, {s, s};", "'s' is a .b16 register; each element of this mov list is 32 bits wide");
+  refused("mov.b64 d, {a, a, a, a};", "'a' is a .u32 register; each element of this mov list is 16 bits wide");
+  refused("mov.u64 d, {a, a};", "needs a .b16, .b32 or .b64 type, not .u64");
+  refused("mov.b64 {a, a}, fs;", "'fs' is a 32-bit register");
+  refused("mov.b64 a, {a, a};", "'a' is a 32-bit register");
+}
+
 TEST(GrammarForms, InitialisersHoldingAddressesAndFunctionScopeGlobals) {
   auto out = runOut(test::header() + R"(
 .global .u32 gx[4];
@@ -240,6 +309,65 @@ TEST(GrammarForms, WhatTheDeclaredTargetOrVersionLacksIsRejected) {
             std::string::npos);
   EXPECT_NE(decodeError(kernel("7.0", "sm_75", "shfl.up.b32 %r1, %r2, 1, 0;")).find("without .sync"),
             std::string::npos);
+}
+
+// Half-precision operands (f16, f16x2, bf16, bf16x2) as ptxas 13 types them ("Arguments
+// mismatch" otherwise): .bN registers or the half type's own (.f16, .f16x2; ptxas declares no
+// .bf16 registers), never .u16/.s16/.u32/.s32 ones; cvt and set type each operand by its own
+// type. These were all accepted before (qgpu read the bits whatever the register type).
+TEST(GrammarForms, HalfOperandsTakeBitOrHalfRegistersOnly) {
+  auto kernel = [](const std::string& body) {
+    return std::string(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n") +
+           " .reg .b8 c<4>;\n .reg .b16 h<4>;\n .reg .u16 us<4>;\n .reg .s16 ss<4>;\n .reg .f16 fh<4>;\n"
+           " .reg .b32 r<4>;\n .reg .u32 u<4>;\n .reg .s32 s<4>;\n .reg .f32 f<4>;\n .reg .f16x2 hh<4>;\n"
+           " .reg .b64 rd<4>;\n .reg .pred p<3>;\n" +
+           body + "\n ret;\n}\n";
+  };
+  auto refused = [&](const char* body, const char* why) {
+    const std::string e = decodeError(kernel(body));
+    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
+  };
+  // What ptxas accepts stays accepted (each line measured with ptxas 13.0.88, sm_90).
+  EXPECT_EQ(decodeError(kernel("add.rn.f16 fh1, fh2, h3;\n fma.rn.f16x2 r1, hh1, hh2, r3;\n neg.f16 h1, fh2;\n"
+                               " max.NaN.bf16x2 r1, r2, r3;\n ex2.approx.f16x2 hh1, hh2;\n tanh.approx.bf16 h1, h2;\n"
+                               " setp.lt.f16x2 p1|p2, hh1, r2;\n set.lt.u32.f16 u1, fh1, h2;\n"
+                               " set.lt.s32.f16x2 hh1, hh2, r1;\n set.lt.bf16.f16 us1, fh1, fh2;\n"
+                               " set.lt.bf16x2.bf16x2 f1, r1, r2;\n set.lt.f16.f32 fh1, f1, r1;\n"
+                               " cvt.rn.f16.f32 r1, f1;\n cvt.f32.f16 f2, rd1;\n cvt.rn.f16.s32 h1, hh1;\n"
+                               " cvt.rn.f16.u8 fh1, s1;\n cvt.rzi.u16.f16 ss1, fh1;\n cvt.rn.bf16.f16 h1, fh1;\n"
+                               " cvt.rn.f16x2.f32 hh1, f1, rd1;\n cvt.rn.satfinite.e5m2x2.f16x2 h1, hh1;\n"
+                               " cvt.rn.f16x2.e4m3x2 hh1, h1;")),
+            "");
+  refused("add.rn.f16 us1, h1, h2;", "'us1' is a .u16 register; 'add.rn.f16 us1, h1, h2;' needs .f16 or .b16 operands");
+  refused("fma.rn.f16x2 r1, r2, r3, u1;", "'u1' is a .u32 register; 'fma.rn.f16x2 r1, r2, r3, u1;' needs .f16x2 or .b32");
+  refused("min.f16x2 r1, f1, r2;", "'f1' is a .f32 register");
+  refused("neg.f16 h1, ss1;", "'ss1' is a .s16 register");
+  refused("fma.rn.bf16 fh1, h2, h3, h0;", "'fh1' is a .f16 register; 'fma.rn.bf16 fh1, h2, h3, h0;' needs .b16 operands");
+  refused("add.rn.bf16x2 hh1, r1, r2;", "'hh1' is a .f16x2 register");
+  refused("ex2.approx.f16x2 u1, r1;", "'u1' is a .u32 register");
+  refused("setp.lt.f16x2 p1, u1, r1;", "'u1' is a .u32 register");
+  refused("setp.lt.bf16 p1, fh1, h1;", "'fh1' is a .f16 register");
+  refused("set.lt.f16.f16 us1, h1, h2;", "'us1' is a .u16 register; the destination of");
+  refused("set.lt.bf16.bf16 fh1, h1, h2;", "'fh1' is a .f16 register; the destination of");
+  refused("set.lt.u32.f16 f1, h1, h2;", "'f1' is a .f32 register; the destination of");
+  refused("set.lt.u32.f16 r1, h1, ss1;", "'ss1' is a .s16 register");
+  refused("set.lt.f16.f32 h1, u1, f1;", "'u1' is a .u32 register");
+  refused("cvt.rn.f16.f32 us1, f1;", "'us1' is a .u16 register; the destination of 'cvt.rn.f16.f32 us1, f1;' needs .f16 or .b16");
+  refused("cvt.rn.f16.f32 u1, f1;", "'u1' is a .u32 register; the destination of");
+  refused("cvt.rn.f16.f32 h1, u1;", "'u1' is a .u32 register; the source of");
+  refused("cvt.f32.f16 f1, ss1;", "'ss1' is a .s16 register; the source of");
+  refused("cvt.f32.f16 f1, c1;", "'c1' is a 8-bit register; the source of 'cvt.f32.f16 f1, c1;' needs a 16-bit (or wider)");
+  refused("cvt.rzi.u16.f16 fh1, h1;", "'fh1' is a .f16 register; the destination of");
+  refused("cvt.rn.f16.s32 h1, f1;", "'f1' is a .f32 register; the source of");
+  refused("cvt.rn.bf16.f32 us1, f1;", "'us1' is a .u16 register; the destination of");
+  refused("cvt.f32.bf16 f1, fh1;", "'fh1' is a .f16 register; the source of");
+  refused("cvt.f32.bf16 f1, r1;", "'r1' is a 32-bit register; the source of 'cvt.f32.bf16 f1, r1;' needs a 16-bit register");
+  refused("cvt.rn.f16x2.f32 u1, f1, f2;", "'u1' is a .u32 register; the destination of");
+  refused("cvt.rn.f16x2.f32 r1, f1, s1;", "'s1' is a .s32 register; the second source of");
+  refused("cvt.rn.bf16x2.f32 hh1, f1, f2;", "'hh1' is a .f16x2 register; the destination of");
+  refused("cvt.rn.satfinite.e4m3x2.f32 us1, f1, f2;", "'us1' is a .u16 register; the destination of");
+  refused("cvt.rn.satfinite.e5m2x2.f16x2 h1, u1;", "'u1' is a .u32 register; the source of");
+  refused("cvt.rn.f16x2.e4m3x2 r1, fh1;", "'fh1' is a .f16 register; the source of");
 }
 
 }  // namespace
