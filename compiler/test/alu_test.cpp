@@ -76,7 +76,7 @@ const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken)
   return wr == r.writes.end() ? nullptr : &*wr;
 }
 
-// `joined`: the positions as the joined step (machine_step.h) sees them — LD, FMUL and FFMA
+// `joined`: the positions as the joined step (machine_step.h) sees them — LD and the float lane's ops
 // computed too (an LD's written lanes at its first position; a float lane's result at its own
 // position, parked), else as alu_write sees them (their results 0).
 AluStream aluStream(const CorpusRun& r, bool joined = false) {

@@ -1,8 +1,8 @@
 // The lane-serial float step (float_lane.h) joined on the operand select and the front end,
 // fed nothing but each token's features, against the reference executor: at each position of
-// every FADD, FSUB (f32), FMUL and FFMA step (one per active lane, in lane order), the result of that lane as
-// machine::computeLane gives it for the operands the executor reads; then the weights against
-// the IR in the engine.
+// every FADD, FSUB (f32), FMUL and FFMA step (one per active lane, in lane order), the result
+// of that lane as machine::computeLane gives it for the operands the executor reads; then the
+// weights against the IR in the engine.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 

@@ -475,8 +475,8 @@ class Machine {
                                writeFormName(form), i + 1, ids.size(), tokenName(ids[i])));
   }
 
-  /// A lane-serial op's unit computes one lane (docs/machine.md §5.2: FMUL and FFMA for four
-  /// lanes do not fit hidden 2048), so its step takes one position per active lane: each lane's
+  /// A lane-serial op's unit computes one lane (docs/machine.md §5.2: FADD, FSUB, FMUL and
+  /// FFMA for four lanes do not fit hidden 2048 beside the rest of the step), so its step takes one position per active lane: each lane's
   /// result is computed at its own position and parked, the last lane's position spells the
   /// write. The positions before it say WAIT.
   void laneSerialPositions(const Warp& w, uint32_t pc, uint32_t eff) {

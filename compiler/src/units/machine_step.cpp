@@ -5,7 +5,7 @@
 //   the memory (memory_access.cpp): a store's lane and bytes, the banks, an LD's value at 38
 //   the lane-serial float step (float_lane.cpp): the position's lane result at 34, parked in
 //     one one-slot bank per lane (written where the position computes that lane, read at
-//     every position where the step is FMUL or FFMA, 0 elsewhere), so that at the step's last
+//     every position where the step is a float-lane op, 0 elsewhere), so that at the step's last
 //     lane the earlier lanes' results are there
 //   the result select: per bit one exclusiveOr channel over the three (at most one is not 0:
 //     each is 0 unless its op runs)

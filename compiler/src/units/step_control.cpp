@@ -10,7 +10,7 @@
 //     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
 //   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
 //     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
-//     the BRA's outcome, DONE, WAIT (lane-serial steps: FMUL, FFMA, ST);
+//     the BRA's outcome, DONE, WAIT (lane-serial steps: FADD, FSUB, FMUL, FFMA, ST);
 //     the value bits as gates of the pcs and lanes by the token
 //     chosen, one channel per bit
 #include "qgpu/compiler/step_control.h"
@@ -42,7 +42,7 @@ enum Flag : uint32_t {
   kBra,         // the op is BRA
   kExitOrBar,   // the op is EXIT or BAR
   kBraOrCall,   // the op is BRA or CALL
-  kLaneSerial,  // the op is lane-serial (FMUL, FFMA, ST: one position per active lane)
+  kLaneSerial,  // the op is lane-serial (FADD, FSUB, FMUL, FFMA, ST: one position per active lane)
   kStore,       // the op is ST (DONE at its last lane's position)
   kPopEnd,      // a step ended at depth 2 and the next pc is the base entry's join: a pop
   kBIsJoin,     // the word's b is the base entry's join

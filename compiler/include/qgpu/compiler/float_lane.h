@@ -1,7 +1,8 @@
-// The lane-serial float step (docs/machine.md §5.2): FMUL and FFMA run on one one-lane FFMA
-// datapath, one active lane per position — at each of the step's positions the (W + 1)-th
-// active lane's a, b and c (FMUL: a signed zero, +0 when rounding down and -0 otherwise,
-// which makes FFMA's one rounding FMUL's) — from the tokens alone.
+// The lane-serial float step (docs/machine.md §5.2): FADD, FSUB, FMUL and FFMA run on one
+// one-lane FFMA datapath, one active lane per position — at each of the step's positions the
+// (W + 1)-th active lane's a, b and c (FMUL: a signed zero, +0 when rounding down and -0
+// otherwise, which makes FFMA's one rounding FMUL's; FADD and FSUB: a factor of 1 and b, or
+// -b, as the addend) — from the tokens alone.
 #pragma once
 
 #include <cstdint>

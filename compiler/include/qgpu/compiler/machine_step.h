@@ -22,7 +22,8 @@ struct MachineStepWires {
   std::vector<Bus> loaded;     // per lane, 64 bits: an LD's value (0 for another op)
   LaneSerialFloatWires floats;  // the lane this position computes and its f32 result
   // Per lane, 32 bits: the f32 result of the lane's last float position (a one-slot bank per
-  // lane, written where the position computes that lane), 0 where the step is no FMUL or FFMA.
+  // lane, written where the position computes that lane), 0 where the datapath computes no
+  // float op (floatLaneComputes).
   std::vector<Bus> parked;
   std::vector<Bus> result;  // per lane, 64 bits: ALU + LD + parked float (at most one is not 0)
   RegisterWriteWires write;

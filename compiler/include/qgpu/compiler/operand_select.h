@@ -36,7 +36,7 @@ Bus guardedLanes(Circuit& c, const FrontWires& front);
 /// heads) that the step's lane-serial units and its control share.
 Bus countWaits(Circuit& c, const FrontWires& front);
 
-/// The lane a lane-serial step (FMUL, FFMA, ST: docs/machine.md §5.2, §5.3) computes at
+/// The lane a lane-serial step (FADD, FSUB, FMUL, FFMA, ST: docs/machine.md §5.2, §5.3) computes at
 /// this position, where `op` (a form whose values are bits) is 1: the (W + 1)-th of the
 /// `active` lanes, W from `waits` (countWaits). Per lane [active_l, P_l = W] (P_l the active
 /// lanes below l) as a pair of thresholds per value of W, one exclusiveOr per lane, one level

@@ -27,7 +27,7 @@ struct StepControlWires {
   WireId depth3 = 0;      // DEPTH 3: a BRA that diverges at depth 1 to three entries, the last DEPTH not 3
   WireId top3 = 0;        // TOP at the last DEPTH's depth (3): the same BRA after that DEPTH
   WireId done = 0;        // DONE: EXIT, BAR, a store's last lane, or no active lane (not BRA, CALL)
-  WireId wait = 0;        // WAIT: a lane-serial step (FMUL, FFMA) before its last active lane's position,
+  WireId wait = 0;        // WAIT: a lane-serial float step (FADD, FSUB, FMUL, FFMA) before its last active lane's position,
                           // or a store before its last lane
   // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
   // checkpoint first): a form whose value is a bit, at the active lanes' level.

@@ -34,7 +34,7 @@ enum class MOp : uint8_t {
 enum class MFamily : uint8_t { Integer, Float32, Float64, Convert, Memory, Warp };
 /// How the executor runs a step of an op.
 /// LaneSerial: a lane-local value like Unit, computed one active lane per token position
-/// (FMUL and FFMA, on one one-lane FFMA unit: four lanes' do not fit hidden 2048,
+/// (FADD, FSUB, FMUL and FFMA, on one one-lane FFMA unit: four lanes' do not fit hidden 2048,
 /// docs/machine.md §5.2); the step says one WAIT per active lane but the last before its write.
 enum class MExec : uint8_t { Unit, Load, Store, Atomic, Shuffle, Vote, Barrier, Branch, Exit, Call, LaneSerial };
 /// The destination bytes an op writes (see writeBytes in qgpu/machine/units.h).
