@@ -344,6 +344,12 @@ void decodeSet(DecodeState& ds) {
     ds.requireRegisterType(st, 1, 3);
     if (dt == BF16) ds.requireOperandType(0, U16, false, "destination");
     else if (dt != BF16x2) ds.requireOperandType(0, dt, false, "destination");
+  } else if (dt == F32 || st == F32 || st == F64) {
+    // ptxas 13 checks the registers the same way where an .f32/.f64 is involved: the sources
+    // as operands of type stype, the destination (.u32/.s32/.f32) as one of type dtype, each
+    // of exactly its type's width.
+    if (st == F32 || st == F64) ds.requireRegisterType(st, 1, 3);
+    ds.requireOperandType(0, dt, false, "destination");
   }
 }
 
@@ -358,6 +364,8 @@ void decodeSelp(DecodeState& ds) {
   bool negated = false;  // selp d, a, b, !p is selp d, b, a, p (ptxas accepts it)
   ds.out.s[2] = ds.predicate(ds.in.operands[3], &negated);
   if (negated) std::swap(ds.out.s[0], ds.out.s[1]);
+  // ptxas 13: selp.f32/.f64 takes registers of its type or of the bit type of its width.
+  if (types[0] == ScalarType::F32 || types[0] == ScalarType::F64) ds.requireRegisterType(types[0], 0, 3);
 }
 
 void decodeSlct(DecodeState& ds) {

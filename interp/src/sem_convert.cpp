@@ -351,6 +351,8 @@ void decodeMov(DecodeState& ds) {
     return;
   }
   ds.out.d[0] = ds.destination(dst);
+  // ptxas 13: mov.f32/.f64 takes registers of its type or of the bit type of its width.
+  if (t == ScalarType::F32 || t == ScalarType::F64) ds.requireRegisterType(t, 0, src.kind == K::Vector ? 1 : 2);
   if (src.kind == K::Vector) {  // pack
     size_t n = src.elements.size();
     if (n != 2 && n != 4) ds.fail("mov pack needs 2 or 4 elements");
@@ -521,6 +523,11 @@ void decodeCvt(DecodeState& ds) {
   if (dt == F16 || st == F16 || bf) {
     ds.requireOperandType(0, dt, !bf, "destination");
     ds.requireOperandType(1, st, !bf, "source");
+  } else {
+    // ptxas 13 checks an .f32/.f64 operand the same way: a register of its type, or of a bit
+    // type of its width or wider (.b64 for an .f32); .u32/.s32/.f64 for an .f32 are refused.
+    if (dt == F32 || dt == F64) ds.requireOperandType(0, dt, true, "destination");
+    if (st == F32 || st == F64) ds.requireOperandType(1, st, true, "source");
   }
 }
 

@@ -370,5 +370,42 @@ TEST(GrammarForms, HalfOperandsTakeBitOrHalfRegistersOnly) {
   refused("cvt.rn.f16x2.e4m3x2 r1, fh1;", "'fh1' is a .f16 register; the source of");
 }
 
+TEST(GrammarForms, FloatOperandsOfCvtSetSelpMovTakeFloatOrBitRegistersOnly) {
+  auto kernel = [](const std::string& body) {
+    return std::string(".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n") +
+           " .reg .b32 r<4>;\n .reg .u32 u<4>;\n .reg .s32 s<4>;\n .reg .f32 f<4>;\n .reg .b64 rd<4>;\n"
+           " .reg .u64 ud<4>;\n .reg .f64 fd<4>;\n .reg .pred p<3>;\n" +
+           body + "\n ret;\n}\n";
+  };
+  auto refused = [&](const char* body, const char* why) {
+    const std::string e = decodeError(kernel(body));
+    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
+  };
+  // What ptxas accepts stays accepted (each line measured with ptxas 13, sm_75).
+  EXPECT_EQ(decodeError(kernel(" cvt.rn.f32.s32 f1, s1;\n cvt.rn.f32.s32 r1, s1;\n cvt.rn.f32.s32 rd1, s1;\n"
+                               " cvt.rzi.s32.f32 s1, r1;\n cvt.rzi.s32.f32 s1, rd1;\n cvt.f64.f32 fd1, r1;\n"
+                               " cvt.f64.f32 rd1, f1;\n cvt.rn.f32.f64 f1, rd1;\n cvt.rni.f32.f32 f1, r1;\n"
+                               " set.lt.u32.f32 u1, f1, r1;\n set.lt.s32.f32 r1, f1, f2;\n set.lt.f32.f32 r1, f1, f2;\n"
+                               " set.lt.f32.s32 f1, s1, s2;\n set.lt.u32.f64 u1, fd1, rd1;\n set.lt.f32.f64 f1, fd1, fd2;\n"
+                               " selp.f32 r1, f1, r2, p1;\n selp.f32 f1, f2, 0f3F800000, p1;\n selp.f64 rd1, fd1, rd2, p1;\n"
+                               " mov.f32 r1, f1;\n mov.f32 f1, r1;\n mov.f64 rd1, fd1;\n mov.f64 fd1, rd1;\n"
+                               " setp.lt.f32 p1, f1, r1;\n setp.lt.f64 p1, fd1, rd1;")),
+            "");
+  refused("set.lt.u32.f32 u1, f1, u2;", "'u2' is a .u32 register; 'set.lt.u32.f32 u1, f1, u2;' needs .f32 or .b32 operands");
+  refused("set.lt.f32.f32 u1, f1, f2;", "'u1' is a .u32 register; the destination of 'set.lt.f32.f32 u1, f1, f2;' needs .f32 or .b32");
+  refused("set.lt.u32.f32 f1, f1, f2;", "'f1' is a .f32 register; the destination of");
+  refused("set.lt.u32.f64 u1, fd1, r1;", "'r1' is a 32-bit register");
+  refused("cvt.rn.f32.s32 u1, s1;", "'u1' is a .u32 register; the destination of 'cvt.rn.f32.s32 u1, s1;' needs .f32 or .b32 (or a wider .bN)");
+  refused("cvt.rn.f32.s32 ud1, s1;", "'ud1' is a .u64 register; the destination of");
+  refused("cvt.rzi.s32.f32 s1, u1;", "'u1' is a .u32 register; the source of");
+  refused("cvt.f64.f32 fd1, u1;", "'u1' is a .u32 register; the source of");
+  refused("cvt.f64.f32 fd1, fd2;", "'fd2' is a .f64 register; the source of");
+  refused("selp.f32 u1, f1, f2, p1;", "'u1' is a .u32 register; 'selp.f32 u1, f1, f2, p1;' needs .f32 or .b32 operands");
+  refused("selp.f64 fd1, ud1, fd2, p1;", "'ud1' is a .u64 register");
+  refused("mov.f32 u1, f1;", "'u1' is a .u32 register; 'mov.f32 u1, f1;' needs .f32 or .b32 operands");
+  refused("mov.f32 f1, rd1;", "'rd1' is a 64-bit register");
+  refused("setp.lt.f32 p1, f1, s1;", "'s1' is a .s32 register");
+}
+
 }  // namespace
 }  // namespace qgpu
