@@ -91,15 +91,8 @@ int runProve(const std::string& name, double minMargin) {
   return 0;
 }
 
-// The unit `name` from the catalogue, plan-only ones included (findUnit refuses those).
-const UnitSpec& catalogueUnit(const std::string& name) {
-  for (const UnitSpec& u : unitCatalogue())
-    if (u.name == name) return u;
-  return findUnit(name);  // throws, listing the names
-}
-
 int runPlan(const std::string& name, int layer, bool json) {
-  const UnitSpec& s = catalogueUnit(name);
+  const UnitSpec& s = findUnitOrPlan(name);
   const Unit u = s.build();
   const LayerPlan plan = planLayers(u.circuit, schedule(u.circuit), 2);
   const std::vector<LayerProfile> layers = layerProfiles(plan);

@@ -311,13 +311,16 @@ const std::vector<UnitSpec>& unitCatalogue() {
 }
 
 const UnitSpec& findUnit(const std::string& name) {
+  const UnitSpec& u = findUnitOrPlan(name);
+  if (u.planOnly)
+    throw CompileError(fmt::format("unit '{}' is plan-only: too big to emit as one checkpoint here "
+                                   "(qgpu compile units reports its plan)", name));
+  return u;
+}
+
+const UnitSpec& findUnitOrPlan(const std::string& name) {
   for (const UnitSpec& u : unitCatalogue())
-    if (u.name == name) {
-      if (u.planOnly)
-        throw CompileError(fmt::format("unit '{}' is plan-only: too big to emit as one checkpoint here "
-                                       "(qgpu compile units reports its plan)", name));
-      return u;
-    }
+    if (u.name == name) return u;
   std::string names;
   for (const UnitSpec& u : unitCatalogue()) names += (names.empty() ? "" : ", ") + u.name;
   throw CompileError(fmt::format("no compiled unit '{}' (units: {})", name, names));

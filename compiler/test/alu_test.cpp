@@ -65,17 +65,6 @@ std::string tokenClass(uint32_t id) {
   return "?";
 }
 
-// The executor's register write of the step whose first token is `firstToken` (nothing where
-// it writes none: no lane active).
-const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken) {
-  const auto next = std::upper_bound(r.steps.begin(), r.steps.end(), firstToken,
-                                     [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
-  const size_t until = next == r.steps.end() ? r.tokens.size() : next->firstToken;
-  const auto wr = std::find_if(r.writes.begin(), r.writes.end(),
-                               [&](const machine::RegisterWrite& w) { return w.lastToken >= firstToken && w.lastToken < until; });
-  return wr == r.writes.end() ? nullptr : &*wr;
-}
-
 // `joined`: the positions as the joined step (machine_step.h) sees them — LD and the float lane's ops
 // computed too (an LD's written lanes at its first position; a float lane's result at its own
 // position, parked), else as alu_write sees them (their results 0).

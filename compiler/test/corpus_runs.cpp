@@ -182,6 +182,15 @@ size_t firstAtomicWrite(const CorpusRun& r) {
   return end;
 }
 
+const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken) {
+  const auto next = std::upper_bound(r.steps.begin(), r.steps.end(), firstToken,
+                                     [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
+  const size_t until = next == r.steps.end() ? r.tokens.size() : next->firstToken;
+  const auto wr = std::find_if(r.writes.begin(), r.writes.end(),
+                               [&](const machine::RegisterWrite& w) { return w.lastToken >= firstToken && w.lastToken < until; });
+  return wr == r.writes.end() ? nullptr : &*wr;
+}
+
 void ShadowRegisters::commit(const machine::RegisterWrite& w, uint32_t warp) {
   for (uint32_t l = 0; l < 4; ++l)
     if ((w.lanes >> l) & 1) values_.at((warp * regs_ + w.reg) * 4 + l) = w.values[l] & machine::widthMask(w.bytes);

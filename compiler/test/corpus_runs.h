@@ -44,6 +44,10 @@ const std::vector<CorpusRun>& corpusRuns();
 /// units' tests stop there.
 size_t firstAtomicWrite(const CorpusRun& r);
 
+/// The executor's register write of the step whose first token is `firstToken`: the one whose
+/// last token lies among the step's tokens (nothing where it writes none: no lane active).
+const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken);
+
 /// The executor's registers as the compiled register file holds them (each write cut to its
 /// width), for a test that follows a run's writes.
 class ShadowRegisters {

@@ -56,14 +56,8 @@ LoadStream loadStream(const CorpusRun& r) {
     }
     if (step.in.op != machine::MOp::Ld) continue;
     ls.afterStores += ls.stores > 0 ? 1 : 0;
-    // The executor's write of this step: its last token lies among the step's tokens.
-    const auto next = std::upper_bound(r.steps.begin(), r.steps.end(), step.state->firstToken,
-                                       [](size_t t, const machine::StepState& s) { return t < s.firstToken; });
-    const size_t until = next == r.steps.end() ? r.tokens.size() : next->firstToken;
-    const auto wr = std::find_if(r.writes.begin(), r.writes.end(), [&](const machine::RegisterWrite& w) {
-      return w.lastToken >= step.state->firstToken && w.lastToken < until;
-    });
-    if (wr == r.writes.end()) continue;  // no lane active: nothing written
+    const machine::RegisterWrite* wr = writeOfStep(r, step.state->firstToken);
+    if (!wr) continue;  // no lane active: nothing written
     for (uint32_t l = 0; l < 4; ++l) {
       if (!((wr->lanes >> l) & 1)) continue;
       for (uint32_t i = 0; i < 64; ++i)

@@ -14,15 +14,9 @@
 namespace qgpu::compiler {
 namespace {
 
-const UnitSpec& unitNamed(const std::string& name) {
-  for (const UnitSpec& u : unitCatalogue())
-    if (u.name == name) return u;
-  throw CompileError("no unit " + name);
-}
-
 TEST(PlanProfile, TheWidestLayerNeedsThePlansChannels) {
   for (const char* name : {"alu_write", "memory", "float_lane", "step"}) {
-    const Unit u = unitNamed(name).build();
+    const Unit u = findUnitOrPlan(name).build();
     const LayerPlan plan = planLayers(u.circuit, schedule(u.circuit), 2);
     const std::vector<LayerProfile> layers = layerProfiles(plan);
     ASSERT_EQ(layers.size(), static_cast<size_t>(plan.layers)) << name;

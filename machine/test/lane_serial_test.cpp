@@ -89,31 +89,44 @@ TEST(MachineLaneSerial, ReplayNeedsEveryLanePosition) {
   test::expectReplayNeeds("saxpy", "float lane 2/4");
 }
 
+// Every f32 mode (fl: ftz bit 0, sat bit 1, rounding bits 2-3) on the edge operand pairs and
+// 2^16 random ones per mode: `check(fl, a, b)` asserts; returns how many pairs it checked.
+template <class Check>
+uint64_t forEveryModeAndOperandPair(uint32_t seed, Check&& check) {
+  const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x3f800000, 0xbf800000,
+                            0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc12345,
+                            0x3f000000, 0x1f800000, 0x5f800000, 0x20000000, 0x00400000, 0x3fffffff};
+  std::mt19937 rng(seed);
+  uint64_t checked = 0;
+  for (uint32_t fl = 0; fl < 16; ++fl) {
+    auto one = [&](uint32_t a, uint32_t b) {
+      check(fl, a, b);
+      ++checked;
+    };
+    for (uint32_t a : edges)
+      for (uint32_t b : edges) one(a, b);
+    for (int i = 0; i < (1 << 16); ++i) one(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()));
+  }
+  return checked;
+}
+
+MInstr f32(MOp op, uint32_t fl) {
+  MInstr in;
+  in.op = op;
+  in.ty = 2;  // 4 bytes
+  in.fl = static_cast<uint8_t>(fl);
+  return in;
+}
+
 // What lets one unit serve both: FMUL(a, b) = FFMA(a, b, z) with z = +0 when rounding down
 // (rm: +0 + -0 would be -0) and -0 otherwise (a product of +0 or -0 plus -0 keeps its sign),
 // in every rounding mode with ftz and sat, on edge operands and 2^20 random ones.
 TEST(MachineLaneSerial, FmulIsFfmaWithASignedZeroAddend) {
-  const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x3f800000, 0xbf800000,
-                            0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc12345,
-                            0x3f000000, 0x1f800000, 0x5f800000, 0x20000000, 0x00400000, 0x3fffffff};
-  std::mt19937 rng(20261201);
-  uint64_t checked = 0;
-  for (uint32_t fl = 0; fl < 16; ++fl) {  // ftz (bit 0), sat (bit 1), rounding (bits 2-3)
-    MInstr mul, fma;
-    mul.op = MOp::FMul;
-    fma.op = MOp::FFma;
-    mul.ty = fma.ty = 2;  // 4 bytes
-    mul.fl = fma.fl = static_cast<uint8_t>(fl);
+  const uint64_t checked = forEveryModeAndOperandPair(20261201, [](uint32_t fl, uint32_t a, uint32_t b) {
     const uint64_t zero = ((fl >> 2) & 3) == 2 ? 0x00000000u : 0x80000000u;  // rm: +0
-    auto check = [&](uint32_t a, uint32_t b) {
-      ASSERT_EQ(computeLane(mul, a, b, 0), computeLane(fma, a, b, zero))
-          << std::hex << "a " << a << " b " << b << " fl " << fl;
-      ++checked;
-    };
-    for (uint32_t a : edges)
-      for (uint32_t b : edges) check(a, b);
-    for (int i = 0; i < (1 << 16); ++i) check(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()));
-  }
+    ASSERT_EQ(computeLane(f32(MOp::FMul, fl), a, b, 0), computeLane(f32(MOp::FFma, fl), a, b, zero))
+        << std::hex << "a " << a << " b " << b << " fl " << fl;
+  });
   EXPECT_EQ(checked, 16u * (20 * 20 + (1u << 16)));
 }
 
@@ -122,28 +135,13 @@ TEST(MachineLaneSerial, FmulIsFfmaWithASignedZeroAddend) {
 // with ftz and sat, on edge operands and 2^16 random ones per mode (a NaN gives the
 // canonical NaN either way).
 TEST(MachineLaneSerial, FaddAndFsubAreFfmaWithAFactorOfOne) {
-  const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x3f800000, 0xbf800000,
-                            0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc12345,
-                            0x3f000000, 0x1f800000, 0x5f800000, 0x20000000, 0x00400000, 0x3fffffff};
-  std::mt19937 rng(20261205);
-  uint64_t checked = 0;
-  for (uint32_t fl = 0; fl < 16; ++fl) {
-    MInstr add, sub, fma;
-    add.op = MOp::FAdd;
-    sub.op = MOp::FSub;
-    fma.op = MOp::FFma;
-    add.ty = sub.ty = fma.ty = 2;
-    add.fl = sub.fl = fma.fl = static_cast<uint8_t>(fl);
-    auto check = [&](uint32_t a, uint32_t b) {
-      ASSERT_EQ(computeLane(add, a, b, 0), computeLane(fma, a, 0x3f800000, b)) << std::hex << "a " << a << " b " << b << " fl " << fl;
-      ASSERT_EQ(computeLane(sub, a, b, 0), computeLane(fma, a, 0x3f800000, b ^ 0x80000000u))
-          << std::hex << "a " << a << " b " << b << " fl " << fl;
-      ++checked;
-    };
-    for (uint32_t a : edges)
-      for (uint32_t b : edges) check(a, b);
-    for (int i = 0; i < (1 << 16); ++i) check(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()));
-  }
+  const uint64_t checked = forEveryModeAndOperandPair(20261205, [](uint32_t fl, uint32_t a, uint32_t b) {
+    const MInstr fma = f32(MOp::FFma, fl);
+    ASSERT_EQ(computeLane(f32(MOp::FAdd, fl), a, b, 0), computeLane(fma, a, 0x3f800000, b))
+        << std::hex << "a " << a << " b " << b << " fl " << fl;
+    ASSERT_EQ(computeLane(f32(MOp::FSub, fl), a, b, 0), computeLane(fma, a, 0x3f800000, b ^ 0x80000000u))
+        << std::hex << "a " << a << " b " << b << " fl " << fl;
+  });
   EXPECT_EQ(checked, 16u * (20 * 20 + (1u << 16)));
 }
 

@@ -28,5 +28,7 @@ struct UnitSpec {
 const std::vector<UnitSpec>& unitCatalogue();
 /// Throws CompileError listing the names if `name` is not in the catalogue.
 const UnitSpec& findUnit(const std::string& name);
+/// The same, plan-only units included (what `qgpu compile plan` reads).
+const UnitSpec& findUnitOrPlan(const std::string& name);
 
 }  // namespace qgpu::compiler
