@@ -40,7 +40,7 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--inject", o->inject, "Flip one result bit: pc=<n>,lane=<l>,bit=<b>[,block=<n>][,warp=<n>]");
   cmd->add_flag("--listing", o->listing, "Print the program's pcs, PTX lines and source lines; do not run");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
-  cmd->add_option("--tokens", o->tokens, "machine: write the generated token stream (one line per token: id, meaning)");
+  cmd->add_option("--tokens", o->tokens, "backends with a token stream (machine, circuit): write the generated tokens (one line per token: id, meaning)");
   cmd->callback([o, &ctx] {
     LaunchSpec spec = loadLaunchSpec(o->spec);
     RunOptions ro;
@@ -76,7 +76,7 @@ void addRunCommand(CLI::App& app, Context& ctx) {
                                r.threadInstructions);
     std::cout << "\n";
     if (r.provenance.contains("generated_tokens"))
-      std::cout << fmt::format("machine: {} prompt tokens, {} generated tokens\n",
+      std::cout << fmt::format("{}: {} prompt tokens, {} generated tokens\n", r.backend,
                                r.provenance["prompt_tokens"].get<uint64_t>(),
                                r.provenance["generated_tokens"].get<uint64_t>());
     for (const OutputBuffer& b : r.outputs) {

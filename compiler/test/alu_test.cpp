@@ -187,6 +187,9 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
       if (s.depth == 1 && (op == machine::MOp::Bra || op == machine::MOp::Call)) last[key] = op;
     }
   }
+  size_t firstBarrier = r.steps.size();  // the first BAR step: warps switch at barriers from there
+  for (size_t i = 0; i < r.steps.size() && firstBarrier == r.steps.size(); ++i)
+    if (r.program.code.at(r.steps[i].pc).op == machine::MOp::Bar) firstBarrier = i;
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const machine::StepState& s = r.steps[i];
     if (s.firstToken >= end) break;
@@ -198,6 +201,13 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
     const bool bra = in.op == machine::MOp::Bra, call = in.op == machine::MOp::Call;
     if (r.tokens[s.firstToken] == done && (in.op == machine::MOp::Exit || in.op == machine::MOp::Bar))
       claim(s.firstToken, "DONE of EXIT or BAR");
+    // An EXIT at depth 1 that every running lane takes retires its warp: HALT in place of its
+    // DONE where it ends the launch, else the next warp's WARP-START or the next block's BLOCK
+    // right after — while warps run one after another (no barrier so far).
+    if (in.op == machine::MOp::Exit && s.depth == 1 && active == s.mask && i < firstBarrier) {
+      if (r.tokens[s.firstToken] == machine::ctl(machine::Ctl::Halt)) claim(s.firstToken, "HALT");
+      else if (s.firstToken + 1 < end) claim(s.firstToken + 1, "WARP-START or BLOCK after a retiring EXIT");
+    }
     else if (r.tokens[s.firstToken] == done && active == 0 && !bra && !call)
       claim(s.firstToken, "DONE, no lane active");
     // A lane-serial step: a WAIT at each active lane's position but the last, then its ACTIVE m.
@@ -241,39 +251,10 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
   return as;
 }
 
-// The token the outputs spell: one of the other tokens (step_control.h) or the write token of
-// the kind and value, or why they name none.
+// The token the outputs spell (register_write.h's spelledToken), or why they name none.
 std::string spelled(const std::vector<int64_t>& got) {
-  bool anyKind = false;
-  for (uint32_t i = 0; i < kWriteTokenKinds; ++i) anyKind = anyKind || got[kKindAt + i] != 0;
-  uint32_t value = 0;
-  for (uint32_t i = 0; i < 16; ++i) value |= static_cast<uint32_t>(got[kValueAt + i]) << i;
-  int64_t others = 0;
-  std::optional<OtherToken> other;
-  for (uint32_t i = 0; i < kOtherTokens; ++i)
-    if (got[kOtherAt + i] != 0) {
-      others += got[kOtherAt + i];
-      other = static_cast<OtherToken>(i);
-    }
-  if (others > 1 || (others == 1 && anyKind)) return "two tokens at once";
-  if (!other) {
-    const uint32_t id = spelledWriteToken(got, kKindAt);
-    return id != 0 ? machine::tokenName(id) : "no write token (not one kind, or a value the kind lacks)";
-  }
-  using machine::Ctl;
-  auto bounded = [&](uint32_t limit, uint32_t id) { return value < limit ? machine::tokenName(id) : fmt::format("a value {} out of range", value); };
-  switch (*other) {
-    case OtherToken::Active: return value > 0 && value < 16 ? machine::tokenName(machine::kActive + value) : fmt::format("ACTIVE with value {}", value);
-    case OtherToken::Done: return bounded(1, machine::ctl(Ctl::Done));
-    case OtherToken::Fall: return bounded(1, machine::ctl(Ctl::Fall));
-    case OtherToken::Goto: return bounded(1024, machine::kGoto + value);
-    case OtherToken::Top1: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 1));
-    case OtherToken::Top2: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 2));
-    case OtherToken::Top3: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 3));
-    case OtherToken::Depth3: return bounded(32, machine::kDepth + value);
-    case OtherToken::Wait: return bounded(1, machine::ctl(Ctl::Wait));
-  }
-  return "?";
+  const SpelledToken t = spelledToken(got, kKindAt);
+  return t.id ? machine::tokenName(*t.id) : t.why;
 }
 
 std::string describeOutput(size_t i) {
@@ -327,7 +308,8 @@ void walkTheCorpus(const Unit& u, bool joined) {
   EXPECT_GE(runs, 90u);
   // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
   for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA at depth 2, uniform", "GOTO checkpoint", "WAIT",
-                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store lane"})
+                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store lane", "HALT",
+                          "WARP-START or BLOCK after a retiring EXIT"})
     EXPECT_GT(control[why], 0u) << why;
   size_t all = 0, right = 0;
   std::string table;

@@ -2,7 +2,8 @@
 //   PROMPT
 //   CODE  <n>  { 4 chunks per 64-bit word, low first; the 4th is a last-chunk id }
 //   CONSTS <n> { one value each (8-byte width) }
-//   LAUNCH grid.x grid.y grid.z block.x block.y block.z static-shared dynamic-shared local-per-thread
+//   LAUNCH threads registers blocks grid.x grid.y grid.z block.x block.y block.z static-shared
+//          dynamic-shared local-per-thread
 //   per initialised segment:  SEGMENT <address> <bytes> { 16-bit little-endian chunks }
 //   per zero-filled segment:  ZERO-SEGMENT <address> <bytes>
 //   GO
@@ -75,10 +76,12 @@ std::vector<uint32_t> encodePrompt(const MachineProgram& program, const MachineL
   s.constants = out.size() - mark;
   mark = out.size();
   out.push_back(ctl(Ctl::Launch));
-  // Threads per block and registers per thread first, each one CHUNK-LAST (both < 2^15): the
-  // compiled machine finds them one and two tokens after LAUNCH in its conv window.
+  // Threads per block, registers per thread and blocks first, each one CHUNK-LAST (all
+  // < 2^15): the compiled machine finds them one, two and three tokens after LAUNCH in its
+  // conv window (the blocks: whether a retiring warp's block is the launch's last, HALT).
   const uint32_t threads = static_cast<uint32_t>(launch.block.count());
-  for (uint32_t v : {threads, program.numRegs, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
+  const uint32_t blocks = static_cast<uint32_t>(launch.grid.count());
+  for (uint32_t v : {threads, program.numRegs, blocks, launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x,
                      launch.block.y, launch.block.z, program.staticSharedBytes, launch.dynamicSharedBytes,
                      program.localBytes})
     number(out, v);
@@ -187,6 +190,7 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   r.expect(Ctl::Launch, "LAUNCH");
   const uint32_t threads = r.small("threads", 1024);
   d.program.numRegs = r.small("registers", kNumRegs);
+  const uint32_t blocks = r.small("blocks", kMaxBlocks);
   if (maxReg > d.program.numRegs)
     throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} registers, the code names r{}", d.program.numRegs,
                                               maxReg - 1));
@@ -200,6 +204,9 @@ DecodedPrompt decodePrompt(const std::vector<uint32_t>& tokens) {
   d.launch.dynamicSharedBytes = r.small("dynamic shared bytes", kWindowBytes);
   d.program.dynamicSharedBytes = d.launch.dynamicSharedBytes;
   d.program.localBytes = r.small("local bytes", kWindowBytes);
+  if (blocks != d.launch.grid.count())
+    throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} blocks, its grid {}x{}x{} has {}", blocks,
+                                              d.launch.grid.x, d.launch.grid.y, d.launch.grid.z, d.launch.grid.count()));
   if (threads != d.launch.block.count())
     throw Error(ErrorKind::Input, fmt::format("prompt: LAUNCH says {} threads, its block {}x{}x{} has {}", threads,
                                               d.launch.block.x, d.launch.block.y, d.launch.block.z, d.launch.block.count()));

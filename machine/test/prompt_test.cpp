@@ -75,17 +75,18 @@ TEST(MachinePrompt, MalformedPromptsAreErrors) {
   EXPECT_THROW(decodePrompt(movedAt), Error);
 }
 
-// LAUNCH opens with the threads per block and the registers per thread, one CHUNK-LAST each
-// (where the compiled machine looks for them); a prompt whose figures disagree with its
-// block or its code is refused.
-TEST(MachinePrompt, LaunchStatesThreadsAndRegistersFirst) {
+// LAUNCH opens with the threads per block, the registers per thread and the blocks, one
+// CHUNK-LAST each (where the compiled machine looks for them); a prompt whose figures
+// disagree with its block, its code or its grid is refused.
+TEST(MachinePrompt, LaunchStatesThreadsRegistersAndBlocksFirst) {
   Dot d = dot();
   const std::vector<uint32_t> prompt = encodePrompt(d.program, d.launch);
   const auto launch = std::find(prompt.begin(), prompt.end(), ctl(Ctl::Launch));
-  ASSERT_LT(launch + 2, prompt.end());
+  ASSERT_LT(launch + 3, prompt.end());
   const size_t at = static_cast<size_t>(launch - prompt.begin());
   EXPECT_EQ(prompt[at + 1], kChunkLast + d.launch.block.count());
   EXPECT_EQ(prompt[at + 2], kChunkLast + d.program.numRegs);
+  EXPECT_EQ(prompt[at + 3], kChunkLast + d.launch.grid.count());
   std::vector<uint32_t> threads = prompt;
   threads[at + 1] = kChunkLast + 5;  // dot's block is 4 threads
   try {
@@ -101,6 +102,14 @@ TEST(MachinePrompt, LaunchStatesThreadsAndRegistersFirst) {
     ADD_FAILURE() << "too few registers were accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("registers, the code names r"), std::string::npos) << e.what();
+  }
+  std::vector<uint32_t> blocks = prompt;
+  blocks[at + 3] = kChunkLast + static_cast<uint32_t>(d.launch.grid.count()) + 1;
+  try {
+    decodePrompt(blocks);
+    ADD_FAILURE() << "a wrong block count was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blocks, its grid"), std::string::npos) << e.what();
   }
 }
 

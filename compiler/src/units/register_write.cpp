@@ -17,6 +17,7 @@
 
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/machine/isa.h"
+#include "qgpu/machine/tokens.h"
 
 namespace qgpu::compiler {
 
@@ -83,7 +84,7 @@ void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWr
   const std::map<std::string, WireId> otherClass = {
       {"active", rw.activeNext}, {"done", ctl.done},         {"goto", ctl.gotoAny},     {"fall", ctl.fall},
       {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth3},     {"top_deeper", ctl.top3},
-      {"wait", ctl.wait}};
+      {"wait", ctl.wait},        {"halt", ctl.halt},         {"warp_start", ctl.warpStart}, {"block", ctl.block}};
   TokenPort next;
   for (const TokenClass& k : vocab.classes) {
     const auto* it = std::find(std::begin(kKindClasses), std::end(kKindClasses), k.name);
@@ -124,7 +125,8 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
   const StepControlWires& ctl = rw.control;
   const std::array<std::pair<const char*, WireId>, kOtherTokens> others = {{{"ACTIVE next", rw.activeNext},
       {"DONE next", ctl.done}, {"GOTO next", ctl.gotoAny}, {"FALL next", ctl.fall}, {"TOP depth 1 next", ctl.top1},
-      {"TOP depth 2 next", ctl.top2}, {"DEPTH 3 next", ctl.depth3}, {"TOP depth 3 next", ctl.top3}, {"WAIT next", ctl.wait}}};
+      {"TOP depth 2 next", ctl.top2}, {"DEPTH 3 next", ctl.depth3}, {"TOP depth 3 next", ctl.top3}, {"WAIT next", ctl.wait},
+      {"HALT next", ctl.halt}, {"WARP-START next", ctl.warpStart}, {"BLOCK next", ctl.block}}};
   Bus otherBits;
   for (const auto& [name, wire] : others) {
     c.output(name, wire);
@@ -135,6 +137,48 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
   lb.results.push_back({rw.token.last});
   lb.results.push_back(rw.index);
   lb.results.push_back(otherBits);
+}
+
+SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
+  const size_t valueAt = at + kWriteTokenKinds, otherAt = valueAt + 16 + 1 + 16;
+  if (outputs.size() < otherAt + kOtherTokens) return {{}, "fewer outputs than a register write's"};
+  uint32_t kinds = 0, kind = 0, value = 0;
+  for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
+    if (outputs[at + j] != 0) kind = j, ++kinds;
+  for (uint32_t b = 0; b < 16; ++b) value |= static_cast<uint32_t>(outputs[valueAt + b] != 0) << b;
+  uint32_t others = 0, other = 0;
+  for (uint32_t j = 0; j < kOtherTokens; ++j)
+    if (outputs[otherAt + j] != 0) other = j, ++others;
+  if (kinds + others > 1) return {{}, "two tokens at once"};
+  if (kinds + others == 0) return {{}, "no token"};
+  auto bounded = [&](uint32_t limit, uint32_t id) -> SpelledToken {
+    if (value < limit) return {id, {}};
+    return {{}, fmt::format("a value {} out of range", value)};
+  };
+  if (kinds == 1) {
+    // AFFINE carries no value; the LANES prefixes count 1..4 lanes (value n - 1).
+    if ((kind == 3 && value != 0) || (kind >= 4 && value >= 4))
+      return {{}, fmt::format("write kind {} with value {}", kind, value)};
+    return {writeTokenId(kind, value), {}};
+  }
+  using machine::Ctl;
+  switch (static_cast<OtherToken>(other)) {
+    case OtherToken::Active:
+      if (value > 0 && value < 16) return {machine::kActive + value, {}};
+      return {{}, fmt::format("ACTIVE with value {}", value)};
+    case OtherToken::Done: return bounded(1, machine::ctl(Ctl::Done));
+    case OtherToken::Fall: return bounded(1, machine::ctl(Ctl::Fall));
+    case OtherToken::Goto: return bounded(1024, machine::kGoto + value);
+    case OtherToken::Top1: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 1));
+    case OtherToken::Top2: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 2));
+    case OtherToken::Top3: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 3));
+    case OtherToken::Depth3: return bounded(32, machine::kDepth + value);
+    case OtherToken::Wait: return bounded(1, machine::ctl(Ctl::Wait));
+    case OtherToken::Halt: return bounded(1, machine::ctl(Ctl::Halt));
+    case OtherToken::WarpStart: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpStart + value);
+    case OtherToken::Block: return bounded(machine::kMaxBlocks, machine::kBlock + value);
+  }
+  return {{}, "?"};
 }
 
 }  // namespace qgpu::compiler

@@ -50,6 +50,7 @@ enum Flag : uint32_t {
   kWaits,       // [WAITs read since the step began >= 1, 2, 3] (three flags)
   kFlags = kWaits + 3
 };
+constexpr uint32_t kWarpBits = 8, kBlockBits = 12;
 constexpr uint32_t kPcBits = 10;
 
 }  // namespace
@@ -120,6 +121,25 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kBra] = isOp(MOp::Bra);
   flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
   flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
+  // The launch's shape from the prompt (step_front.h): warps = full warps + [a tail warp],
+  // so the last warp is warp + 1 = full + tail lane 0's bit; the last block, block + 1 = blocks.
+  const PromptLaunch& launch = front.launch;
+  std::vector<Expr> warpBits, blockBits, fullWarps, blocks;
+  for (WireId x : s.warp) warpBits.push_back(w(x));
+  for (WireId x : s.block) blockBits.push_back(w(x));
+  for (WireId x : launch.shape.fullWarps) fullWarps.push_back(w(x));
+  for (WireId x : launch.blocks) blocks.push_back(w(x));
+  const Expr lastWarp = equal("last warp", valueOf(warpBits) + 1 - valueOf(fullWarps) - w(launch.shape.tailMask[0]));
+  const Expr lastBlock = equal("last block", valueOf(blockBits) + 1 - valueOf(blocks));
+  // The warp and block that come after this one: WARP-START's and BLOCK's values where a
+  // retiring EXIT came one position back (the sequencer's warp and block have not moved).
+  warpBits.resize(kWarpBits);
+  blockBits.resize(kBlockBits);
+  const Bus nextWarp = addBuses(c, "warp+1", warpBits, std::vector<Expr>(kWarpBits, Expr(0)), 1);
+  const Bus nextBlock = addBuses(c, "block+1", blockBits, std::vector<Expr>(kBlockBits, Expr(0)), 1);
+  std::vector<Expr> following;
+  for (WireId x : nextWarp) following.push_back(w(x));
+  for (WireId x : nextBlock) following.push_back(w(x));
   flags[kLaneSerial] = isOp(MOp::FAdd) + isOp(MOp::FSub) + isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St);
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
@@ -135,6 +155,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), unpackAt);
   const std::vector<Expr> B(F.begin(), F.begin() + kPcBits), C(F.begin() + kPcBits, F.end());
   const std::vector<Expr> baseEntry = unpackBits(c, "control base entry", packBits(c, "control base entry", base), unpackAt);
+  const std::vector<Expr> after = unpackBits(c, "control warp+1, block+1", packBits(c, "control warp+1, block+1", following), unpackAt);
   out.own = f[kOwn];
 
   // ---- late: the BRA's stack from the word and the pc (branchUpdate) ----
@@ -170,8 +191,26 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const WireId all = c.step("every running lane active", taken - running);  // the active are among the running
   const Expr diverged = 1 - w(none) - w(all);
 
-  // Whatever the step at this position would say waits for a pop's TOP.
-  const Expr preempted = f[kPopEnd];
+  // ---- a warp's end (core.cpp's runBlock, without barriers: warps run one after another) ----
+  // An EXIT at depth 1 that every running lane takes retires the warp: the last warp of the
+  // last block says HALT in place of its DONE; any other says DONE, and the position after
+  // it (a conv tap carries the flags one position) says WARP-START w + 1, or BLOCK b + 1
+  // after the block's last warp. Not decided here: a retire under a divergence (depth >= 2),
+  // a barrier's warp switches (WARP), which need per-warp state. From the early flags (not
+  // the packed ones): decided at the active lanes' level, the carry is not on the token's path
+  // (a pop's TOP, which comes first, is at depth 2: no retire there).
+  const WireId retires = andStep(c, "EXIT retires the warp", {flags[kOwn], isOp(MOp::Exit), flags[kDepth1], w(all)});
+  out.halt = andStep(c, "HALT next", {w(retires), lastWarp, lastBlock});
+  const WireId warpFollows = andStep(c, "another warp follows", {w(retires)}, -lastWarp, 0);
+  const WireId blockFollows = andStep(c, "another block follows", {w(retires), lastWarp}, -lastBlock, 0);
+  const Bus carried = previousBits(c, "after a retiring EXIT", {warpFollows, blockFollows}, 1, s.machineToken);
+  // Steps of their own: a gate's control must be a proven bit, a slot's read is not one.
+  out.warpStart = c.step("WARP-START next", w(carried[0]) - 1);
+  out.block = c.step("BLOCK next", w(carried[1]) - 1);
+
+  // Whatever the step at this position would say waits for a pop's TOP, or for the tokens
+  // that start the next warp or block.
+  const Expr preempted = f[kPopEnd] + w(out.warpStart) + w(out.block);
   // A BRA at depth 2 that every lane or none takes pops to the base entry where its new pc
   // (b, or pc + 1) is the join; otherwise it says what it says at depth 1.
   const WireId bra2 = andStep(c, "BRA at depth 2", {f[kOwn], f[kBra], f[kDepth2]}, -preempted, 0);
@@ -211,7 +250,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   // (a write of no lanes).
   out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] + w(storeDone) +
                                      w(andStep(c, "no lane active, not BRA or CALL", {f[kOwn], w(none)}, -f[kBraOrCall], 0)) -
-                                     3 - 3 * preempted);
+                                     3 - 3 * preempted - 3 * w(out.halt));
   out.preempted = preempted;
 
   // The value bits: GOTO's pc (bits 0-9), TOP's lanes (0-3) and pc (4-13), DEPTH's d - 1.
@@ -237,9 +276,12 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
     gated(topF, "TOP fall-through", 4 + i, N[i]);
   }
   value[1] += w(out.depth3);  // DEPTH 3: d - 1 = 2
+  for (uint32_t i = 0; i < kWarpBits; ++i) gated(out.warpStart, "WARP-START", i, after[i]);
+  for (uint32_t i = 0; i < kBlockBits; ++i) gated(out.block, "BLOCK", i, after[kWarpBits + i]);
   // One channel per bit from here to the token's level.
   for (uint32_t i = 0; i < value.size(); ++i) out.value.push_back(w(c.exclusiveOr(fmt::format("control value[{}]", i), value[i])));
-  out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth3) + w(out.top3) + w(out.done) + w(out.wait);
+  out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth3) + w(out.top3) + w(out.done) + w(out.wait) +
+            w(out.halt) + w(out.warpStart) + w(out.block);
   return out;
 }
 

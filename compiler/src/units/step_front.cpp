@@ -94,15 +94,17 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
 }
 
 PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId launchHeader, const Bus& chunk) {
-  // Layer 1: the tokens one and two after LAUNCH (conv taps); layer 2: their values, kept.
+  // Layer 1: the tokens one, two and three after LAUNCH (conv taps); layer 2: their values, kept.
   const Bus after1 = previousBits(c, "after launch", {launchHeader}, 1, one);
   const Bus after2 = previousBits(c, "two after launch", {launchHeader}, 2, one);
+  const Bus after3 = previousBits(c, "three after launch", {launchHeader}, 3, one);
   auto keep = [&](const std::string& name, WireId after, uint32_t bits) {
     return lastWritten(c, name, one, w(after) + w(chunkLast) - 1, Bus(chunk.begin(), chunk.begin() + bits));
   };
   const Bus threads = keep("threads", after1[0], 11);  // at most 1,024
   const Bus registers = keep("registers", after2[0], kRegisterSlotBits);
   PromptLaunch out;
+  out.blocks = keep("blocks", after3[0], kBlockCountBits);
   // Full warps: threads / 4; the next warp's lanes: [threads mod 4 > l].
   out.shape.fullWarps = Bus(threads.begin() + 2, threads.end());
   out.shape.tailMask = {c.step("tail lane 0", w(threads[0]) + w(threads[1]) - 1), threads[1],
@@ -163,7 +165,7 @@ FrontWires buildFront(Circuit& c) {
   // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
   // guard's bit 9 is its negation, not a kind).
   for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
-  return {s, prompt, f, features, pending, buildRegisterFile(c, rf), writes};
+  return {s, prompt, f, features, pending, launch, buildRegisterFile(c, rf), writes};
 }
 
 Unit frontUnit() {

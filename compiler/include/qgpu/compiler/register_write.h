@@ -52,8 +52,18 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
 /// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
 /// tokenFeatures = frontInputs of the machine id).
 Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
-enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait };
-constexpr uint32_t kOtherTokens = 9;
+enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait, Halt, WarpStart, Block };
+constexpr uint32_t kOtherTokens = 12;
+
+/// The machine token that outputRegisterWrite's outputs spell, read from `outputs` at `at`
+/// (its first output, the kind's): the id, or why they spell none (no class or two at once,
+/// a value the class lacks). The circuit's own reading of its token head: what the emitted
+/// head's logits pick where the outputs spell a token.
+struct SpelledToken {
+  std::optional<uint32_t> id;
+  std::string why;  // where id is empty
+};
+SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at);
 constexpr uint32_t kAluWriteOutputs = kAluOutputs + kWriteTokenKinds + 16 + 1 + 16 + kOtherTokens;
 
 }  // namespace qgpu::compiler

@@ -15,7 +15,8 @@ namespace qgpu::compiler {
 /// One bit per token the position may spell instead of the write (all 0 where the write's, an
 /// ACTIVE m or a token not decided here is next), exclusive, and the value bits of the one
 /// that is (forms whose values are bits, 0 where none is): the machine vocabulary's value in
-/// the token's class (GOTO: the pc; TOP: pc·16 + lanes; DEPTH: d − 1).
+/// the token's class (GOTO: the pc; TOP: pc·16 + lanes; DEPTH: d − 1; WARP-START: the warp;
+/// BLOCK: the block).
 struct StepControlWires {
   WireId checkpoint = 0;  // GOTO pc: 16 steps ended since the last token that carried the pc
   WireId jump = 0;        // GOTO b: a BRA every running lane takes, to b != pc + 1
@@ -29,11 +30,14 @@ struct StepControlWires {
   WireId done = 0;        // DONE: EXIT, BAR, a store's last lane, or no active lane (not BRA, CALL)
   WireId wait = 0;        // WAIT: a lane-serial float step (FADD, FSUB, FMUL, FFMA) before its last active lane's position,
                           // or a store before its last lane
+  WireId halt = 0;        // HALT in place of DONE: an EXIT that retires the launch's last warp
+  WireId warpStart = 0;   // WARP-START w + 1: the position after a retiring EXIT's DONE, not the block's last warp
+  WireId block = 0;       // BLOCK b + 1: the same after the block's last warp, not the launch's last block
   // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
   // checkpoint first): a form whose value is a bit, at the active lanes' level.
   Expr own;
-  // Where a TOP of a pop to the base entry or of an EXIT's lanes comes before anything the
-  // step computed here would say (a form whose value is a bit).
+  // Where a TOP of a pop to the base entry, or the WARP-START or BLOCK after a retiring EXIT,
+  // comes before anything the step computed here would say (a form whose value is a bit).
   Expr preempted;
   std::vector<Expr> value;  // 16
   Expr any;                 // the sum of the bits above: 1 where one of them is next
@@ -47,9 +51,11 @@ struct StepControlWires {
 /// A divergent BRA is decided at SIMT depth 1, where the running entry is the warp's base
 /// entry (its reconvergence pc is machine::kExitTarget); the entry under depth 2 — the base
 /// entry as the last BRA at depth 1 left it — is kept in last-write slots, for the pop back to
-/// depth 1 and for uniform BRAs at depth 2. Not decided here (the write's or nothing is
-/// spelled): HALT, the tokens of a warp's or block's end and a WARP's resume, lanes exiting
-/// under a divergence, deeper pops, CALL's entries, ATOMIC.
+/// depth 1 and for uniform BRAs at depth 2. A warp's end is decided where an EXIT at depth 1
+/// retires it (HALT, or WARP-START / BLOCK one position on), as if warps ran one after
+/// another: exact for a launch without barriers. Not decided here (the write's or nothing is
+/// spelled): a WARP's resume after a barrier, lanes exiting under a divergence, deeper pops,
+/// CALL's entries, ATOMIC.
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
                                   const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt);
 

@@ -47,15 +47,17 @@ struct CommittedWrite {
 };
 CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k);
 
-/// What the machine needs of the launch, from the prompt: LAUNCH's first two values, the
-/// threads per block and the registers per thread, one CHUNK-LAST each (docs/machine.md
-/// §3.2), found one and two tokens after LAUNCH by the conv window and kept in one-slot
-/// banks: the sequencer's warp shape, and k one-hot (registers <= 2^k: the register file's
-/// slots per warp).
+/// What the machine needs of the launch, from the prompt: LAUNCH's first three values, the
+/// threads per block, the registers per thread and the blocks, one CHUNK-LAST each
+/// (docs/machine.md §3.2), found one, two and three tokens after LAUNCH by the conv window and
+/// kept in one-slot banks: the sequencer's warp shape, k one-hot (registers <= 2^k: the
+/// register file's slots per warp) and the block count (13 bits: at most kMaxBlocks).
 struct PromptLaunch {
   LaunchShape shape;
   Bus k;
+  Bus blocks;
 };
+constexpr uint32_t kBlockCountBits = 13;
 PromptLaunch buildPromptLaunch(Circuit& c, WireId one, WireId chunkLast, WireId launchHeader, const Bus& chunk);
 
 /// The front end's wires, in a circuit of its own or a larger one (the operand select's).
@@ -65,6 +67,7 @@ struct FrontWires {
   FetchWires fetch;
   WriteFeatures write;      // the token's write features (commit.h)
   PendingWrite pending;
+  PromptLaunch launch;     // the launch's figures from the prompt
   std::vector<Bus> reads;  // buildRegisterFile's: reads[4 * port + lane]
   Bus written;             // the lanes a register write commits to (past GO)
 };

@@ -1,0 +1,39 @@
+// The compiled machine step run in the circuit's exact evaluator: the oracle tier between the
+// reference executor (machine/) and the weights (docs/compiler.md §6, "--backend circuit").
+// The prompt's tokens go in position by position; from GO on, each position's next token is
+// the one the step circuit's outputs spell — greedily, as the emitted token head would pick
+// it — and is fed back. Every token is checked against the reference executor's stream, so a
+// run stops at the first token the circuit gets wrong and names it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qgpu/compiler/units.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/isa.h"
+
+namespace qgpu::compiler {
+
+/// Whether the joined step (machine_step.h) runs `in`: its units compute it (ALU, LD, the
+/// float lane) or its control spells it (BRA, EXIT, ST). Not yet: BAR (warps switch at a
+/// barrier: per-warp state), CALL, atomics, and the units not joined (conversions, MIN/MAX,
+/// f64, division and square-root micro-code, …).
+bool stepRuns(const machine::MInstr& in);
+/// The first instruction of `p` the joined step does not run, described for an error
+/// ("pc 7: CVT.f32 (not compiled into the step yet)"), or nothing.
+std::optional<std::string> firstNotRun(const machine::MachineProgram& p);
+
+struct CircuitRun {
+  std::vector<uint32_t> tokens;  // generated, ending in HALT
+  size_t positions = 0;          // positions evaluated (prompt and generated)
+};
+/// Runs `step` (machineStepUnit's circuit) on `prompt` and generates until HALT. `expected`
+/// is the reference executor's trace of the same launch: the first generated token that
+/// differs from it, or a position whose outputs spell no token, throws ErrorKind::Backend
+/// naming the position, the step, what the executor says there and what the circuit spells.
+CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, const machine::Trace& expected);
+
+}  // namespace qgpu::compiler

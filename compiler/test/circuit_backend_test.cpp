@@ -1,0 +1,101 @@
+// "--backend circuit" (circuit_run.h) on the corpus: the joined step circuit generating each
+// launch's tokens greedily in the exact evaluator. Every run either equals the interpreter bit
+// for bit (its stream equal to the reference executor's at every token, which the backend
+// checks as it generates) or stops with ErrorKind::Backend naming what the step does not run
+// yet or the first token it gets wrong — never a wrong output. The kernels listed below must
+// run (measured when this test was written: a floor, so a regression fails). The evaluator
+// takes about 2,500 positions a second: CI runs the launches of at most kShortRun generated
+// tokens, the nightly test (QGPU_CIRCUIT_ALL=1) every one — sha256_round's 207,698 tokens take
+// 80 s per flavour.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "machine_test_util.h"
+#include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/launch_spec.h"
+
+namespace qgpu::compiler {
+namespace {
+
+constexpr uint64_t kShortRun = 20'000;
+
+TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
+  const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;
+  // Through the circuit today (docs/compiler.md §6): one block or many, one warp or many, no
+  // barrier, atomic or deeper SIMT stack than the control decides.
+  const std::set<std::string> mustRun = {"const_mem_nvcc", "const_mem_clang", "crc32_nvcc",     "dot_nvcc",
+                                         "dot_clang",      "grid_3d_nvcc",    "grid_3d_clang",  "local_array_nvcc",
+                                         "saxpy_nvcc",     "saxpy_clang",     "sha256_round_nvcc", "sha256_round_clang",
+                                         "vector_add_nvcc", "vector_add_clang"};
+  const std::unique_ptr<Backend> circuit = makeBackend("circuit");
+  const std::unique_ptr<Backend> executor = makeBackend("machine");
+  const std::unique_ptr<Backend> oracle = makeOracleBackend();
+  std::set<std::string> ran, longRuns;
+  size_t notRun = 0, diverged = 0;
+  for (const machine::test::CorpusCase& c : machine::test::corpusCases()) {
+    const std::string name = machine::test::corpusCaseName(c);
+    const LaunchSpec spec = loadLaunchSpec(c.dir);
+    RunOptions o;
+    o.flavour = c.flavour;
+    o.warpWidth = 4;
+    RunResult got;
+    try {
+      if (!all && executor->run(spec, o).provenance.at("generated_tokens").get<uint64_t>() > kShortRun) {
+        longRuns.insert(name);
+        continue;
+      }
+      got = circuit->run(spec, o);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (e.kind() == ErrorKind::Decode) continue;  // does not lower to the machine (docs/machine.md §2.4)
+      ASSERT_EQ(e.kind(), ErrorKind::Backend) << name << ": " << what;
+      ASSERT_NE(what.find("circuit: "), std::string::npos) << name << ": " << what;
+      EXPECT_FALSE(mustRun.count(name)) << name << ": " << what;
+      ++(what.find("not compiled into the step") != std::string::npos ? notRun : diverged);
+      continue;
+    }
+    const RunResult want = oracle->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), want.outputs.size()) << name;
+    for (size_t i = 0; i < want.outputs.size(); ++i)
+      EXPECT_EQ(got.outputs[i].bytes, want.outputs[i].bytes) << name << ": output " << want.outputs[i].name;
+    EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+    ran.insert(name);
+  }
+  for (const std::string& k : mustRun)
+    EXPECT_TRUE(ran.count(k) || longRuns.count(k)) << k << " no longer runs through the circuit";
+  if (all) EXPECT_TRUE(longRuns.empty());
+  else EXPECT_GE(ran.size(), 10u);
+  std::string list;
+  for (const std::string& k : ran) list += (list.empty() ? "" : ", ") + k;
+  std::cout << "[ circuit ] " << ran.size() << " runs through the step circuit equal the interpreter (" << list << "); "
+            << notRun << " refused (an instruction the step does not run yet), " << diverged
+            << " stopped at a token the circuit gets wrong; " << longRuns.size() << " longer than " << kShortRun
+            << " tokens left to the nightly run\n";
+  testing::Test::RecordProperty("runs_through_the_circuit", static_cast<int>(ran.size()));
+}
+
+// A launch the step cannot run is refused before any token, naming the instruction.
+TEST(CircuitBackend, RefusesAnInstructionTheStepDoesNotRun) {
+  const std::unique_ptr<Backend> circuit = makeBackend("circuit");
+  RunOptions o;
+  o.warpWidth = 4;
+  try {
+    circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "histogram"), o);
+    FAIL() << "histogram (atomics) ran through the circuit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Backend);
+    EXPECT_NE(std::string(e.what()).find("not compiled into the step yet"), std::string::npos) << e.what();
+  }
+  o.warpWidth = 32;
+  EXPECT_THROW(circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "dot"), o), Error);
+}
+
+}  // namespace
+}  // namespace qgpu::compiler
