@@ -5,6 +5,7 @@
 
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/circuit.h"
+#include "qgpu/compiler/error.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/register_write.h"
 #include "qgpu/compiler/step_front.h"
@@ -16,7 +17,7 @@ namespace qgpu::compiler {
 using machine::MOp;
 
 bool stepRuns(const machine::MInstr& in) {
-  return stepComputes(in) || in.op == MOp::Bra || in.op == MOp::Exit || in.op == MOp::St;
+  return stepComputes(in) || in.op == MOp::Bra || in.op == MOp::Exit || in.op == MOp::St || in.op == MOp::Bar;
 }
 
 std::optional<std::string> firstNotRun(const machine::MachineProgram& p) {
@@ -42,6 +43,21 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     while (s + 1 < expected.stepStates.size() && expected.stepStates[s + 1].firstToken <= t) ++s;
     return s;
   };
+  // An evaluator refusal (a value outside its node's range: two tokens' gates at once) is the
+  // circuit's fault at this position: named like a wrong token.
+  auto evaluate = [&](uint32_t id) {
+    try {
+      out = ev.stepOutputs(frontInputs(id));
+    } catch (const CompileError& e) {
+      const size_t t = run.tokens.size();
+      throw Error(ErrorKind::Backend,
+                  fmt::format("circuit: generated token {} (position {}, step {} (pc {})): the reference executor says "
+                              "{} ({}); the evaluator refused the position: {}",
+                              t, prompt.size() + t, stepOf(t) + 1, expected.stepStates.at(stepOf(t)).pc,
+                              t < expected.tokens.size() ? machine::tokenName(expected.tokens[t]) : "nothing",
+                              t < expected.meanings.size() ? expected.meanings[t] : "", e.what()));
+    }
+  };
   while (true) {
     const size_t t = run.tokens.size();
     const SpelledToken next = spelledToken(out, kAluOutputs);
@@ -59,7 +75,7 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     }
     run.tokens.push_back(*next.id);
     if (*next.id == machine::ctl(machine::Ctl::Halt)) return run;
-    out = ev.stepOutputs(frontInputs(*next.id));
+    evaluate(*next.id);
     ++run.positions;
   }
 }

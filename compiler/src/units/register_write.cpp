@@ -84,7 +84,8 @@ void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWr
   const std::map<std::string, WireId> otherClass = {
       {"active", rw.activeNext}, {"done", ctl.done},         {"goto", ctl.gotoAny},     {"fall", ctl.fall},
       {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth3},     {"top_deeper", ctl.top3},
-      {"wait", ctl.wait},        {"halt", ctl.halt},         {"warp_start", ctl.warpStart}, {"block", ctl.block}};
+      {"wait", ctl.wait},        {"halt", ctl.halt},         {"warp_start", ctl.warpStart}, {"warp", ctl.warp},
+      {"block", ctl.block}};
   TokenPort next;
   for (const TokenClass& k : vocab.classes) {
     const auto* it = std::find(std::begin(kKindClasses), std::end(kKindClasses), k.name);
@@ -126,7 +127,8 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
   const std::array<std::pair<const char*, WireId>, kOtherTokens> others = {{{"ACTIVE next", rw.activeNext},
       {"DONE next", ctl.done}, {"GOTO next", ctl.gotoAny}, {"FALL next", ctl.fall}, {"TOP depth 1 next", ctl.top1},
       {"TOP depth 2 next", ctl.top2}, {"DEPTH 3 next", ctl.depth3}, {"TOP depth 3 next", ctl.top3}, {"WAIT next", ctl.wait},
-      {"HALT next", ctl.halt}, {"WARP-START next", ctl.warpStart}, {"BLOCK next", ctl.block}}};
+      {"HALT next", ctl.halt}, {"WARP-START next", ctl.warpStart}, {"WARP next", ctl.warp},
+      {"BLOCK next", ctl.block}}};
   Bus otherBits;
   for (const auto& [name, wire] : others) {
     c.output(name, wire);
@@ -176,6 +178,7 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
     case OtherToken::Wait: return bounded(1, machine::ctl(Ctl::Wait));
     case OtherToken::Halt: return bounded(1, machine::ctl(Ctl::Halt));
     case OtherToken::WarpStart: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpStart + value);
+    case OtherToken::Warp: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpResume + value);
     case OtherToken::Block: return bounded(machine::kMaxBlocks, machine::kBlock + value);
   }
   return {{}, "?"};

@@ -62,6 +62,10 @@ SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape) {
   const Bus block = lastWritten(c, "block", machineToken, isBlock, blockField);
   const Bus warp = lastWritten(c, "warp", machineToken, setsWarp, warpField);
   const Bus lastDepth = lastWritten(c, "last depth", machineToken, isDepth, depthField);
+  // Warps start in order in a block's first pass (core.cpp's runBlock): a warp has started iff
+  // its index is at most the last WARP-START's (BLOCK starts warp 0; its warp field is 0).
+  const WireId startsWarp = c.step("starts a warp", w(setsWarp) + w(setsMask) - 2);
+  const Bus lastStarted = lastWritten(c, "last warp started", machineToken, startsWarp, warpField);
   const Bus n = lastWritten(c, "prefix count", machineToken, prefix, count);
   // Five thresholds though a write has at most four values: the pending write (commit.cpp)
   // tells a prefix's fourth value from a uniform write's value right after it.
@@ -106,7 +110,8 @@ SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape) {
                               (i == 0 ? 2 * w(depthMode[0]) : Expr(0)) + w(depthMode[1]) + w(lastDepth[i]) - 2));
   const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
 
-  return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps, lastDepth, setsWarp};
+  return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps, lastDepth, setsWarp,
+          setsMask, lastStarted};
 }
 
 LaneBuses outputSequencer(Circuit& c, const SequencerWires& s) {

@@ -11,6 +11,8 @@
 //   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
 //     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
 //     the BRA's outcome, DONE, WAIT (lane-serial steps: FADD, FSUB, FMUL, FFMA, ST);
+//     a warp leaving its pass (a retiring EXIT, a BAR it waits at): HALT, and carried one
+//     and two positions by conv taps, WARP-START / WARP / BLOCK and the resumed warp's TOP;
 //     the value bits as gates of the pcs and lanes by the token
 //     chosen, one channel per bit
 #include "qgpu/compiler/step_control.h"
@@ -131,6 +133,15 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   for (WireId x : launch.blocks) blocks.push_back(w(x));
   const Expr lastWarp = equal("last warp", valueOf(warpBits) + 1 - valueOf(fullWarps) - w(launch.shape.tailMask[0]));
   const Expr lastBlock = equal("last block", valueOf(blockBits) + 1 - valueOf(blocks));
+  std::vector<Expr> lastStarted;
+  for (WireId x : s.lastStarted) lastStarted.push_back(w(x));
+  const Expr startedNext = w(c.step("warp+1 has started", valueOf(lastStarted) - valueOf(warpBits) - 1));
+  const Expr warpIsZero = w(c.step("warp 0", -valueOf(warpBits)));
+  // The warp's valid lanes (a resumed warp's TOP): four where it is a full warp, else the tail's.
+  const WireId fullWarp = c.step("a full warp", valueOf(fullWarps) - valueOf(warpBits) - 1);
+  std::vector<Expr> validLanes;
+  for (uint32_t l = 0; l < 4; ++l)
+    validLanes.push_back(w(c.step(fmt::format("valid lane {} (control)", l), w(fullWarp) + w(launch.shape.tailMask[l]) - 1)));
   // The warp and block that come after this one: WARP-START's and BLOCK's values where a
   // retiring EXIT came one position back (the sequencer's warp and block have not moved).
   warpBits.resize(kWarpBits);
@@ -191,26 +202,56 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const WireId all = c.step("every running lane active", taken - running);  // the active are among the running
   const Expr diverged = 1 - w(none) - w(all);
 
-  // ---- a warp's end (core.cpp's runBlock, without barriers: warps run one after another) ----
-  // An EXIT at depth 1 that every running lane takes retires the warp: the last warp of the
-  // last block says HALT in place of its DONE; any other says DONE, and the position after
-  // it (a conv tap carries the flags one position) says WARP-START w + 1, or BLOCK b + 1
-  // after the block's last warp. Not decided here: a retire under a divergence (depth >= 2),
-  // a barrier's warp switches (WARP), which need per-warp state. From the early flags (not
-  // the packed ones): decided at the active lanes' level, the carry is not on the token's path
-  // (a pop's TOP, which comes first, is at depth 2: no retire there).
-  const WireId retires = andStep(c, "EXIT retires the warp", {flags[kOwn], isOp(MOp::Exit), flags[kDepth1], w(all)});
+  // ---- a warp's end and a barrier (core.cpp's runBlock: passes over the warps in order) ----
+  // A warp leaves the pass at an EXIT at depth 1 that every running lane takes (it retires)
+  // or at a BAR at depth 1 that every running lane reaches (it waits). Its step says DONE
+  // (HALT where the launch's last warp of its last block retires) and the position after it
+  // — two conv taps carry the flags one and two positions — says what comes next:
+  //   * not the block's last warp: warp w + 1, WARP-START if it has not started (warps start
+  //     in order in the first pass: w + 1 > the last warp started), else WARP w + 1;
+  //   * the last warp waits at the BAR: the pass ends and the waiting warps run again from
+  //     warp 0, WARP 0 (nothing where the block has one warp: it runs on);
+  //   * the last warp retires: BLOCK b + 1 (HALT, above, after the launch's last block).
+  // After a WARP the position says the resumed warp's TOP: the last BAR's pc + 1, its valid
+  // lanes, depth 1. This is exact while every warp leaves each pass at the same BAR, at depth
+  // 1 with all its lanes, and the warps retire in the last pass in order; otherwise the
+  // executor's order needs per-warp state (not built): a run that leaves these conditions
+  // spells a wrong token, which `--backend circuit` stops at and names. Decided from the early
+  // flags at the active lanes' level (layer 19), off the token's path (a pop's TOP, which
+  // comes first, is at depth 2: none of this there).
+  // Two positions are not the step's own though the sequencer says so: the one after a
+  // warp's DONE (its next token is the next warp's), where the fetched word is the leaving
+  // warp's next instruction, and the one after a WARP (the resumed warp's TOP is next). A
+  // leave is not taken at the first where the position before left (a conv tap of the raw
+  // flag: the leave's own flag would be a loop), nor at the second (the token is WARP).
+  const Expr afterWarp = w(c.step("the token is WARP", w(s.setsWarp) - w(s.setsMask) - 1));
+  const WireId rawRetire = andStep(c, "EXIT at depth 1, all lanes", {flags[kOwn], isOp(MOp::Exit), flags[kDepth1], w(all)},
+                                   -afterWarp, 0);
+  const WireId rawWait = andStep(c, "BAR at depth 1, all lanes", {flags[kOwn], isOp(MOp::Bar), flags[kDepth1], w(all)},
+                                 -afterWarp, 0);
+  const Bus leftBefore = previousBits(c, "a warp left one position back",
+                                      {c.step("a warp leaves (raw)", w(rawRetire) + w(rawWait) - 1)}, 1, s.machineToken);
+  const WireId retires = andStep(c, "EXIT retires the warp", {w(rawRetire)}, -w(leftBefore[0]), 0);
+  const WireId atBarrier = andStep(c, "BAR: the warp waits", {w(rawWait)}, -w(leftBefore[0]), 0);
   out.halt = andStep(c, "HALT next", {w(retires), lastWarp, lastBlock});
-  const WireId warpFollows = andStep(c, "another warp follows", {w(retires)}, -lastWarp, 0);
+  const WireId startsNext = andStep(c, "the next warp starts", {w(retires) + w(atBarrier)}, -lastWarp - startedNext, 0);
+  const WireId resumesNext = andStep(c, "the next warp resumes", {w(retires) + w(atBarrier), startedNext}, -lastWarp, 0);
+  const WireId resumesFirst = andStep(c, "warp 0 resumes", {w(atBarrier), lastWarp}, -warpIsZero, 0);
   const WireId blockFollows = andStep(c, "another block follows", {w(retires), lastWarp}, -lastBlock, 0);
-  const Bus carried = previousBits(c, "after a retiring EXIT", {warpFollows, blockFollows}, 1, s.machineToken);
+  const WireId resumes = c.step("a warp resumes", w(resumesNext) + w(resumesFirst) - 1);
+  const Bus carried = previousBits(c, "after a warp leaves", {startsNext, resumesNext, resumesFirst, blockFollows}, 1,
+                                   s.machineToken);
+  const Bus carried2 = previousBits(c, "after a warp resumes", {resumes}, 2, s.machineToken);
   // Steps of their own: a gate's control must be a proven bit, a slot's read is not one.
   out.warpStart = c.step("WARP-START next", w(carried[0]) - 1);
-  out.block = c.step("BLOCK next", w(carried[1]) - 1);
+  const WireId resumeNext = c.step("WARP w+1 next", w(carried[1]) - 1);
+  out.warp = c.step("WARP next", w(carried[1]) + w(carried[2]) - 1);
+  out.block = c.step("BLOCK next", w(carried[3]) - 1);
+  const WireId topResumed = c.step("TOP of the resumed warp next", w(carried2[0]) - 1);
 
   // Whatever the step at this position would say waits for a pop's TOP, or for the tokens
-  // that start the next warp or block.
-  const Expr preempted = f[kPopEnd] + w(out.warpStart) + w(out.block);
+  // that start the next warp or block or resume a warp.
+  const Expr preempted = f[kPopEnd] + w(out.warpStart) + w(out.warp) + w(out.block) + w(topResumed);
   // A BRA at depth 2 that every lane or none takes pops to the base entry where its new pc
   // (b, or pc + 1) is the join; otherwise it says what it says at depth 1.
   const WireId bra2 = andStep(c, "BRA at depth 2", {f[kOwn], f[kBra], f[kDepth2]}, -preempted, 0);
@@ -238,7 +279,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const WireId topBase = c.step("TOP of the base entry next", f[kPopEnd] + popBra - 1);
   out.checkpoint = ifNotPreempted("GOTO pc next", {f[kCheckpoint]});
   out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
-  out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase});
+  out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase, topResumed});
   out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F});
   // WAIT: a lane-serial step (a store too) with more active lanes than WAITs + 1 so far.
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
@@ -277,11 +318,14 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   }
   value[1] += w(out.depth3);  // DEPTH 3: d - 1 = 2
   for (uint32_t i = 0; i < kWarpBits; ++i) gated(out.warpStart, "WARP-START", i, after[i]);
+  for (uint32_t i = 0; i < kWarpBits; ++i) gated(resumeNext, "WARP w+1", i, after[i]);
+  for (uint32_t l = 0; l < 4; ++l) gated(topResumed, "TOP resumed", l, validLanes[l]);
+  for (uint32_t i = 0; i < kPcBits; ++i) gated(topResumed, "TOP resumed", 4 + i, w(front.barrierResume[i]));
   for (uint32_t i = 0; i < kBlockBits; ++i) gated(out.block, "BLOCK", i, after[kWarpBits + i]);
   // One channel per bit from here to the token's level.
   for (uint32_t i = 0; i < value.size(); ++i) out.value.push_back(w(c.exclusiveOr(fmt::format("control value[{}]", i), value[i])));
   out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth3) + w(out.top3) + w(out.done) + w(out.wait) +
-            w(out.halt) + w(out.warpStart) + w(out.block);
+            w(out.halt) + w(out.warpStart) + w(out.warp) + w(out.block);
   return out;
 }
 

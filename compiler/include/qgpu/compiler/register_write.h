@@ -52,8 +52,8 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
 /// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
 /// tokenFeatures = frontInputs of the machine id).
 Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
-enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait, Halt, WarpStart, Block };
-constexpr uint32_t kOtherTokens = 12;
+enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait, Halt, WarpStart, Warp, Block };
+constexpr uint32_t kOtherTokens = 13;
 
 /// The machine token that outputRegisterWrite's outputs spell, read from `outputs` at `at`
 /// (its first output, the kind's): the id, or why they spell none (no class or two at once,

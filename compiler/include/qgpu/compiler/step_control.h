@@ -32,6 +32,7 @@ struct StepControlWires {
                           // or a store before its last lane
   WireId halt = 0;        // HALT in place of DONE: an EXIT that retires the launch's last warp
   WireId warpStart = 0;   // WARP-START w + 1: the position after a retiring EXIT's DONE, not the block's last warp
+  WireId warp = 0;        // WARP w + 1 (a started warp) or WARP 0 (the last warp waits at a BAR): a warp resumes
   WireId block = 0;       // BLOCK b + 1: the same after the block's last warp, not the launch's last block
   // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
   // checkpoint first): a form whose value is a bit, at the active lanes' level.
@@ -51,11 +52,12 @@ struct StepControlWires {
 /// A divergent BRA is decided at SIMT depth 1, where the running entry is the warp's base
 /// entry (its reconvergence pc is machine::kExitTarget); the entry under depth 2 — the base
 /// entry as the last BRA at depth 1 left it — is kept in last-write slots, for the pop back to
-/// depth 1 and for uniform BRAs at depth 2. A warp's end is decided where an EXIT at depth 1
-/// retires it (HALT, or WARP-START / BLOCK one position on), as if warps ran one after
-/// another: exact for a launch without barriers. Not decided here (the write's or nothing is
-/// spelled): a WARP's resume after a barrier, lanes exiting under a divergence, deeper pops,
-/// CALL's entries, ATOMIC.
+/// depth 1 and for uniform BRAs at depth 2. A warp leaves its pass where an EXIT at depth 1
+/// retires it or a BAR at depth 1 makes it wait (HALT; WARP-START, WARP or BLOCK one position
+/// on; the resumed warp's TOP two on): exact while every warp leaves each pass at the same
+/// BAR with all its lanes at depth 1 and retires in the last pass (step_control.cpp). Not
+/// decided here (the write's or nothing is spelled): other barrier orders (per-warp state),
+/// lanes exiting under a divergence, deeper pops, CALL's entries, ATOMIC.
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
                                   const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt);
 
