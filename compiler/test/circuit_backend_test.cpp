@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -83,6 +85,36 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
             << " stopped at a token the circuit gets wrong; " << longRuns.size() << " longer than " << kShortRun
             << " tokens left to the nightly run\n";
   testing::Test::RecordProperty("runs_through_the_circuit", static_cast<int>(ran.size()));
+}
+
+// A barrier and then the warps' exits: in a one-warp block the warp runs on after its BAR
+// (no WARP token) and says HALT at its EXIT; in a two-warp block warp 1's BAR ends the pass
+// (WARP 0, the resumed warp's TOP), then each retires in turn (WARP 1 after warp 0's EXIT).
+TEST(CircuitBackend, WarpsRunOnAfterABarrierToTheirExits) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_circuit_barrier_exit";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream ptx(dir / "k.ptx");
+    ptx << ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n"
+           "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [k_param_0];\n  mov.u32 %r1, %tid.x;\n"
+           "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd2, %rd1, %rd3;\n  st.global.u32 [%rd2], %r1;\n  bar.sync 0;\n"
+           "  ret;\n}\n";
+  }
+  const std::unique_ptr<Backend> circuit = makeBackend("circuit");
+  const std::unique_ptr<Backend> oracle = makeOracleBackend();
+  for (uint32_t threads : {4u, 8u}) {
+    std::ofstream(dir / "launch.json")
+        << fmt::format(R"({{"name": "barrier_exit", "ptx": {{"nvcc": "k.ptx"}}, "entry": "k", "grid": [1, 1, 1],
+                           "block": [{0}, 1, 1], "dynamic_shared_bytes": 0,
+                           "params": [{{"name": "out", "buffer": {{"type": "u32", "count": {0}}}}}], "outputs": ["out"]}})",
+                       threads);
+    const LaunchSpec spec = loadLaunchSpec(dir);
+    RunOptions o;
+    o.warpWidth = 4;
+    const RunResult got = circuit->run(spec, o), want = oracle->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), 1u);
+    EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << threads << " threads";
+  }
 }
 
 // A launch the step cannot run is refused before any token, naming the instruction.

@@ -104,7 +104,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   for (WireId x : baseJoin) J.push_back(w(x));
   // The pc as bits of its own for the compares after the slot's read (the sequencer's pc is a
   // form over its base, carries and counter bits: 27 channels live that long instead of 10).
-  for (uint32_t i = 0; i < kPcBits; ++i) pcNow.push_back(w(c.step(fmt::format("pc[{}] (control)", i), pc[i] - 1)));
+  for (uint32_t i = 0; i < kPcBits; ++i) pcNow.push_back(w(front.pcBits[i]));
   // [x = y] as the pair [x - y >= 0], [y - x >= 0]: their sum is 2 where x = y, else 1.
   auto equal = [&](const std::string& name, const Expr& d) {
     return w(c.step(name + " >=", d)) + w(c.step(name + " <=", -d)) - 1;
@@ -229,8 +229,11 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
                                    -afterWarp, 0);
   const WireId rawWait = andStep(c, "BAR at depth 1, all lanes", {flags[kOwn], isOp(MOp::Bar), flags[kDepth1], w(all)},
                                  -afterWarp, 0);
-  const Bus leftBefore = previousBits(c, "a warp left one position back",
-                                      {c.step("a warp leaves (raw)", w(rawRetire) + w(rawWait) - 1)}, 1, s.machineToken);
+  // A one-warp block's BAR hands over to no one: its warp runs on at the next position.
+  const WireId oneWarpWaits = andStep(c, "a one-warp block waits", {w(rawWait), lastWarp, warpIsZero});
+  const Bus leftBefore = previousBits(
+      c, "a warp left one position back",
+      {c.step("a warp hands over (raw)", w(rawRetire) + w(rawWait) - w(oneWarpWaits) - 1)}, 1, s.machineToken);
   const WireId retires = andStep(c, "EXIT retires the warp", {w(rawRetire)}, -w(leftBefore[0]), 0);
   const WireId atBarrier = andStep(c, "BAR: the warp waits", {w(rawWait)}, -w(leftBefore[0]), 0);
   out.halt = andStep(c, "HALT next", {w(retires), lastWarp, lastBlock});

@@ -134,26 +134,24 @@ FrontWires buildFront(Circuit& c) {
   });
   const FetchWires f = buildFetch(c, s, prompt);
   // Where the warps waiting at a barrier resume: the pc + 1 of the BAR that ended the last
-  // pass — the block's last warp's (every warp waits at the same BAR, step_control.h) — kept
-  // wherever the fetched word is BAR and the warp is the block's last (there the sequencer's
-  // pc is the BAR's). Built here, before the units' banks, so that its heads are placed with
-  // the front end's (the scheduler places heads in node order).
-  Bus barrierResume;
+  // pass — the block's last warp's (every warp waits at the same BAR, step_control.h). Kept at
+  // the position after one where the block's last warp fetched a BAR: there the BAR's step has
+  // ended and the sequencer's pc is the BAR's + 1 (an earlier position's write, after a control
+  // token before the BAR, is overwritten there). Built here, before the units' banks, so that
+  // its heads are placed with the front end's (the scheduler places heads in node order).
+  Bus barrierResume, pcBits;
   {
     Expr warp, fullWarps;
     for (uint32_t i = 0; i < s.warp.size(); ++i) warp += (int64_t{1} << i) * w(s.warp[i]);
     for (uint32_t i = 0; i < launch.shape.fullWarps.size(); ++i) fullWarps += (int64_t{1} << i) * w(launch.shape.fullWarps[i]);
     const Expr d = warp + 1 - fullWarps - w(launch.shape.tailMask[0]);  // 0 at the block's last warp
     const Expr lastWarp = w(c.step("last warp >= (barrier)", d)) + w(c.step("last warp <= (barrier)", -d));
-    std::vector<Expr> pcBits;
-    for (uint32_t i = 0; i < 10; ++i) pcBits.push_back(w(s.pc[i]));
-    const Bus next = addBuses(c, "pc+1 (barrier)", pcBits, std::vector<Expr>(10, Expr(0)), 1);
-    Bus data;
-    for (uint32_t i = 0; i < 10; ++i) data.push_back(c.step(fmt::format("barrier resume pc[{}]", i), w(next[i]) - 1));
     const Bus opBits(f.word.begin(), f.word.begin() + machine::kWordOpBits);
-    const WireId atBarrier = c.step("the last warp's word is BAR", bitsMatching(opBits, static_cast<uint64_t>(machine::MOp::Bar)) +
-                                                                     w(f.generating) + lastWarp - machine::kWordOpBits - 3);
-    barrierResume = lastWritten(c, "barrier resume pc", s.machineToken, atBarrier, data);
+    const WireId lastAtBarrier = c.step("the last warp's word is BAR", bitsMatching(opBits, static_cast<uint64_t>(machine::MOp::Bar)) +
+                                                                         w(f.generating) + lastWarp - machine::kWordOpBits - 3);
+    const Bus afterBarrier = previousBits(c, "after the last warp's BAR", {lastAtBarrier}, 1, s.machineToken);
+    for (uint32_t i = 0; i < 10; ++i) pcBits.push_back(c.step(fmt::format("pc[{}] (bit)", i), w(s.pc[i]) - 1));
+    barrierResume = lastWritten(c, "barrier resume pc", s.machineToken, w(afterBarrier[0]), pcBits);
   }
   const WriteFeatures features = declareWriteFeatures(c);
   const Bus& k = launch.k;
@@ -187,7 +185,7 @@ FrontWires buildFront(Circuit& c) {
   // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
   // guard's bit 9 is its negation, not a kind).
   for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
-  return {s, prompt, f, features, pending, launch, barrierResume, buildRegisterFile(c, rf), writes};
+  return {s, prompt, f, features, pending, launch, pcBits, barrierResume, buildRegisterFile(c, rf), writes};
 }
 
 Unit frontUnit() {
