@@ -3,8 +3,6 @@
 // token checked against the reference executor's -> the host decoder (replay) -> outputs.
 // The outputs come from the circuit's token stream alone, like the machine backend's from
 // the executor's; the tier between the executor and the weights (docs/compiler.md §6).
-#include <fstream>
-
 #include <fmt/format.h>
 
 #include "qgpu/backend.h"
@@ -12,9 +10,7 @@
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/machine/core.h"
-#include "qgpu/machine/lower.h"
-#include "qgpu/machine/prompt.h"
-#include "qgpu/machine/tokens.h"
+#include "token_launch.h"
 
 namespace qgpu {
 namespace {
@@ -29,44 +25,23 @@ class CircuitBackend : public Backend {
  public:
   std::string name() const override { return "circuit"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
-    if (options.warpWidth != machine::kLanes)
-      throw Error(ErrorKind::Input, fmt::format("the compiled machine is a {}-lane core; run it with --warp {} (got {})",
-                                                machine::kLanes, machine::kLanes, options.warpWidth));
-    const Program& program = loadProgram(spec.ptxPath(options.flavour));
-    const machine::MachineProgram mp =
-        machine::lowerKernel(program, spec.entry, machine::lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
-    if (const auto what = compiler::firstNotRun(mp))
+    machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, options, name());
+    if (const auto what = compiler::firstNotRun(tl.program))
       throw Error(ErrorKind::Backend, fmt::format("circuit: {}: {}", spec.name, *what));
-    Launch launch = materializeLaunch(spec);
-    const machine::MachineLaunch ml = machine::machineLaunch(mp, launch);
-    const std::vector<uint32_t> prompt = machine::encodePrompt(mp, ml);
-    const machine::MachineResult reference = machine::execute(mp, ml, options.maxSteps);
-    const compiler::CircuitRun run = compiler::runInCircuit(stepCircuit(), prompt, reference.trace);
-    if (!options.tokensFile.empty()) {
-      // The machine backend's format: id TAB meaning (the executor's meaning: the streams are equal).
-      std::ofstream out(options.tokensFile);
-      if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the token stream", options.tokensFile));
-      for (size_t i = 0; i < run.tokens.size(); ++i) out << run.tokens[i] << '\t' << reference.trace.meanings[i] << '\n';
-      if (!out) throw Error(ErrorKind::Input, fmt::format("{}: write failed", options.tokensFile));
-    }
+    const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
+    const compiler::CircuitRun run = compiler::runInCircuit(stepCircuit(), tl.prompt, reference.trace);
+    // The executor's meanings: the streams are equal (runInCircuit checked every token).
+    if (!options.tokensFile.empty()) machine::writeTokenFile(options.tokensFile, run.tokens, reference.trace.meanings);
     // The host decoder sees the prompt and the circuit's tokens only.
-    const machine::DecodedPrompt dp = machine::decodePrompt(prompt);
-    const std::vector<std::vector<uint8_t>> replayed = machine::replay(dp.program, dp.launch, run.tokens, options.maxSteps);
-    for (size_t i = 0; i < launch.buffers.size(); ++i) {
-      size_t k = 0;
-      while (k < dp.launch.bufferAddr.size() && dp.launch.bufferAddr[k] != ml.bufferAddr[i]) ++k;
-      if (k == dp.launch.bufferAddr.size())
-        throw Error(ErrorKind::Backend, fmt::format("circuit: buffer {} is missing from the prompt", i));
-      launch.buffers[i].data = replayed[k];
-    }
+    machine::replayIntoBuffers(tl, run.tokens, options.maxSteps, name());
     RunResult r;
     r.kernel = spec.name;
     r.backend = name();
     r.flavour = options.flavour;
     r.warpWidth = options.warpWidth;
-    r.outputs = collectOutputs(spec, launch);
+    r.outputs = collectOutputs(spec, tl.launch);
     r.warpInstructions = reference.trace.steps;
-    r.provenance = {{"prompt_tokens", prompt.size()},
+    r.provenance = {{"prompt_tokens", tl.prompt.size()},
                     {"generated_tokens", run.tokens.size()},
                     {"positions_evaluated", run.positions},
                     {"circuit", stepCircuit().circuit.name()},

@@ -37,11 +37,19 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     out = ev.stepOutputs(frontInputs(id));
     ++run.positions;
   }
-  // The step of each generated token, for the report: the last step starting at or before it.
-  auto stepOf = [&](size_t t) {
+  // Where generated token t is, and what the executor says there, for a report: the step is
+  // the last one starting at or before it.
+  auto where = [&](size_t t) {
     size_t s = 0;
     while (s + 1 < expected.stepStates.size() && expected.stepStates[s + 1].firstToken <= t) ++s;
-    return s;
+    const std::string at = expected.stepStates.empty()
+                               ? std::string()
+                               : fmt::format(", step {} (pc {})", s + 1, expected.stepStates[s].pc);
+    const std::string says = t < expected.tokens.size()
+                                 ? fmt::format("{} ({})", machine::tokenName(expected.tokens[t]), expected.meanings[t])
+                                 : std::string("nothing: the executor's stream has ended");
+    return fmt::format("circuit: generated token {} (position {}{}): the reference executor says {}", t,
+                       prompt.size() + t, at, says);
   };
   // An evaluator refusal (a value outside its node's range: two tokens' gates at once) is the
   // circuit's fault at this position: named like a wrong token.
@@ -49,30 +57,15 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     try {
       out = ev.stepOutputs(frontInputs(id));
     } catch (const CompileError& e) {
-      const size_t t = run.tokens.size();
-      throw Error(ErrorKind::Backend,
-                  fmt::format("circuit: generated token {} (position {}, step {} (pc {})): the reference executor says "
-                              "{} ({}); the evaluator refused the position: {}",
-                              t, prompt.size() + t, stepOf(t) + 1, expected.stepStates.at(stepOf(t)).pc,
-                              t < expected.tokens.size() ? machine::tokenName(expected.tokens[t]) : "nothing",
-                              t < expected.meanings.size() ? expected.meanings[t] : "", e.what()));
+      throw Error(ErrorKind::Backend, fmt::format("{}; the evaluator refused the position: {}", where(run.tokens.size()), e.what()));
     }
   };
   while (true) {
     const size_t t = run.tokens.size();
     const SpelledToken next = spelledToken(out, kAluOutputs);
-    const std::string want = t < expected.tokens.size()
-                                 ? fmt::format("{} ({})", machine::tokenName(expected.tokens[t]), expected.meanings[t])
-                                 : std::string("nothing: the executor's stream has ended");
-    if (!next.id || t >= expected.tokens.size() || *next.id != expected.tokens[t]) {
-      const std::string got = next.id ? machine::tokenName(*next.id) : "no token: " + next.why;
-      const std::string at = expected.stepStates.empty()
-                                 ? std::string()
-                                 : fmt::format(", step {} (pc {})", stepOf(t) + 1, expected.stepStates[stepOf(t)].pc);
-      throw Error(ErrorKind::Backend, fmt::format("circuit: generated token {} (position {}{}): the reference executor "
-                                                  "says {}, the step circuit spells {}",
-                                                  t, prompt.size() + t, at, want, got));
-    }
+    if (!next.id || t >= expected.tokens.size() || *next.id != expected.tokens[t])
+      throw Error(ErrorKind::Backend, fmt::format("{}, the step circuit spells {}", where(t),
+                                                  next.id ? machine::tokenName(*next.id) : "no token: " + next.why));
     run.tokens.push_back(*next.id);
     if (*next.id == machine::ctl(machine::Ctl::Halt)) return run;
     evaluate(*next.id);

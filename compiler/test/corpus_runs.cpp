@@ -308,13 +308,4 @@ StepStream stepStream(const CorpusRun& r) {
   return ss;
 }
 
-uint32_t spelledWriteToken(const std::vector<int64_t>& got, size_t kindAt) {
-  uint32_t kind = kWriteTokenKinds, kinds = 0, value = 0;
-  for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
-    if (got.at(kindAt + j)) kind = j, ++kinds;
-  for (uint32_t b = 0; b < 16; ++b) value |= static_cast<uint32_t>(got.at(kindAt + kWriteTokenKinds + b) != 0) << b;
-  if (kinds != 1 || (kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return 0;
-  return writeTokenId(kind, value);
-}
-
 }  // namespace qgpu::compiler

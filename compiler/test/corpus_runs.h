@@ -156,9 +156,5 @@ struct StepStream {
 };
 StepStream stepStream(const CorpusRun& r);
 
-// The id a spelled write token names: outputs from `kindAt` on are the kind one-hot
-// (kWriteTokenKinds) and the 16 value bits (write_form.h). Exactly one kind, and a value the
-// kind has (0 for AFFINE, below 4 for the LANES prefixes); 0 when they name no token.
-uint32_t spelledWriteToken(const std::vector<int64_t>& got, size_t kindAt);
 
 }  // namespace qgpu::compiler

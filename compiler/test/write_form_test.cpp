@@ -8,6 +8,7 @@
 #include <map>
 
 #include "corpus_runs.h"
+#include "qgpu/compiler/register_write.h"
 #include "qgpu/compiler/write_form.h"
 #include "qgpu/machine/tokens.h"
 #include "qgpu/machine/units.h"

@@ -31,6 +31,12 @@ std::string decodeError(const std::string& ptx) {
   return "";
 }
 
+// The decoder refuses `ptx` (the case `body`) with a message that holds `why`.
+void expectRefused(const std::string& ptx, const std::string& body, const char* why) {
+  const std::string e = decodeError(ptx);
+  EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
+}
+
 TEST(GrammarForms, BareRegisterNamesPairsAndGuards) {
   auto out = runOut(test::header() + R"(
 .visible .entry k(.param .u64 out)
@@ -221,10 +227,7 @@ TEST(GrammarForms, MovListsRefuseWhatPtxasRefuses) {
     return test::header() + ".visible .entry k()\n{\n .reg .u64 d;\n .reg .u32 a;\n .reg .f32 fs;\n .reg .b16 s;\n" +
            " .reg .v2 .u32 v;\n .reg .v2 .f32 vf;\n" + regs + body + "\n ret;\n}\n";
   };
-  auto refused = [&](const char* body, const char* why) {
-    const std::string e = decodeError(kernel("", body));
-    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
-  };
+  auto refused = [&](const char* body, const char* why) { expectRefused(kernel("", body), body, why); };
   EXPECT_EQ(decodeError(kernel("", "mov.b64 d, {v.x, v.y};\n mov.b64 d, {a, 7};\n mov.b64 v, d;")), "");
   refused("mov.b64 d, {v.x, 7};", "the vector register element 'v.x' beside the immediate 7");
   refused("mov.b64 d, {vf.y, 0f3f800000};", "beside the immediate");
@@ -323,10 +326,7 @@ TEST(GrammarForms, HalfOperandsTakeBitOrHalfRegistersOnly) {
            " .reg .b64 rd<4>;\n .reg .pred p<3>;\n" +
            body + "\n ret;\n}\n";
   };
-  auto refused = [&](const char* body, const char* why) {
-    const std::string e = decodeError(kernel(body));
-    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
-  };
+  auto refused = [&](const char* body, const char* why) { expectRefused(kernel(body), body, why); };
   // What ptxas accepts stays accepted (each line measured with ptxas 13.0.88, sm_90).
   EXPECT_EQ(decodeError(kernel("add.rn.f16 fh1, fh2, h3;\n fma.rn.f16x2 r1, hh1, hh2, r3;\n neg.f16 h1, fh2;\n"
                                " max.NaN.bf16x2 r1, r2, r3;\n ex2.approx.f16x2 hh1, hh2;\n tanh.approx.bf16 h1, h2;\n"
@@ -377,10 +377,7 @@ TEST(GrammarForms, FloatOperandsOfCvtSetSelpMovTakeFloatOrBitRegistersOnly) {
            " .reg .u64 ud<4>;\n .reg .f64 fd<4>;\n .reg .pred p<3>;\n" +
            body + "\n ret;\n}\n";
   };
-  auto refused = [&](const char* body, const char* why) {
-    const std::string e = decodeError(kernel(body));
-    EXPECT_NE(e.find(why), std::string::npos) << body << " -> " << (e.empty() ? "accepted" : e);
-  };
+  auto refused = [&](const char* body, const char* why) { expectRefused(kernel(body), body, why); };
   // What ptxas accepts stays accepted (each line measured with ptxas 13, sm_75).
   EXPECT_EQ(decodeError(kernel(" cvt.rn.f32.s32 f1, s1;\n cvt.rn.f32.s32 r1, s1;\n cvt.rn.f32.s32 rd1, s1;\n"
                                " cvt.rzi.s32.f32 s1, r1;\n cvt.rzi.s32.f32 s1, rd1;\n cvt.f64.f32 fd1, r1;\n"

@@ -141,6 +141,16 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
   lb.results.push_back(otherBits);
 }
 
+uint32_t spelledWriteToken(const std::vector<int64_t>& outputs, size_t kindAt) {
+  uint32_t kind = kWriteTokenKinds, kinds = 0, value = 0;
+  for (uint32_t j = 0; j < kWriteTokenKinds; ++j)
+    if (outputs.at(kindAt + j)) kind = j, ++kinds;
+  for (uint32_t b = 0; b < 16; ++b) value |= static_cast<uint32_t>(outputs.at(kindAt + kWriteTokenKinds + b) != 0) << b;
+  // AFFINE carries no value; the LANES prefixes count 1..4 lanes (value n - 1).
+  if (kinds != 1 || (kind == 3 && value != 0) || (kind >= 4 && value >= 4)) return 0;
+  return writeTokenId(kind, value);
+}
+
 SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
   const size_t valueAt = at + kWriteTokenKinds, otherAt = valueAt + 16 + 1 + 16;
   if (outputs.size() < otherAt + kOtherTokens) return {{}, "fewer outputs than a register write's"};
@@ -158,10 +168,8 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
     return {{}, fmt::format("a value {} out of range", value)};
   };
   if (kinds == 1) {
-    // AFFINE carries no value; the LANES prefixes count 1..4 lanes (value n - 1).
-    if ((kind == 3 && value != 0) || (kind >= 4 && value >= 4))
-      return {{}, fmt::format("write kind {} with value {}", kind, value)};
-    return {writeTokenId(kind, value), {}};
+    if (const uint32_t id = spelledWriteToken(outputs, at)) return {id, {}};
+    return {{}, fmt::format("write kind {} with value {}", kind, value)};
   }
   using machine::Ctl;
   switch (static_cast<OtherToken>(other)) {

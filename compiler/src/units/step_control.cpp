@@ -123,15 +123,15 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kBra] = isOp(MOp::Bra);
   flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
   flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
-  // The launch's shape from the prompt (step_front.h): warps = full warps + [a tail warp],
-  // so the last warp is warp + 1 = full + tail lane 0's bit; the last block, block + 1 = blocks.
+  // The launch's shape from the prompt (step_front.h): the last warp is the front end's; the
+  // last block, block + 1 = blocks.
   const PromptLaunch& launch = front.launch;
   std::vector<Expr> warpBits, blockBits, fullWarps, blocks;
   for (WireId x : s.warp) warpBits.push_back(w(x));
   for (WireId x : s.block) blockBits.push_back(w(x));
   for (WireId x : launch.shape.fullWarps) fullWarps.push_back(w(x));
   for (WireId x : launch.blocks) blocks.push_back(w(x));
-  const Expr lastWarp = equal("last warp", valueOf(warpBits) + 1 - valueOf(fullWarps) - w(launch.shape.tailMask[0]));
+  const Expr& lastWarp = front.lastWarp;
   const Expr lastBlock = equal("last block", valueOf(blockBits) + 1 - valueOf(blocks));
   std::vector<Expr> lastStarted;
   for (WireId x : s.lastStarted) lastStarted.push_back(w(x));

@@ -139,16 +139,17 @@ FrontWires buildFront(Circuit& c) {
   // ended and the sequencer's pc is the BAR's + 1 (an earlier position's write, after a control
   // token before the BAR, is overwritten there). Built here, before the units' banks, so that
   // its heads are placed with the front end's (the scheduler places heads in node order).
+  // The block's last warp: warp + 1 = the full warps + [a tail warp] (a pair [D >= 0], [D <= 0]).
+  Expr warp, fullWarps;
+  for (uint32_t i = 0; i < s.warp.size(); ++i) warp += (int64_t{1} << i) * w(s.warp[i]);
+  for (uint32_t i = 0; i < launch.shape.fullWarps.size(); ++i) fullWarps += (int64_t{1} << i) * w(launch.shape.fullWarps[i]);
+  const Expr d = warp + 1 - fullWarps - w(launch.shape.tailMask[0]);
+  const Expr lastWarp = w(c.step("last warp >=", d)) + w(c.step("last warp <=", -d)) - 1;
   Bus barrierResume, pcBits;
   {
-    Expr warp, fullWarps;
-    for (uint32_t i = 0; i < s.warp.size(); ++i) warp += (int64_t{1} << i) * w(s.warp[i]);
-    for (uint32_t i = 0; i < launch.shape.fullWarps.size(); ++i) fullWarps += (int64_t{1} << i) * w(launch.shape.fullWarps[i]);
-    const Expr d = warp + 1 - fullWarps - w(launch.shape.tailMask[0]);  // 0 at the block's last warp
-    const Expr lastWarp = w(c.step("last warp >= (barrier)", d)) + w(c.step("last warp <= (barrier)", -d));
     const Bus opBits(f.word.begin(), f.word.begin() + machine::kWordOpBits);
     const WireId lastAtBarrier = c.step("the last warp's word is BAR", bitsMatching(opBits, static_cast<uint64_t>(machine::MOp::Bar)) +
-                                                                         w(f.generating) + lastWarp - machine::kWordOpBits - 3);
+                                                                         w(f.generating) + lastWarp - machine::kWordOpBits - 2);
     const Bus afterBarrier = previousBits(c, "after the last warp's BAR", {lastAtBarrier}, 1, s.machineToken);
     for (uint32_t i = 0; i < 10; ++i) pcBits.push_back(c.step(fmt::format("pc[{}] (bit)", i), w(s.pc[i]) - 1));
     barrierResume = lastWritten(c, "barrier resume pc", s.machineToken, w(afterBarrier[0]), pcBits);
@@ -185,7 +186,7 @@ FrontWires buildFront(Circuit& c) {
   // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
   // guard's bit 9 is its negation, not a kind).
   for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
-  return {s, prompt, f, features, pending, launch, pcBits, barrierResume, buildRegisterFile(c, rf), writes};
+  return {s, prompt, f, features, pending, launch, lastWarp, pcBits, barrierResume, buildRegisterFile(c, rf), writes};
 }
 
 Unit frontUnit() {

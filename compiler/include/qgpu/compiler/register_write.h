@@ -64,6 +64,10 @@ struct SpelledToken {
   std::string why;  // where id is empty
 };
 SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at);
+/// The write token alone: outputs from `kindAt` on are the kind one-hot (kWriteTokenKinds)
+/// and the 16 value bits (write_form.h). Its id where exactly one kind is set and the value
+/// is one the kind has (0 for AFFINE, below 4 for the LANES prefixes); 0 otherwise.
+uint32_t spelledWriteToken(const std::vector<int64_t>& outputs, size_t kindAt);
 constexpr uint32_t kAluWriteOutputs = kAluOutputs + kWriteTokenKinds + 16 + 1 + 16 + kOtherTokens;
 
 }  // namespace qgpu::compiler

@@ -68,6 +68,7 @@ struct FrontWires {
   WriteFeatures write;      // the token's write features (commit.h)
   PendingWrite pending;
   PromptLaunch launch;     // the launch's figures from the prompt
+  Expr lastWarp;           // the warp is its block's last (a form whose value is a bit)
   Bus pcBits;              // the sequencer's pc as proven bits (10): its pc is a form over its base, carries and counter
   Bus barrierResume;       // the pc + 1 of the last BAR the block's last warp reached (10 bits): where the waiting warps resume
   std::vector<Bus> reads;  // buildRegisterFile's: reads[4 * port + lane]

@@ -1,0 +1,49 @@
+// The launch-as-tokens plumbing of the machine-protocol backends (token_launch.h).
+#include "token_launch.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "qgpu/interp/error.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/tokens.h"
+
+namespace qgpu::machine {
+
+TokenLaunch prepareTokenLaunch(const LaunchSpec& spec, const RunOptions& options, const std::string& backend) {
+  if (options.warpWidth != kLanes)
+    throw Error(ErrorKind::Input, fmt::format("{}: the machine is a {}-lane core; run it with --warp {} (got {})", backend,
+                                              kLanes, kLanes, options.warpWidth));
+  TokenLaunch tl;
+  tl.program = lowerKernel(loadProgram(spec.ptxPath(options.flavour)), spec.entry,
+                           lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
+  tl.launch = materializeLaunch(spec);
+  tl.machineLaunch = machineLaunch(tl.program, tl.launch);
+  tl.prompt = encodePrompt(tl.program, tl.machineLaunch);
+  return tl;
+}
+
+void replayIntoBuffers(TokenLaunch& tl, const std::vector<uint32_t>& generated, uint64_t maxSteps,
+                       const std::string& backend) {
+  // The host decoder sees only tokens: the prompt (ROM, launch, initial memory) and the
+  // generated stream. Launch buffer i is the replayed global segment at its address.
+  const DecodedPrompt dp = decodePrompt(tl.prompt);
+  const std::vector<std::vector<uint8_t>> replayed = replay(dp.program, dp.launch, generated, maxSteps);
+  for (size_t i = 0; i < tl.launch.buffers.size(); ++i) {
+    size_t k = 0;
+    while (k < dp.launch.bufferAddr.size() && dp.launch.bufferAddr[k] != tl.machineLaunch.bufferAddr[i]) ++k;
+    if (k == dp.launch.bufferAddr.size())
+      throw Error(ErrorKind::Backend, fmt::format("{}: buffer {} is missing from the prompt", backend, i));
+    tl.launch.buffers[i].data = replayed[k];
+  }
+}
+
+void writeTokenFile(const std::string& path, const std::vector<uint32_t>& tokens, const std::vector<std::string>& meanings) {
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the token stream", path));
+  for (size_t i = 0; i < tokens.size(); ++i) out << tokens[i] << '\t' << meanings.at(i) << '\n';
+  if (!out) throw Error(ErrorKind::Input, fmt::format("{}: write failed", path));
+}
+
+}  // namespace qgpu::machine
