@@ -43,8 +43,9 @@ int runUnits(bool json) {
   std::vector<UnitReport> rows;
   for (const UnitSpec& s : unitCatalogue()) {
     Unit u = s.build();
-    if (s.planOnly) {
+    if (s.planOnly || s.provenOnRequest) {
       rows.push_back(reportPlan(s.name, s.machineOps, planLayers(u.circuit, schedule(u.circuit), 2)));
+      rows.back().provenOnRequest = s.provenOnRequest;
       continue;
     }
     CompiledUnit cu = compileCircuit(u.circuit);
@@ -97,8 +98,11 @@ int runPlan(const std::string& name, int layer, bool json) {
   const LayerPlan plan = planLayers(u.circuit, schedule(u.circuit), 2);
   const std::vector<LayerProfile> layers = layerProfiles(plan);
   const uint32_t hidden = static_cast<uint32_t>(Budget2B::hidden);
-  std::vector<ChannelGroup> groups;
-  if (layer != 0) groups = liveChannelGroups(plan, layer);
+  std::vector<ChannelGroup> groups, neurons;
+  if (layer != 0) {
+    groups = liveChannelGroups(plan, layer);
+    neurons = neuronGroups(plan, layer);
+  }
   if (json) {
     nlohmann::json j = {{"unit", name}, {"layers", plan.layers}, {"channels", plan.physicalChannels},
                         {"hidden_2b", hidden}, {"plan_only", s.planOnly}};
@@ -108,6 +112,7 @@ int runPlan(const std::string& name, int layer, bool json) {
     if (layer != 0) {
       j["live_at"] = layer;
       for (const ChannelGroup& g : groups) j["live_channels"].push_back({{"wire", g.stem}, {"channels", g.channels}});
+      for (const ChannelGroup& g : neurons) j["neurons_by_wire"].push_back({{"wire", g.stem}, {"neurons", g.channels}});
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -126,6 +131,8 @@ int runPlan(const std::string& name, int layer, bool json) {
   if (layer != 0) {
     std::cout << fmt::format("live at layer {}, by wire (lane and bit numbers as #):\n", layer);
     for (const ChannelGroup& g : groups) std::cout << fmt::format("  {:>5}  {}\n", g.channels, g.stem);
+    std::cout << fmt::format("neurons of layer {}'s MLP, by wire:\n", layer);
+    for (const ChannelGroup& g : neurons) std::cout << fmt::format("  {:>5}  {}\n", g.channels, g.stem);
   }
   return 0;
 }
@@ -220,9 +227,9 @@ void addCompileCommands(CLI::App& app, Context& ctx) {
   static bool planJson = false;
   CLI::App* planCmd = c->add_subcommand(
       "plan", "A unit's layer plan without emitting it (plan-only units too): channels, neurons and heads per layer, "
-              "and with --layer the channels live there by wire");
+              "and with --layer the channels live there and its MLP's neurons, by wire");
   planCmd->add_option("unit", planName, "Unit name (qgpu compile units lists them)")->required();
-  planCmd->add_option("--layer", planLayer, "List the channels live at this layer, grouped by wire")
+  planCmd->add_option("--layer", planLayer, "List the channels live at this layer and its MLP's neurons, grouped by wire")
       ->check(CLI::Range(1, 1000));
   planCmd->add_flag("--json", planJson, "JSON instead of text");
   planCmd->callback([&ctx] { ctx.exitCode = guarded([] { return runPlan(planName, planLayer, planJson); }); });

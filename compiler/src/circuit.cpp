@@ -221,6 +221,19 @@ WireId Circuit::channel(const std::string& name, Expr e) {
   return id;
 }
 
+WireId Circuit::exclusiveSum(const std::string& name, Expr e, Range declared) {
+  checkWires(e, name);
+  Node n;
+  n.kind = NodeKind::Sum;
+  n.name = name;
+  n.range = declared;
+  n.structuralBit = declared.isBit();
+  n.exclusive = true;
+  n.ownChannel = true;
+  n.value = std::move(e);
+  return add(std::move(n));
+}
+
 void Circuit::notBefore(WireId id, WireId other) {
   if (id >= nodes_.size() || other >= id)
     throw CompileError(fmt::format("{}: notBefore: wire {} must follow wire {}", name_, id, other));

@@ -137,6 +137,7 @@ class Planner {
       if (n.kind == NodeKind::Sum) {
         if (merged_[i] && readLater[i]) {
           channelOf_[static_cast<WireId>(i)] = newChannel(n.name, ChannelInfo::Kind::Wire, s_.level[i], n.range);
+          plan_.channels[channelOf_[static_cast<WireId>(i)]].declared = n.exclusive;
           writeChannel(channelOf_[static_cast<WireId>(i)], w(static_cast<WireId>(i)), s_.level[i], n.name);
         }
         continue;

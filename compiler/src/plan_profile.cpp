@@ -54,4 +54,15 @@ std::vector<ChannelGroup> liveChannelGroups(const LayerPlan& plan, int layer) {
   return out;
 }
 
+std::vector<ChannelGroup> neuronGroups(const LayerPlan& plan, int layer) {
+  if (layer < 1 || layer > plan.layers)
+    throw CompileError(fmt::format("{}: layer {} is not in the plan (1..{})", plan.unit, layer, plan.layers));
+  std::map<std::string, size_t> by;
+  for (const PlannedNeuron& n : plan.mlp[static_cast<size_t>(layer - 1)].neurons) ++by[fmt::format("{} ({})", stemOf(n.gateName), neuronRoleName(n.role))];
+  std::vector<ChannelGroup> out;
+  for (const auto& [stem, n] : by) out.push_back({stem, n});
+  std::stable_sort(out.begin(), out.end(), [](const ChannelGroup& a, const ChannelGroup& b) { return a.channels > b.channels; });
+  return out;
+}
+
 }  // namespace qgpu::compiler

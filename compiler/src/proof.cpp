@@ -147,6 +147,26 @@ class Prover {
     return fmt::format("neuron {} (not in the plan)", n);
   }
 
+  // The wire a layer's down projection writes into physical channel `ch` (its name for the
+  // messages): the virtual channel written there at that layer, else the one cleared there.
+  std::string channelName(int layer, int ch) const {
+    std::string cleared;
+    for (const ChannelInfo& info : u_.plan.channels) {
+      if (info.physical != static_cast<uint32_t>(ch)) continue;
+      if (info.writtenAt == layer) return fmt::format("channel {} ('{}')", ch, info.name);
+      if (info.clearedAt == layer) cleared = fmt::format("channel {} (clearing '{}')", ch, info.name);
+    }
+    return cleared.empty() ? fmt::format("channel {}", ch) : cleared;
+  }
+
+  // The declared range of the wire that layer L writes into physical channel ch, if it is a
+  // declared one (ChannelInfo::declared).
+  std::optional<Range> declaredRange(int layer, int ch) const {
+    for (const ChannelInfo& info : u_.plan.channels)
+      if (info.declared && info.writtenAt == layer && info.physical == static_cast<uint32_t>(ch)) return info.range;
+    return std::nullopt;
+  }
+
   const model::TensorView& tensor(const std::string& name) const {
     const model::TensorView* v = u_.store->find(name);
     if (!v) throw CompileError(fmt::format("proof: unit '{}' has no tensor {}", u_.name, name));
@@ -413,7 +433,7 @@ class Prover {
         continue;
       }
       if (writers.empty()) continue;
-      checkSum(L, fmt::format("down projection into channel {}", c), d, lp);
+      checkSum(L, fmt::format("down projection into {}", channelName(L, c)), d, lp);
       const Fact& old = facts_[c];
       if (old.isConstant() && old.lo != 0) refuse(L, fmt::format("down projection writes anchor channel {}", c));
       if (old.inexact) refuse(L, fmt::format("down projection adds to channel {}, an inexact memory read", c));
@@ -431,6 +451,15 @@ class Prover {
             unitStep = g[writers[0]].constant < g[writers[1]].constant ? writers[0] : writers[1];
         }
       if (!old.isConstant() && isClear(l, writers, c, g, uu, down)) nf = {0, 0, 0, false};  // x - x = +0
+      // A declared channel (an exclusiveOr, an exclusiveSum): its write is exact whatever its
+      // writers sum to (checked above); its value lies in the declared range, a property of
+      // the machine that the evaluator checks at every position — the fact its readers use.
+      if (const std::optional<Range> r = declaredRange(L, c); r && old.isConstant() && old.lo == 0 && nf.grain > 0) {
+        const double lo = std::max(nf.lo, static_cast<double>(r->lo)), hi = std::min(nf.hi, static_cast<double>(r->hi));
+        if (lo > hi) refuse(L, fmt::format("{}: its writers cannot reach its declared range [{}, {}]", channelName(L, c), r->lo, r->hi));
+        // The IR's values are integers, and the write computes them exactly.
+        nf = Fact(std::ceil(lo), std::floor(hi), 1.0, std::ceil(lo) >= 0 && std::floor(hi) <= 1);
+      }
       next[c] = nf;
       ++version_[static_cast<size_t>(c)];
       if (unitStep) recordStep(l, c, *unitStep, g[*unitStep], inputVersion);

@@ -53,7 +53,8 @@ nlohmann::json toJson(const UnitReport& r) {
           {"proof_min_margin", r.minMargin},
           {"tightest_gate", r.tightestGate},
           {"fits_2b", r.fits2B},
-          {"emitted", r.emitted}};
+          {"emitted", r.emitted},
+          {"proven_on_request", r.provenOnRequest}};
 }
 
 std::string markdownTable(const std::vector<UnitReport>& rows) {
@@ -62,7 +63,9 @@ std::string markdownTable(const std::vector<UnitReport>& rows) {
       "proof margin | fits 2048 / 6144 |\n|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const UnitReport& r : rows)
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.name, r.machineOps, r.layers, r.channels,
-                     r.peakNeurons, r.deltaNetHeads, r.emitted ? fmt::format("{}", r.minMargin) : "– (plan only)",
+                     r.peakNeurons, r.deltaNetHeads, r.emitted ? fmt::format("{}", r.minMargin)
+                                                                        : r.provenOnRequest ? "– (`qgpu compile prove`)"
+                                                                                            : "– (plan only)",
                      r.fits2B ? "yes" : "no");
   return s;
 }

@@ -3,6 +3,7 @@
 #include "qgpu/compiler/schedule.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace qgpu::compiler {
@@ -26,6 +27,116 @@ std::vector<int> Schedule::headsIn(int layer) const {  // memory banks only (cou
   }
   return n;
 }
+
+namespace {
+
+// Who reads a wire, and at which layer: a step or gate at its level (its MLP), a channel sum
+// at its level (its terms of that level fold into its write, earlier ones are passed), a memory
+// bank, lookup or counter in its layer's mixer (so at most one level before). Plain sums are
+// looked through; a wire read by one, or by an output, is not moved (see sink).
+struct Reader {
+  WireId node;
+  enum Kind { Neurons, Channel, Mixer } kind;
+  int bank = -1;  // Mixer of a memory port: which bank
+};
+
+void addReads(const Circuit& c, const Expr& e, WireId reader, Reader::Kind kind, int bank,
+              std::vector<std::vector<Reader>>& readers, std::vector<bool>& pinned) {
+  for (const Term& t : e.terms) {
+    const Node& n = c.node(t.wire);
+    if (n.kind == NodeKind::Sum && !n.ownChannel) {
+      // The planner may merge a plain sum's same-level terms into one channel: keep them put.
+      for (const Term& u : expand(c, n.value).terms) pinned[u.wire] = true;
+      addReads(c, n.value, reader, kind, bank, readers, pinned);
+    } else {
+      readers[t.wire].push_back({reader, kind, bank});
+    }
+  }
+}
+
+// Sinking, after ASAP: a step or gate moves down toward its first reader, but only as far as
+// each of its inputs is read anyway at that level or later by another reader — so no wire
+// lives longer, and the moved one's channel lives shorter (or not at all: a term that reaches
+// its channel sum's level folds into its write). ASAP alone keeps, say, an address adder's
+// thresholds live from the operands' level to the memory's; the widest layers of the joined
+// step were such waits. Nodes are visited last to first, so every reader is already placed.
+void sink(const Circuit& c, Schedule& s) {
+  const size_t N = c.nodes().size();
+  std::vector<std::vector<Reader>> readers(N);
+  std::vector<bool> pinned(N, false);
+  for (size_t i = 0; i < N; ++i) {
+    const Node& n = c.nodes()[i];
+    const WireId id = static_cast<WireId>(i);
+    if (n.kind == NodeKind::Step || n.kind == NodeKind::Gate) {
+      addReads(c, n.cond, id, Reader::Neurons, -1, readers, pinned);
+      addReads(c, n.value, id, Reader::Neurons, -1, readers, pinned);
+      if (n.kind == NodeKind::Gate) readers[n.control].push_back({id, Reader::Neurons, -1});
+    } else if (n.kind == NodeKind::Sum && n.ownChannel) {
+      addReads(c, n.value, id, Reader::Channel, -1, readers, pinned);
+    }
+  }
+  for (size_t p = 0; p < c.memories().size(); ++p) {
+    const MemoryPort& port = c.memories()[p];
+    if (s.bankLayer[p].empty()) continue;  // no live read placed it
+    for (size_t b = 0; b < port.banks.size(); ++b) {
+      const MemoryBank& bank = port.banks[b];
+      const WireId at = port.read.empty() ? 0 : port.read[0];
+      for (const std::vector<WireId>* ws : {&bank.writeKey, &bank.readKey, &bank.data})
+        for (WireId x : *ws) readers[x].push_back({at, Reader::Mixer, static_cast<int>(b)});
+      if (bank.readSelect) readers[*bank.readSelect].push_back({at, Reader::Mixer, static_cast<int>(b)});
+      addReads(c, bank.writeEnable, at, Reader::Mixer, static_cast<int>(b), readers, pinned);
+    }
+  }
+  // Lookups and counters: their inputs stay where ASAP put them.
+  for (const Lookup& lk : c.lookups()) {
+    for (const Bus* b : {&lk.key, &lk.value})
+      for (WireId x : *b) pinned[x] = true;
+    for (const Bus& q : lk.queries)
+      for (WireId x : q) pinned[x] = true;
+  }
+  for (const Counter& k : c.counters()) pinned[k.marker] = pinned[k.counted] = true;
+  for (const auto& [name, wire] : c.outputs())
+    for (const Term& t : expand(c, w(wire)).terms) pinned[t.wire] = true;
+
+  auto readLayer = [&](const Reader& r) {
+    if (r.kind != Reader::Mixer) return s.level[r.node];
+    const Node& n = c.node(r.node);
+    return s.bankLayer[n.port][static_cast<size_t>(r.bank)];
+  };
+  // The latest level at which `x` may be computed for reader r.
+  auto latestFor = [&](const Reader& r) {
+    switch (r.kind) {
+      case Reader::Neurons: return s.level[r.node] - 1;
+      case Reader::Channel: return s.level[r.node];
+      case Reader::Mixer: return readLayer(r) - 1;
+    }
+    return 0;
+  };
+  for (size_t i = N; i-- > 0;) {
+    const Node& n = c.nodes()[i];
+    if ((n.kind != NodeKind::Step && n.kind != NodeKind::Gate) || pinned[i] || readers[i].empty()) continue;
+    int latest = std::numeric_limits<int>::max();
+    for (const Reader& r : readers[i]) latest = std::min(latest, latestFor(r));
+    if (latest <= s.level[i]) continue;
+    // Each input must be read at `latest` or later by another reader anyway.
+    std::vector<WireId> inputs;
+    for (const Expr* e : {&n.cond, &n.value})
+      for (const Term& t : expand(c, *e).terms) inputs.push_back(t.wire);
+    if (n.kind == NodeKind::Gate) inputs.push_back(n.control);
+    for (WireId x : inputs) {
+      int others = 0;
+      for (const Reader& r : readers[x])
+        if (r.node != static_cast<WireId>(i)) others = std::max(others, readLayer(r));
+      latest = std::min(latest, others);
+    }
+    if (latest > s.level[i]) s.level[i] = latest;
+  }
+  // Sums sit at their terms' deepest level.
+  for (size_t i = 0; i < N; ++i)
+    if (c.nodes()[i].kind == NodeKind::Sum) s.level[i] = levelOf(c.nodes()[i].value, s.level);
+}
+
+}  // namespace
 
 Schedule schedule(const Circuit& c) {
   Schedule s;
@@ -90,6 +201,7 @@ Schedule schedule(const Circuit& c) {
     }
     if (n.notBefore) s.level[i] = std::max(s.level[i], s.level[*n.notBefore]);
   }
+  sink(c, s);
   s.depth = 1;
   for (const auto& [name, wire] : c.outputs()) s.depth = std::max(s.depth, s.level[wire]);
   for (size_t i = 0; i < c.nodes().size(); ++i)

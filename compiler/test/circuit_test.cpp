@@ -7,10 +7,13 @@
 #include <random>
 
 #include "qgpu/compiler/circuit.h"
+#include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/proof.h"
 #include "qgpu/compiler/schedule.h"
 #include "qgpu/compiler/token_io.h"
 #include "qgpu/compiler/units.h"
+#include "qgpu/model/model.h"
 #include "unit_reference.h"
 
 namespace qgpu::compiler {
@@ -106,6 +109,107 @@ TEST(Circuit, NotBeforeDelaysAStepToAnotherWiresLevel) {
   EXPECT_THROW(c.notBefore(s1, d), CompileError);  // only after an earlier wire
   WireId x = c.sum("x", w(d));
   EXPECT_THROW(c.notBefore(x, s1), CompileError) << "a sum has no level of its own to delay";
+}
+
+// Sinking (schedule.cpp): after ASAP, a step whose only reader is levels later moves down to
+// it when its inputs are read there anyway, and stays where an input would live longer.
+TEST(Circuit, SinkingMovesAStepTowardItsReaderWithoutLengtheningItsInputs) {
+  Circuit c("t");
+  const WireId a = c.inputBit("a"), b = c.inputBit("b"), x = c.inputBit("x");
+  const WireId c1 = c.step("c1", w(a) + w(b) - 2);
+  const WireId c2 = c.step("c2", w(c1) + w(a) - 1);
+  const WireId c3 = c.step("c3", w(c2) + w(b) - 1);
+  const WireId c4 = c.step("c4", w(c3) + w(a) + w(b) - 1);  // a and b read at level 4
+  const WireId d = c.step("d", w(a) + w(b) - 1);            // ASAP 1, read at 4 only
+  const WireId e = c.step("e", w(d) + w(c3) - 2);
+  const WireId h = c.step("h", w(x) - 1);                   // x is read by h alone
+  const WireId g = c.step("g", w(h) + w(c3) - 2);
+  c.output("c4", c4);
+  c.output("e", e);
+  c.output("g", g);
+  const Schedule s = schedule(c);
+  EXPECT_EQ(s.level[c4], 4);
+  EXPECT_EQ(s.level[d], 3) << "d waits beside its reader's other input";
+  EXPECT_EQ(s.level[e], 4);
+  EXPECT_EQ(s.level[h], 1) << "moving h would keep x's channel longer";
+  const CompiledUnit cu = compileCircuit(c);
+  EXPECT_NO_THROW(proveExact(cu));
+  model::Model m = model::Model::fromStore(cu.config, cu.store, {});
+  for (int v = 0; v < 8; ++v) {
+    const std::vector<int64_t> in = {v & 1, (v >> 1) & 1, (v >> 2) & 1};
+    const Eigen::VectorXf logits = [&] {
+      model::DecodeState st = m.newState();
+      Eigen::MatrixXf one(cu.config.hiddenSize, 1);
+      one.col(0) = cu.residual(in);
+      return Eigen::VectorXf(m.forwardEmbeddings(st, one).col(0));
+    }();
+    EXPECT_EQ(cu.decode(logits), evaluateOutputs(c, in)) << v;
+  }
+}
+
+// An exclusive sum declares a range narrower than its form's interval (units' packed results,
+// at most one unit's not 0): it has a channel of its own and the evaluator checks the range.
+TEST(Circuit, AnExclusiveSumIsADeclaredRangeTheEvaluatorChecks) {
+  Circuit c("t");
+  const WireId a = c.inputBit("a"), b = c.inputBit("b"), x = c.inputBit("x"), y = c.inputBit("y");
+  std::vector<Expr> first = {w(a), w(b)}, second = {w(x), w(y)};
+  const PackedBits p = accumulatePacked(c, "acc", nullptr, first);
+  const PackedBits q = accumulatePacked(c, "acc2", &p, second);
+  ASSERT_EQ(q.channels.size(), 1u);
+  EXPECT_EQ(c.node(q.channels[0]).range.hi, 3);
+  EXPECT_TRUE(c.node(q.channels[0]).ownChannel);
+  c.output("acc", q.channels[0]);
+  EXPECT_EQ(evaluateOutputs(c, {1, 1, 0, 0}), (std::vector<int64_t>{3}));
+  EXPECT_EQ(evaluateOutputs(c, {0, 0, 0, 1}), (std::vector<int64_t>{2}));
+  try {
+    evaluate(c, {1, 1, 1, 0});  // 4: both units' terms at once
+    ADD_FAILURE() << "a sum beyond its declared range accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("acc2"), std::string::npos) << e.what();
+  }
+  std::vector<Expr> three = {w(a), w(b), w(x)};
+  EXPECT_THROW(accumulatePacked(c, "mismatch", &p, three), CompileError) << "3 bits onto a 2-bit channel";
+}
+
+// ADD and SUB in one carry chain (addSubCarries): every result bit, from the carries, equals
+// the machine's sum or difference modulo 2^64.
+TEST(Circuit, AddAndSubtractShareOneCarryChain) {
+  Circuit c("t");
+  const Bus a = c.inputBus("a", 64), b = c.inputBus("b", 64);
+  const WireId sub = c.inputBit("sub");
+  std::vector<Expr> x, y;
+  for (uint32_t i = 0; i < 64; ++i) {
+    x.push_back(w(a[i]));
+    y.push_back(w(b[i]));
+  }
+  const AddSubCarries k = addSubCarries(c, "as", x, y, sub);
+  ASSERT_EQ(k.carry.size(), 65u);
+  auto valueOf = [](const Expr& e, const std::vector<int64_t>& v) {
+    int64_t sum = e.constant;
+    for (const Term& t : e.terms) sum += t.coeff * v[t.wire];
+    return sum;
+  };
+  std::mt19937_64 rng(11);
+  for (int t = 0; t < 3000; ++t) {
+    uint64_t va = rng(), vb = rng();
+    if (t % 5 == 0) vb = ~va;  // long carry chains
+    if (t % 7 == 0) vb = va;
+    const int64_t s = t % 2;
+    std::vector<int64_t> in;
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((va >> i) & 1));
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((vb >> i) & 1));
+    in.push_back(s);
+    const std::vector<int64_t> v = evaluate(c, in);
+    const uint64_t want = s ? va - vb : va + vb;
+    uint64_t got = 0;
+    for (uint32_t i = 0; i < 64; ++i) {
+      // ADD: a + b + k_i - 2 k_(i+1); SUB: a + 1 - b + k_i - 2 k_(i+1).
+      const int64_t bit = v[a[i]] + (s ? 1 - v[b[i]] : v[b[i]]) + valueOf(k.carry[i], v) - 2 * valueOf(k.carry[i + 1], v);
+      ASSERT_TRUE(bit == 0 || bit == 1) << t << " bit " << i;
+      got |= static_cast<uint64_t>(bit) << i;
+    }
+    ASSERT_EQ(got, want) << t << ": " << va << (s ? " - " : " + ") << vb;
+  }
 }
 
 // A declared exclusive group: the token head takes it in place of a proof, and the evaluator

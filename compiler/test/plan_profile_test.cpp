@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <numeric>
 
 #include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/plan_profile.h"
+#include "qgpu/compiler/report.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -34,6 +36,23 @@ TEST(PlanProfile, TheWidestLayerNeedsThePlansChannels) {
     EXPECT_THROW(liveChannelGroups(plan, 0), CompileError);
     EXPECT_THROW(liveChannelGroups(plan, plan.layers + 1), CompileError);
   }
+}
+
+// The joined step in the 2B's shape: its residual channels within the hidden size and every
+// layer's MLP within the intermediate size — the gate for anything added to the step.
+TEST(PlanProfile, TheJoinedStepFitsTheTwoB) {
+  const Unit u = findUnitOrPlan("step").build();
+  const LayerPlan plan = planLayers(u.circuit, schedule(u.circuit), 2);
+  EXPECT_LE(plan.physicalChannels, static_cast<uint32_t>(Budget2B::hidden));
+  for (const LayerProfile& p : layerProfiles(plan)) {
+    EXPECT_LE(p.neurons, static_cast<size_t>(Budget2B::intermediate)) << "layer " << p.layer;
+    EXPECT_LE(p.heads, static_cast<size_t>(Budget2B::deltaNetHeads)) << "layer " << p.layer;
+    const std::vector<ChannelGroup> neurons = neuronGroups(plan, p.layer);
+    const size_t sum = std::accumulate(neurons.begin(), neurons.end(), size_t{0},
+                                       [](size_t s, const ChannelGroup& g) { return s + g.channels; });
+    EXPECT_EQ(sum, p.neurons) << "layer " << p.layer;
+  }
+  std::cout << "[ step ] " << plan.layers << " layers, " << plan.physicalChannels << " residual channels\n";
 }
 
 }  // namespace

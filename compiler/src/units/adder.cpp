@@ -78,6 +78,69 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
   return out;
 }
 
+AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
+                            WireId sub, std::optional<WireId> firstLevelAt) {
+  if (a.size() != b.size() || a.empty()) throw CompileError(fmt::format("{}: adder operands differ in width", name));
+  const size_t n = a.size(), chunks = (n + kChunk - 1) / kChunk;
+  const Expr isSub = w(sub), isAdd = 1 - w(sub);
+  // Level 1, per chunk and bit j: [low + cin >= 2^j] for both carry-ins, where low is the
+  // lower bits' sum of a and b (ADD) or of a and ~b, a - b + 2^j - 1 (SUB). The four steps of a
+  // bit (two per op, the other op's silenced) are written into one channel: for chunk 0 with
+  // the real carry-in (0 for ADD, 1 for SUB) the carry itself; beyond, c0 + c1 of the op.
+  std::vector<std::vector<Expr>> carry(chunks), pair(chunks);
+  for (size_t m = 0; m < chunks; ++m) {
+    const size_t lo = m * kChunk, width = std::min(kChunk, n - lo);
+    Expr lowA, lowB;
+    for (size_t j = 1; j <= width; ++j) {
+      const int64_t weight = int64_t{1} << (j - 1), threshold = int64_t{1} << j;
+      lowA += weight * a[lo + j - 1];
+      lowB += weight * b[lo + j - 1];
+      const Expr added = lowA + lowB, subtracted = lowA - lowB + (threshold - 1);
+      // The silencing weight: low + cin - 2^j is at most 2^j - 1, so 2^j outweighs it; no more,
+      // as the proof bounds these channels (four steps, not one chain) by their pre-activations.
+      const int64_t M = threshold;
+      auto both = [&](const char* what, int64_t cin, bool subCase) {
+        const Expr& low = subCase ? subtracted : added;
+        const WireId k = c.step(fmt::format("{}.{}{}[{}]", name, subCase ? "sub" : "add", what, lo + j),
+                                low + cin - threshold - M * (subCase ? isAdd : isSub));
+        if (firstLevelAt) c.notBefore(k, *firstLevelAt);
+        return w(k);
+      };
+      if (m == 0) {
+        carry[0].push_back(w(c.channel(fmt::format("{}.c[{}]", name, j), both("c0", 0, false) + both("c1", 1, true))));
+      } else {
+        const Expr p = both("c0", 0, false) + both("c1", 1, false) + both("c0", 0, true) + both("c1", 1, true);
+        pair[m].push_back(w(c.channel(fmt::format("{}.c01[{}]", name, lo + j), p)));
+      }
+    }
+  }
+  carry[0].insert(carry[0].begin(), isSub);
+  // Level 2: addBuses' chunk carries over the generate/propagate digits (c0 + c1 of a chunk's
+  // top bit), merged with the bit carries.
+  WireId last = 0;
+  for (size_t m = 1; m < chunks; ++m) {
+    Expr v = carry[0].back();
+    for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * pair[k].back();
+    const int64_t Mm = int64_t{1} << m, T = int64_t{1} << (m - 1);
+    last = c.step(fmt::format("{}.cin[{}]", name, m * kChunk), v - T);
+    carry[m].push_back(w(last));
+    for (size_t j = 0; j < pair[m].size(); ++j) {
+      last = c.step(fmt::format("{}.carry[{}]", name, m * kChunk + j + 1), v + Mm * (pair[m][j] - 1) - T);
+      carry[m].push_back(w(last));
+    }
+  }
+  if (chunks == 1) throw CompileError(fmt::format("{}: addSubCarries wants more than one chunk", name));
+  AddSubCarries out;
+  out.last = last;
+  for (size_t m = 0; m < chunks; ++m) {
+    const size_t width = std::min(kChunk, n - m * kChunk);
+    // carry[m] holds carries into bits lo..lo+width; the next chunk's first repeats the last.
+    for (size_t j = 0; j < width; ++j) out.carry.push_back(carry[m][j]);
+  }
+  out.carry.push_back(carry[chunks - 1].back());
+  return out;
+}
+
 Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract) {
   Unit u{Circuit(fmt::format("{}{}x{}", subtract ? "sub" : "add", bits, lanes)), {}, {}, {}, {}};
   for (uint32_t l = 0; l < lanes; ++l) {

@@ -57,21 +57,20 @@ Expr matches(const Bus& word, uint32_t at, uint32_t bits, uint32_t value) {
 AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& operands) {
   const Bus& word = front.fetch.word;
   const WireId sub = operands.op.at(static_cast<size_t>(MOp::Sub));
-  // ---- the adders: a + (b XOR SUB) + SUB, every lane ----
-  std::vector<Bus> sums;
-  for (uint32_t l = 0; l < 4; ++l) {
-    const Bus& a = operands.selected[l];
-    const Bus& b = operands.selected[4 + l];
-    std::vector<Expr> x, y;
-    for (uint32_t i = 0; i < 64; ++i) {
-      x.push_back(w(a[i]));
-      y.push_back(w(b[i]) + w(sub) - 2 * w(bitAnd(c, fmt::format("l{} b[{}] and SUB", l, i), b[i], sub)));
-    }
-    sums.push_back(addBuses(c, fmt::format("l{} add", l), x, y, w(sub)));
-  }
+  // ---- the adders: a + b, or a + ~b + 1 for SUB, every lane: the carries of both in one
+  // chain (addSubCarries), so no lane holds ~b in 64 channels of its own ----
+  auto forms = [](const Bus& bus) {
+    std::vector<Expr> f;
+    for (WireId x : bus) f.push_back(w(x));
+    return f;
+  };
+  std::vector<AddSubCarries> sums;
+  for (uint32_t l = 0; l < 4; ++l)
+    sums.push_back(addSubCarries(c, fmt::format("l{} add", l), forms(operands.selected[l]), forms(operands.selected[4 + l]),
+                                 sub, front.reads[4 * 3][0]));
   // ---- selectors (shared by the lanes): one threshold each on the word's op, ty and fl
   // bits, computed the level before the last one reads them (not live from the fetch on) ----
-  const WireId beforeResult = sums[0][63];
+  const WireId beforeResult = sums[0].last;
   auto selector = [&](const std::string& name, Expr cond) {
     const WireId s = c.step(name, cond);
     c.notBefore(s, beforeResult);
@@ -83,10 +82,11 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   auto opFits = [&](MOp o, uint32_t k) {
     return selector(fmt::format("{} width class {}", machine::opName(o), k), 4 * isOp(o) + width - int64_t{k});
   };
-  std::vector<Expr> addSel;  // ADD or SUB, per width class
+  std::vector<WireId> addSel, subSel;  // ADD, SUB, per width class
   std::vector<WireId> orSel, andSel, xorSel, notSel, selpSel;
   for (uint32_t k = 0; k < kWidthClasses; ++k) {
-    addSel.push_back(w(opFits(MOp::Add, k)) + w(opFits(MOp::Sub, k)));
+    addSel.push_back(opFits(MOp::Add, k));
+    subSel.push_back(opFits(MOp::Sub, k));
     orSel.push_back(opFits(MOp::Or, k));
     andSel.push_back(opFits(MOp::And, k));
     xorSel.push_back(opFits(MOp::Xor, k));
@@ -168,9 +168,15 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     const Bus& b = operands.selected[4 + l];
     const Bus& p = operands.selected[8 + l];  // SELP's predicate: c's bit 0
     const std::string lane = fmt::format("l{}", l);
-    std::vector<WireId> added;
-    for (uint32_t i = 0; i < 64; ++i)
-      added.push_back(andStep(c, fmt::format("{} ADD/SUB[{}]", lane, i), {w(sums[l][i]), addSel[widthClassOfBit(i)]}));
+    std::vector<Expr> added;
+    for (uint32_t i = 0; i < 64; ++i) {
+      const std::vector<Expr>& k = sums[l].carry;
+      const Expr carries = k[i] - 2 * k[i + 1];
+      const uint32_t t = widthClassOfBit(i);
+      // The sum bit is a linear form (a bit by the carries' values): a gate each, one neuron.
+      added.push_back(w(c.gate(fmt::format("{} ADD[{}]", lane, i), addSel[t], w(a[i]) + w(b[i]) + carries)) +
+                      w(c.gate(fmt::format("{} SUB[{}]", lane, i), subSel[t], w(a[i]) + 1 - w(b[i]) + carries)));
+    }
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
     for (uint32_t m = 0; m < 8; ++m) {
@@ -180,12 +186,16 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
         ub += (int64_t{1} << j) * w(b[8 * m + j]);
       }
       const std::string n = fmt::format("{} chunk {}", lane, m);
-      digit[m] = w(c.step(n + " >", ua - ub - 1)) - w(c.step(n + " <", ub - ua - 1));
+      auto late = [&](WireId x) {  // beside the adder's second level: the operands are read then anyway
+        c.notBefore(x, beforeResult);
+        return w(x);
+      };
+      digit[m] = late(c.step(n + " >", ua - ub - 1)) - late(c.step(n + " <", ub - ua - 1));
       for (uint32_t t = 0; t < kWidthClasses; ++t) {
         if (m + 1 != (1u << t)) continue;
         // The width's sign bit (the chunk's top bit) counts as -2^7: flipped.
         const Expr sa = ua + 128 - 256 * w(a[8 * m + 7]), sb = ub + 128 - 256 * w(b[8 * m + 7]);
-        signedDigit[t] = w(c.step(n + " signed >", sa - sb - 1)) - w(c.step(n + " signed <", sb - sa - 1));
+        signedDigit[t] = late(c.step(n + " signed >", sa - sb - 1)) - late(c.step(n + " signed <", sb - sa - 1));
       }
     }
     constexpr int64_t M = int64_t{1} << 9;  // beyond |D| < 2^8: a closed selector wins
@@ -218,11 +228,11 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
       const uint32_t k = widthClassOfBit(i);
       const Expr ai = w(a[i]), bi = w(b[i]), pi = w(p[0]);
       const std::string n = fmt::format("{} d[{}]", lane, i);
-      Expr logic = w(added[i]);
+      Expr logic = added[i];
       logic += w(c.step(n + " or/xor/mov", 2 * (w(orSel[k]) + w(xorSel[k]) + w(movSel[k])) + ai + bi - 3));
       logic += w(c.step(n + " and", 3 * w(andSel[k]) + ai + bi - 5));
       logic -= w(c.step(n + " xor carry", 3 * w(xorSel[k]) + ai + bi - 5));
-      logic += w(c.step(n + " not", w(notSel[k]) - ai - 1));
+      logic += w(c.gate(n + " not", notSel[k], 1 - ai));
       logic += w(c.step(n + " selp a", w(selpSel[k]) + pi + ai - 3)) + w(c.step(n + " selp b", w(selpSel[k]) - pi + bi - 2));
       if (i == 0) logic += setp;
       // The adder's, logic ops' and SETP's terms at their level, where a, b and the adder's
@@ -240,13 +250,20 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   for (uint32_t l = 0; l < 4; ++l) {
     Bus result;
     const std::string lane = fmt::format("l{}", l);
+    std::vector<Expr> early, unaryTerms, late;  // by level: the ALU's, NEG/CVTI's, the shifter's and multiplier's
     for (uint32_t i = 0; i < 64; ++i) {
-      Expr all = w(aluPart[l][i]) + w(unary[l][i]) + shifter.result[l][i];
-      all += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow + mulWide : mulWide}));
-      if (i < 32) all += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));
-      result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), all));
+      Expr deep = shifter.result[l][i];
+      deep += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow + mulWide : mulWide}));
+      if (i < 32) deep += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));
+      result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), w(aluPart[l][i]) + w(unary[l][i]) + deep));
+      early.push_back(w(aluPart[l][i]));
+      unaryTerms.push_back(w(unary[l][i]));
+      late.push_back(std::move(deep));
     }
     out.result.push_back(std::move(result));
+    const PackedBits first = accumulatePacked(c, lane + " ALU result", nullptr, early);
+    const PackedBits second = accumulatePacked(c, lane + " ALU, NEG/CVTI result", &first, unaryTerms);
+    out.packed.push_back(accumulatePacked(c, lane + " result", &second, late));
   }
   return out;
 }

@@ -35,6 +35,23 @@ PackedBits packBits(Circuit& c, const std::string& name, const std::vector<Expr>
   return p;
 }
 
+PackedBits accumulatePacked(Circuit& c, const std::string& name, const PackedBits* prev, const std::vector<Expr>& bits,
+                            uint32_t perChannel) {
+  if (perChannel == 0 || perChannel > 8) throw CompileError(fmt::format("accumulatePacked '{}': {} bits to a channel", name, perChannel));
+  PackedBits p;
+  for (size_t from = 0; from < bits.size(); from += perChannel) {
+    const size_t k = p.channels.size();
+    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(perChannel, bits.size() - from));
+    if (prev && (k >= prev->channels.size() || prev->widths[k] != n))
+      throw CompileError(fmt::format("accumulatePacked '{}': channel {} differs from the previous accumulator's", name, k));
+    Expr x = prev ? w(prev->channels[k]) : Expr(0);
+    for (uint32_t i = 0; i < n; ++i) x += (int64_t{1} << i) * bits[from + i];
+    p.channels.push_back(c.exclusiveSum(fmt::format("{} packed[{}]", name, k), x, {0, (int64_t{1} << n) - 1}));
+    p.widths.push_back(n);
+  }
+  return p;
+}
+
 std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at) {
   std::vector<Expr> bits;
   for (size_t k = 0; k < p.channels.size(); ++k) {

@@ -48,8 +48,11 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
     for (uint32_t k = 0; k < 32; ++k) {
       Expr terms;
       for (uint32_t l = 0; l < 4; ++l) {
-        terms += w(c.step(fmt::format("float l{} {}[{}]", l, name, k),
-                          8 * (w(sel[l]) + op - 2) + w(operands.selected[4 * port + l][k]) - 1));
+        const WireId own = operands.selected[4 * port + l][k];
+        // a's (every float op reads it): a gate on the lane bit, one neuron.
+        terms += w(op.terms.empty() && op.constant == 1
+                       ? c.gate(fmt::format("float l{} {}[{}]", l, name, k), sel[l], w(own))
+                       : c.step(fmt::format("float l{} {}[{}]", l, name, k), 8 * (w(sel[l]) + op - 2) + w(own) - 1));
         if (!port2) continue;
         const Expr x = w(operands.selected[4 * *port2 + l][k]);
         if (k < 31) {

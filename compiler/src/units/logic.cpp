@@ -119,17 +119,23 @@ ShuffleWires buildShuffle(Circuit& c, const std::string& name, const std::vector
       self += w(c.step(nm + ".self", sel - w(ok) - 1));
     }
     if (l < 4) onehot[l] += self;
-    // Level 4: the value bits of the source, and whether the source takes part.
+    // The source lane one-hot as declared bits (at most one mode's terms are 1): one channel
+    // each, which its terms' neurons write, and the controls of the mux's gates.
+    std::vector<WireId> source;
+    for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
+      source.push_back(c.exclusiveOr(fmt::format("{}.source{}", n, s), onehot[s]));
+    // Level 4: the value bits of the source (a gate each: one neuron, where a step takes two),
+    // and whether the source takes part.
     Bus d;
     for (uint32_t i = 0; i < 32; ++i) {
       Expr r;
       for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
-        r += w(c.step(fmt::format("{}.d[{}].from{}", n, i, s), onehot[s] + w(v[s][i]) - 2));
+        r += w(c.gate(fmt::format("{}.d[{}].from{}", n, i, s), source[s], w(v[s][i])));
       d.push_back(c.sum(fmt::format("{}.d[{}]", n, i), r));
     }
     Expr taking;
     for (uint32_t s = 0; s < std::min(lanes, 4u); ++s)
-      taking += w(c.step(fmt::format("{}.takes{}", n, s), onehot[s] + w(eff[s]) - 2));
+      taking += w(c.gate(fmt::format("{}.takes{}", n, s), source[s], w(eff[s])));
     out.result.push_back(std::move(d));
     out.undefined.push_back(c.sum(n + ".undefined", 1 - taking));
   }

@@ -57,10 +57,24 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
   }
 
   // ---- the result select ----
+  // The ALU's result is ready some 15 layers before the select, a lane's LD value up to 8
+  // (the parked floats come last): both wait packed, four bits to a channel — the ALU's
+  // accumulator (AluWires::packed) takes the LD's bits at their level, 64 channels for the
+  // four lanes in place of up to 512 — and come back as threshold sums at the select, the
+  // lane's parked float's level.
   for (uint32_t l = 0; l < 4; ++l) {
+    const std::string lane = fmt::format("l{} ALU or LD result", l);
+    // Lane 3's copy is read last (the banks fill their layers lane by lane), beside the parked
+    // floats: its LD value joins the select unpacked, as packing it would cost a level there.
+    const bool packLoad = l + 1 < 4;
+    std::vector<Expr> loadedBits;
+    for (WireId x : out.loaded[l]) loadedBits.push_back(w(x));
+    const PackedBits waiting = packLoad ? accumulatePacked(c, lane, &out.alu.packed[l], loadedBits) : out.alu.packed[l];
+    const std::vector<Expr> bits = unpackBits(c, lane, waiting, out.parked[l][0]);
     Bus r;
     for (uint32_t i = 0; i < 64; ++i) {
-      Expr all = w(out.alu.result[l][i]) + w(out.loaded[l][i]);
+      Expr all = bits[i];
+      if (!packLoad) all += loadedBits[i];
       if (i < 32) all += w(out.parked[l][i]);
       r.push_back(c.exclusiveOr(fmt::format("l{} step result[{}]", l, i), all));
     }

@@ -16,7 +16,8 @@
 // prompt's gated chunk byte or the store's byte. A `.local` store writes its lane's copy only.
 //
 // Reads, at an LD: per lane, the flat address's low 13 bits x (a + b) as proven bits,
-// two levels after the operands; the slot key decoded from x's bits 6..12; banks read in
+// two levels after the guard's read (the operands are read until then anyway: not earlier,
+// where the register reads leave no channels); the slot key decoded from x's bits 6..12; banks read in
 // eight ports p = bank mod 8 (the byte of an aligned 8-byte group), bank 8 g + p selected
 // where x's group (bits 3..5) is g and the access covers byte p — for a w-byte access
 // aligned to w, byte p is covered where p's bits above log2 w match x's; the bits below are
@@ -39,20 +40,22 @@ using machine::MSpace;
 
 namespace {
 
-/// Bits 0..n-1 of (sum_i 2^i a_i) + (sum_i 2^i b_i) as steps, two levels from a and b: bit k
-/// is [T >= 2^k] - [T >= 2^(k+1)] + [T >= 3 2^k] of T = the sum's low k + 1 bits' pairs,
-/// then re-thresholded into a proven bit (a decoder's key needs steps), 0 where `gate` (a
-/// form whose values are bits) is 0.
+/// Bits 0..n-1 of (sum_i 2^i a_i) + (sum_i 2^i b_i) as steps, two levels from a and b: the
+/// carry into bit k + 1, [T_k >= 2^(k+1)] of T_k = the pairs' sum up to bit k (one threshold a
+/// bit: n for n bits, where a threshold per value of bit k's own sum took 3n), then bit k =
+/// a_k + b_k + carry_k - 2 carry_(k+1) re-thresholded into a proven bit (a decoder's key
+/// needs steps), 0 where `gate` (a form whose values are bits) is 0.
 Bus sumBits(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b, uint32_t n,
-            const Expr& gate = Expr(1)) {
+            const Expr& gate = Expr(1), std::optional<WireId> at = std::nullopt) {
   Bus out;
-  Expr t;
+  Expr t, carry(0);
   for (uint32_t k = 0; k < n; ++k) {
-    const int64_t p = int64_t{1} << k;
-    t += p * (a[k] + b[k]);
-    auto atLeast = [&](int64_t m) { return w(c.step(fmt::format("{} >= {}x[{}]", name, m, k), t - m * p)); };
-    const Expr bit = atLeast(1) - atLeast(2) + atLeast(3);
+    t += (int64_t{1} << k) * (a[k] + b[k]);
+    const WireId next = c.step(fmt::format("{} carry[{}]", name, k + 1), t - (int64_t{1} << (k + 1)));
+    if (at) c.notBefore(next, *at);
+    const Expr bit = a[k] + b[k] + carry - 2 * w(next);
     out.push_back(c.step(fmt::format("{}[{}]", name, k), bit + gate - 2));
+    carry = w(next);
   }
   return out;
 }
@@ -129,7 +132,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   std::vector<Bus> address;
   for (uint32_t l = 0; l < 4; ++l)
     address.push_back(sumBits(c, fmt::format("l{} address", l), forms(operands.selected[l], 0, 13),
-                              forms(operands.selected[4 + l], 0, 13), 13));
+                              forms(operands.selected[4 + l], 0, 13), 13, Expr(1), front.reads[4 * 3][0]));
 
   // ---- a store's lane at this position (lane-serial) ----
   const Expr store = isOp(MOp::St);
@@ -149,13 +152,20 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   const std::vector<WireId> key = decodeAddress(c, "write slot", slice(storedBits, 6, 7));
   // The stored value: its w bytes repeated over the group's 8 (bank p of a group takes byte p
   // of it), one exclusiveOr channel per bit that its terms' neurons write, at most one 1.
+  // Each term a gate (one neuron) on a lane-and-width bit: the serial lane again with the width
+  // folded into its op, at sel's level.
+  std::vector<WireId> laneWidth(16);  // [4 l + v]: the store's lane is l and its width 2^v bytes
+  for (uint32_t v = 0; v < 4; ++v) {
+    const Bus byWidth = serialLane(c, fmt::format("store of {} bytes", 1u << v), waits, active, store + w(width[v]) - 1);
+    for (uint32_t l = 0; l < 4; ++l) laneWidth[4 * l + v] = byWidth[l];
+  }
   std::vector<WireId> value;
   for (uint32_t q = 0; q < 64; ++q) {
     Expr terms;
     for (uint32_t l = 0; l < 4; ++l)
       for (uint32_t v = 0; v < 4; ++v)
-        terms += w(c.step(fmt::format("l{} store value{}[{}]", l, 1u << v, q),
-                          8 * (w(sel[l]) + w(width[v]) - 2) + w(operands.selected[8 + l][q % (8u << v)]) - 1));
+        terms += w(c.gate(fmt::format("l{} store value{}[{}]", l, 1u << v, q), laneWidth[4 * l + v],
+                          w(operands.selected[8 + l][q % (8u << v)])));
     value.push_back(c.exclusiveOr(fmt::format("store value[{}]", q), terms));
   }
   // Bank data, proven bits: the chunk's byte (b mod 2) or the store's byte (b mod 8) — one of

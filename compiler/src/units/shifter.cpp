@@ -23,6 +23,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "qgpu/compiler/alu.h"
 #include "qgpu/machine/isa.h"
@@ -101,29 +103,40 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
                                       w(c.step(lane + " fill s64", w(a[63]) + w(shrS64) - 2)) +
                                           w(c.step(lane + " fill s32", w(a[31]) + w(shrS32) - 2)));
     // ---- stage 0: X1_j = S_(j + r_0) ----
-    // S_j as AND terms (a selector, or none, and a bit): exclusive by the selectors.
+    // S_j as AND terms (a source selector, or none, and a bit): exclusive by the selectors.
+    const std::array<Expr, 6> selectors = {1 - anyShl, anyShl, shf, w(shr64), w(shrS32), Expr(1)};
+    enum Source : uint32_t { kNotShl, kShl, kShf, kShr64, kShrS32, kFill };
     auto source = [&](uint32_t j) {
-      std::vector<std::pair<Expr, WireId>> s;  // (selector form, bit)
+      std::vector<std::pair<uint32_t, WireId>> s;  // (selector, bit)
       if (j < 32) {
-        s.push_back({1 - anyShl, a[j]});
-        s.push_back({anyShl, a[63 - j]});
+        s.push_back({kNotShl, a[j]});
+        s.push_back({kShl, a[63 - j]});
       } else if (j < 64) {
-        s.push_back({shf, b[j - 32]});
-        s.push_back({w(shr64), a[j]});
-        s.push_back({w(shrS32), a[31]});
-        s.push_back({anyShl, a[63 - j]});
+        s.push_back({kShf, b[j - 32]});
+        s.push_back({kShr64, a[j]});
+        s.push_back({kShrS32, a[31]});
+        s.push_back({kShl, a[63 - j]});
       } else {
-        s.push_back({Expr(1), fill});
+        s.push_back({kFill, fill});
       }
       return s;
+    };
+    // Each term a gate (one neuron) on [its selector and r_0 = take], computed a level before.
+    std::array<std::array<std::optional<WireId>, 2>, 6> control;
+    auto controlOf = [&](uint32_t kind, uint32_t take) {
+      std::optional<WireId>& k = control[kind][take];
+      if (!k) {
+        const Expr r0 = take ? w(r[0]) : 1 - w(r[0]);
+        k = c.step(fmt::format("{} X1 source {} take {}", lane, kind, take), selectors[kind] + r0 - 2);
+      }
+      return *k;
     };
     std::vector<WireId> x;
     for (uint32_t j = 0; j < 64; ++j) {
       Expr terms;
       for (uint32_t take = 0; take < 2; ++take)
-        for (const auto& [sel, bit] : source(j + take)) {
-          const Expr r0 = take ? w(r[0]) : 1 - w(r[0]);
-          const WireId t = c.step(fmt::format("{} X1[{}] from {}", lane, j, j + take), sel + w(bit) + r0 - 3);
+        for (const auto& [kind, bit] : source(j + take)) {
+          const WireId t = c.gate(fmt::format("{} X1[{}] from {}", lane, j, j + take), controlOf(kind, take), w(bit));
           c.notBefore(t, stagesAt);
           terms += w(t);
         }

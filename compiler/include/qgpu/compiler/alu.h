@@ -16,6 +16,10 @@ namespace qgpu::compiler {
 
 struct AluWires {
   std::vector<Bus> result;  // per lane, 64 bits: the op's result cut to its width; 0 for an op the ALU lacks
+  // Per lane, the same result packed four bits to a channel (16 channels), accumulated unit by
+  // unit at each one's level (accumulatePacked), for readers far below: the joined step's
+  // result select. Neither form costs anything unless read.
+  std::vector<PackedBits> packed;
   Bus active;               // the running lanes whose guard holds (machine::guardedMask)
   Bus shuffleUndefined;     // per lane: a SHFL reads a lane that does not take part (the machine's error)
 };

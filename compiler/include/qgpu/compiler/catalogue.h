@@ -23,6 +23,10 @@ struct UnitSpec {
   /// order); none: every input uniform in its range. Units with memory need positions whose
   /// loads find earlier stores, lookups one position holding the query's key.
   std::function<std::vector<int64_t>(std::mt19937_64&, int index)> sample = nullptr;
+  /// Emitted and proven on request (`qgpu compile prove`, `qgpu compile unit`, and `--backend
+  /// model` runs it), but reported from its plan in `qgpu compile units`: emitting it takes
+  /// about a minute and 11 GB (the joined step).
+  bool provenOnRequest = false;
 };
 
 const std::vector<UnitSpec>& unitCatalogue();

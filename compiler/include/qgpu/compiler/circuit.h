@@ -193,6 +193,10 @@ class Circuit {
   /// channel across layers where channels are scarce (units.h's packBits). The proof takes
   /// its range from the interval of the form.
   WireId channel(const std::string& name, Expr e);
+  /// A channel whose value the machine keeps within `declared` though its form's interval is
+  /// wider — units' results packed into one accumulator, at most one unit's terms not 0 (an
+  /// exclusiveOr of small integers). The evaluator checks the declaration at every position.
+  WireId exclusiveSum(const std::string& name, Expr e, Range declared);
   /// A scheduling hint, no data dependency: step or gate `id` is computed at the level of
   /// `other` (an earlier wire) or later, not as soon as its inputs allow. For wires whose
   /// readers come later anyway — the second register copy's decoders, computed beside the

@@ -142,6 +142,10 @@ struct ChannelInfo {
   // Never cleared (a counter's halving read: its deep levels are so small that the norm's
   // x * 2^-k is subnormal, so a clear would not leave an exact 0); its channel is not reused.
   bool keep = false;
+  // An exclusiveOr's or exclusiveSum's channel: the machine keeps it within `range` (a bit,
+  // a few packed bits), which the evaluator checks at every position. The proof takes that
+  // range as the channel's value once the write itself is proven exact.
+  bool declared = false;
   uint32_t physical = 0;  // the residual channel that holds it
 };
 

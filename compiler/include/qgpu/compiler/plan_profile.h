@@ -1,8 +1,8 @@
 // Where a unit's layer plan spends the residual stream: per layer, the channels live there
 // (written at or before it and not yet cleared), the MLP's neurons and the mixer's heads; and
 // at one layer, the live channels grouped by the name of the wire they hold (lane and bit
-// numbers folded), largest group first — what to look at when a unit needs more channels
-// than the 2B's hidden size (`qgpu compile plan`).
+// numbers folded), largest group first, and its MLP's neurons grouped alike — what to look
+// at when a unit needs more channels or neurons than the 2B has (`qgpu compile plan`).
 #pragma once
 
 #include <cstdint>
@@ -28,5 +28,8 @@ struct ChannelGroup {
 };
 /// The channels live at `layer` (1..plan.layers), grouped; throws CompileError outside.
 std::vector<ChannelGroup> liveChannelGroups(const LayerPlan& plan, int layer);
+/// The MLP neurons of `layer`, grouped the same way by the wire they compute (`channels`
+/// counts neurons here); throws CompileError outside the plan.
+std::vector<ChannelGroup> neuronGroups(const LayerPlan& plan, int layer);
 
 }  // namespace qgpu::compiler

@@ -32,6 +32,7 @@ struct UnitReport {
   std::string tightestGate;
   bool fits2B = false;
   bool emitted = true;  // false: figures of the layer plan alone (no tensors, no proof)
+  bool provenOnRequest = false;  // not emitted here, but `qgpu compile prove` emits and proves it
 };
 
 UnitReport reportUnit(const std::string& name, const std::string& machineOps, const CompiledUnit& unit,

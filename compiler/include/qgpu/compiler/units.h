@@ -57,6 +57,12 @@ struct PackedBits {
   std::vector<uint32_t> widths;  // bits in each channel
 };
 PackedBits packBits(Circuit& c, const std::string& name, const std::vector<Expr>& bits, uint32_t perChannel = 4);
+/// An accumulator of units' results, packed as packBits' channels: channel k is `prev`'s
+/// channel k (if any) plus bits[k perChannel ..] packed, declared within [0, 2^width - 1]
+/// because the machine makes at most one unit's bits not 0 (an exclusiveSum). Each unit adds
+/// its bits at their own level, so none waits unpacked for the last unit's.
+PackedBits accumulatePacked(Circuit& c, const std::string& name, const PackedBits* prev, const std::vector<Expr>& bits,
+                            uint32_t perChannel = 4);
 /// The bits back in one level at `at`'s level or later: [x >= j] for every 0 < j < 2^width of
 /// each channel x, and bit i as the sum of the thresholds whose j flips it (a telescoped sum:
 /// a form whose value is a bit, with no channel of its own).
@@ -76,6 +82,20 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
 /// the first chunk's carries take it in their thresholds, at no extra level.
 Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
              const Expr& carryIn, bool carryOut = false);
+
+/// ADD and SUB in one carry chain, chosen by `sub` (a structural bit): a + b where it is 0,
+/// a + ~b + 1 where it is 1, without ~b (or b XOR sub) as wires of their own — each carry
+/// threshold is built for both values of `sub`, the other silenced by a weight. Two levels,
+/// as addBuses'. Returns carry[j], j = 0..n (forms whose values are bits; carry[0] = sub):
+/// result bit j is a_j + b_j + carry_j - 2 carry_{j+1} for ADD and a_j + 1 - b_j + carry_j -
+/// 2 carry_{j+1} for SUB. `last` is a wire of the second level. With `firstLevelAt`, the first
+/// level waits for that wire's level (notBefore).
+struct AddSubCarries {
+  std::vector<Expr> carry;
+  WireId last = 0;
+};
+AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
+                            WireId sub, std::optional<WireId> firstLevelAt = std::nullopt);
 
 /// ADD or SUB of `bits`-bit integers (machine ADD/SUB), modulo 2^bits.
 Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract);
