@@ -27,6 +27,19 @@ std::optional<std::string> firstNotRun(const machine::MachineProgram& p) {
   return std::nullopt;
 }
 
+std::string describeGenerated(const char* who, const std::vector<uint32_t>& prompt, const machine::Trace& expected,
+                              size_t t) {
+  size_t s = 0;
+  while (s + 1 < expected.stepStates.size() && expected.stepStates[s + 1].firstToken <= t) ++s;
+  const std::string at =
+      expected.stepStates.empty() ? std::string() : fmt::format(", step {} (pc {})", s + 1, expected.stepStates[s].pc);
+  const std::string says = t < expected.tokens.size()
+                               ? fmt::format("{} ({})", machine::tokenName(expected.tokens[t]), expected.meanings[t])
+                               : std::string("nothing: the executor's stream has ended");
+  return fmt::format("{}: generated token {} (position {}{}): the reference executor says {}", who, t, prompt.size() + t,
+                     at, says);
+}
+
 CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, const machine::Trace& expected) {
   if (prompt.empty() || prompt.back() != machine::ctl(machine::Ctl::Go))
     throw Error(ErrorKind::Input, "circuit: a prompt ends with GO");
@@ -37,20 +50,7 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     out = ev.stepOutputs(frontInputs(id));
     ++run.positions;
   }
-  // Where generated token t is, and what the executor says there, for a report: the step is
-  // the last one starting at or before it.
-  auto where = [&](size_t t) {
-    size_t s = 0;
-    while (s + 1 < expected.stepStates.size() && expected.stepStates[s + 1].firstToken <= t) ++s;
-    const std::string at = expected.stepStates.empty()
-                               ? std::string()
-                               : fmt::format(", step {} (pc {})", s + 1, expected.stepStates[s].pc);
-    const std::string says = t < expected.tokens.size()
-                                 ? fmt::format("{} ({})", machine::tokenName(expected.tokens[t]), expected.meanings[t])
-                                 : std::string("nothing: the executor's stream has ended");
-    return fmt::format("circuit: generated token {} (position {}{}): the reference executor says {}", t,
-                       prompt.size() + t, at, says);
-  };
+  auto where = [&](size_t t) { return describeGenerated("circuit", prompt, expected, t); };
   // An evaluator refusal (a value outside its node's range: two tokens' gates at once) is the
   // circuit's fault at this position: named like a wrong token.
   auto evaluate = [&](uint32_t id) {

@@ -26,6 +26,12 @@ bool stepRuns(const machine::MInstr& in);
 /// ("pc 7: CVT.f32 (not compiled into the step yet)"), or nothing.
 std::optional<std::string> firstNotRun(const machine::MachineProgram& p);
 
+/// Generated token `t` of a launch described for an error: its position, the step it belongs
+/// to (the last one starting at or before it) and what the executor says there — the common
+/// first half of the circuit's and the weights' divergence reports (`who`: "circuit", "model").
+std::string describeGenerated(const char* who, const std::vector<uint32_t>& prompt, const machine::Trace& expected,
+                              size_t t);
+
 struct CircuitRun {
   std::vector<uint32_t> tokens;  // generated, ending in HALT
   size_t positions = 0;          // positions evaluated (prompt and generated)

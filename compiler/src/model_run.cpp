@@ -1,0 +1,78 @@
+// The compiled machine generating a launch's tokens in the engine (model_run.h).
+#include "qgpu/compiler/model_run.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "qgpu/compiler/circuit_run.h"
+#include "qgpu/compiler/machine_step.h"
+#include "qgpu/compiler/machine_vocabulary.h"
+#include "qgpu/compiler/step_front.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/machine/tokens.h"
+#include "qgpu/model/generate.h"
+
+namespace qgpu::compiler {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledMachine> compileMachine() {
+  auto t = std::chrono::steady_clock::now();
+  const TokenVocabulary vocabulary = machineVocabulary(0);
+  const Unit step = machineStepUnit(&vocabulary);
+  EmitOptions o;
+  o.minHidden = 2048;
+  o.tokens = &vocabulary;
+  // Model row r is machine id r + kTextVocab (the base model's text ids come first).
+  o.tokenFeatures = [](int64_t row) { return frontInputs(static_cast<uint32_t>(row + machine::kTextVocab)); };
+  CompiledUnit unit = compileCircuit(step.circuit, o);
+  const double compiled = secondsSince(t);
+  t = std::chrono::steady_clock::now();
+  ProofReport proof = proveExact(unit);
+  const double proven = secondsSince(t);
+  t = std::chrono::steady_clock::now();
+  model::ModelOptions mo;
+  mo.linear.sparseDensity = 1.0;  // every projection sparse: the step's weights are mostly zeros
+  model::Model m = model::Model::fromStore(unit.config, unit.store, mo);
+  auto out = std::make_unique<CompiledMachine>(CompiledMachine{std::move(unit), std::move(proof), std::move(m)});
+  out->compileSeconds = compiled;
+  out->proofSeconds = proven;
+  out->loadSeconds = secondsSince(t);
+  return out;
+}
+
+ModelRun runInModel(const model::Model& m, const std::vector<uint32_t>& prompt, const machine::Trace& expected) {
+  if (prompt.empty() || prompt.back() != machine::ctl(machine::Ctl::Go))
+    throw Error(ErrorKind::Input, "model: a prompt ends with GO");
+  auto row = [](uint32_t id) { return static_cast<int>(id - machine::kTextVocab); };
+  ModelRun run;
+  model::DecodeState st = m.newState();
+  auto t = std::chrono::steady_clock::now();
+  std::vector<int> ids;
+  for (uint32_t id : prompt) ids.push_back(row(id));
+  Eigen::VectorXf logits = m.forward(st, ids, model::Logits::LastOnly).col(0);
+  run.prefill = prompt.size();
+  run.prefillSeconds = secondsSince(t);
+  t = std::chrono::steady_clock::now();
+  while (true) {
+    const size_t k = run.tokens.size();
+    const uint32_t got = static_cast<uint32_t>(model::argmaxToken(logits)) + machine::kTextVocab;
+    if (k >= expected.tokens.size() || got != expected.tokens[k])
+      throw Error(ErrorKind::Backend,
+                  fmt::format("{}, the weights' argmax is {}", describeGenerated("model", prompt, expected, k),
+                              machine::tokenName(got)));
+    run.tokens.push_back(got);
+    if (got == machine::ctl(machine::Ctl::Halt)) break;
+    logits = m.step(st, row(got));
+  }
+  run.generateSeconds = secondsSince(t);
+  return run;
+}
+
+}  // namespace qgpu::compiler

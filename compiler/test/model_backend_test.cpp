@@ -1,0 +1,127 @@
+// "--backend model" (model_run.h): the joined step compiled into Qwen3.5 weights (hidden
+// 2,048, proven exact), run in the engine — prefill, then greedy decoding — on the corpus.
+// Every run either equals the interpreter bit for bit, its stream equal to the reference
+// executor's at every token (the backend checks each argmax as it generates), or stops with
+// ErrorKind::Backend naming what the step does not run yet or the first token the weights get
+// wrong. The compile (about 90 s, 17 GB) happens once per process: these tests run as one
+// ctest (label model-backend); CI runs the launches of at most kShortRun generated tokens,
+// the nightly test (QGPU_MODEL_ALL=1) every launch the step runs.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "machine_test_util.h"
+#include "qgpu/backend.h"
+#include "qgpu/interp/error.h"
+#include "qgpu/launch_spec.h"
+
+namespace qgpu::compiler {
+namespace {
+
+constexpr uint64_t kShortRun = 1'500;
+
+std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The dot product through the weights, both flavours: out[0] = 32, and the generated tokens
+// written by --tokens byte for byte the machine backend's (docs/machine.md §3.4's stream).
+TEST(ModelBackend, TheDotProductRunsThroughTheWeights) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_model_dot";
+  std::filesystem::create_directories(dir);
+  const LaunchSpec spec = loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "dot");
+  const std::unique_ptr<Backend> model = makeBackend("model"), executor = makeBackend("machine");
+  for (const char* flavour : {"nvcc", "clang"}) {
+    RunOptions o;
+    o.flavour = flavour;
+    o.warpWidth = 4;
+    o.tokensFile = (dir / fmt::format("{}.model.tokens", flavour)).string();
+    const RunResult got = model->run(spec, o);
+    o.tokensFile = (dir / fmt::format("{}.machine.tokens", flavour)).string();
+    const RunResult want = executor->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), 1u);
+    ASSERT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << flavour;
+    float out = 0;
+    std::memcpy(&out, got.outputs[0].bytes.data(), sizeof out);
+    EXPECT_EQ(out, 32.0f) << flavour;
+    const std::string a = readFile(dir / fmt::format("{}.model.tokens", flavour));
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, readFile(dir / fmt::format("{}.machine.tokens", flavour))) << flavour;
+    EXPECT_EQ(got.provenance.at("hidden_size").get<int>(), 2048);
+    EXPECT_GT(got.provenance.at("proof_min_margin").get<double>(), 0);
+    std::cout << fmt::format("[ model ] dot ({}): out[0] = {}, {} prompt and {} generated tokens from {} layers at hidden "
+                             "{}; {:.0f} tokens/s generating, prefill {:.2f} s\n",
+                             flavour, out, got.provenance.at("prompt_tokens").get<int>(),
+                             got.provenance.at("generated_tokens").get<int>(), got.provenance.at("layers").get<int>(),
+                             got.provenance.at("hidden_size").get<int>(),
+                             got.provenance.at("tokens_per_second").get<double>(),
+                             got.provenance.at("prefill_seconds").get<double>());
+  }
+}
+
+TEST(ModelBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
+  const bool all = std::getenv("QGPU_MODEL_ALL") != nullptr;
+  // Runs of at most kShortRun tokens that the circuit runs (circuit_backend_test.cpp), which
+  // the weights must run too: a floor, so a regression fails.
+  const std::set<std::string> mustRun = {"const_mem_nvcc", "const_mem_clang", "dot_nvcc",       "dot_clang",
+                                         "saxpy_nvcc",     "saxpy_clang",     "vector_add_nvcc", "vector_add_clang"};
+  const std::unique_ptr<Backend> model = makeBackend("model"), executor = makeBackend("machine");
+  const std::unique_ptr<Backend> oracle = makeOracleBackend();
+  std::set<std::string> ran, longRuns;
+  size_t notRun = 0, diverged = 0, tokens = 0;
+  for (const machine::test::CorpusCase& c : machine::test::corpusCases()) {
+    const std::string name = machine::test::corpusCaseName(c);
+    const LaunchSpec spec = loadLaunchSpec(c.dir);
+    RunOptions o;
+    o.flavour = c.flavour;
+    o.warpWidth = 4;
+    RunResult got;
+    try {
+      if (!all && executor->run(spec, o).provenance.at("generated_tokens").get<uint64_t>() > kShortRun) {
+        longRuns.insert(name);
+        continue;
+      }
+      got = model->run(spec, o);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (e.kind() == ErrorKind::Decode) continue;  // does not lower to the machine (docs/machine.md §2.4)
+      ASSERT_EQ(e.kind(), ErrorKind::Backend) << name << ": " << what;
+      ASSERT_NE(what.find("model: "), std::string::npos) << name << ": " << what;
+      EXPECT_FALSE(mustRun.count(name)) << name << ": " << what;
+      ++(what.find("not compiled into the step") != std::string::npos ? notRun : diverged);
+      continue;
+    }
+    const RunResult want = oracle->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), want.outputs.size()) << name;
+    for (size_t i = 0; i < want.outputs.size(); ++i)
+      EXPECT_EQ(got.outputs[i].bytes, want.outputs[i].bytes) << name << ": output " << want.outputs[i].name;
+    EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+    tokens += got.provenance.at("generated_tokens").get<size_t>();
+    ran.insert(name);
+  }
+  for (const std::string& k : mustRun) EXPECT_TRUE(ran.count(k) || longRuns.count(k)) << k << " no longer runs through the weights";
+  if (all) {
+    EXPECT_TRUE(longRuns.empty());
+  }
+  std::string list;
+  for (const std::string& k : ran) list += (list.empty() ? "" : ", ") + k;
+  std::cout << "[ model ] " << ran.size() << " runs through the weights equal the interpreter (" << list << "; " << tokens
+            << " generated tokens); " << notRun << " refused (an instruction the step does not run yet), " << diverged
+            << " stopped at a token the weights get wrong; " << longRuns.size() << " longer than " << kShortRun
+            << " tokens left to the nightly run\n";
+  testing::Test::RecordProperty("runs_through_the_weights", static_cast<int>(ran.size()));
+}
+
+}  // namespace
+}  // namespace qgpu::compiler
