@@ -34,7 +34,7 @@ class ModelBackend : public Backend {
       throw Error(ErrorKind::Backend, fmt::format("model: {}: {}", spec.name, *what));
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
     const compiler::CompiledMachine& cm = compiledMachine();
-    const compiler::ModelRun run = compiler::runInModel(cm.model, tl.prompt, reference.trace);
+    const compiler::ModelRun run = compiler::runInModel(cm, tl.prompt, reference.trace);
     if (!options.tokensFile.empty()) machine::writeTokenFile(options.tokensFile, run.tokens, reference.trace.meanings);
     machine::replayIntoBuffers(tl, run.tokens, options.maxSteps, name());
     RunResult r;

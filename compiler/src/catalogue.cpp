@@ -235,6 +235,17 @@ std::vector<int64_t> operandsSample(std::mt19937_64& rng, int index) {
   return frontInputs(index < static_cast<int>(prompt.size()) ? prompt[static_cast<size_t>(index)] : writeToken(rng, index));
 }
 
+// shfl's positions: its four mode selectors one-hot or all 0 (as the machine's op decode
+// makes them: the source lane's one-hot is declared on that), the rest uniform bits.
+std::vector<int64_t> shuffleSample(std::mt19937_64& rng, int) {
+  static const size_t inputs = shuffleFullUnit(4).circuit.inputs().size();
+  const uint64_t mode = rng() % 5;  // 4: no mode
+  std::vector<int64_t> in;
+  for (uint64_t m = 0; m < 4; ++m) in.push_back(m == mode ? 1 : 0);
+  while (in.size() < inputs) in.push_back(static_cast<int64_t>(rng() % 2));
+  return in;
+}
+
 }  // namespace
 
 const std::vector<UnitSpec>& unitCatalogue() {
@@ -249,7 +260,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
       {"setp_s64", "SETP integer, signed 64-bit", [] { return compareUnit(64, 4, true); }},
       {"shfl32", "SHFL lane mux (source lane given)", [] { return shuffleUnit(32, 4); }},
       {"vote", "VOTE all/any/uni/ballot", [] { return voteUnit(4); }},
-      {"shfl", "SHFL up/down/bfly/idx (source lane from b, c)", [] { return shuffleFullUnit(4); }},
+      {"shfl", "SHFL up/down/bfly/idx (source lane from b, c)", [] { return shuffleFullUnit(4); }, false, shuffleSample},
       {"bra", "BRA guard and SIMT-stack decision (11-bit code addresses)", [] { return branchUnit(4, 11); }},
       {"exit", "EXIT exited mask and the masks of 32 SIMT-stack entries", [] { return exitUnit(4, 32); }},
       // One lane's 8 KiB copy is 64 banks (4 layers of 16 heads); four lanes take 16 layers.

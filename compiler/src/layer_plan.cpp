@@ -149,6 +149,8 @@ class Planner {
       }
     }
     for (const auto& [name, wire] : c_.outputs()) placeOutput(name, wire);
+    for (const auto& [wire, ch] : channelOf_)
+      if (!plan_.channels[ch].wire && plan_.channels[ch].kind != ChannelInfo::Kind::Read) plan_.channels[ch].wire = wire;
     assignPhysicalChannels();
     return std::move(plan_);
   }
@@ -387,6 +389,7 @@ class Planner {
     }
     const int level = std::max(1, s_.level[wire]);
     uint32_t ch = newChannel(name, ChannelInfo::Kind::Output, level, n.range);
+    plan_.channels[ch].wire = wire;
     writeChannel(ch, w(wire), level, name);
     plan_.outputChannels.push_back(ch);
     if (n.kind != NodeKind::Sum && n.kind != NodeKind::Input) channelOf_[wire] = ch;

@@ -6,8 +6,12 @@
 #include <chrono>
 
 #include "qgpu/compiler/circuit_run.h"
+#include "qgpu/compiler/error.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
+#include "qgpu/compiler/probe.h"
+#include "qgpu/compiler/register_write.h"
+#include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/machine/tokens.h"
@@ -25,7 +29,7 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 std::unique_ptr<CompiledMachine> compileMachine() {
   auto t = std::chrono::steady_clock::now();
   const TokenVocabulary vocabulary = machineVocabulary(0);
-  const Unit step = machineStepUnit(&vocabulary);
+  Unit step = machineStepUnit(&vocabulary);
   EmitOptions o;
   o.minHidden = 2048;
   o.tokens = &vocabulary;
@@ -40,14 +44,15 @@ std::unique_ptr<CompiledMachine> compileMachine() {
   model::ModelOptions mo;
   mo.linear.sparseDensity = 1.0;  // every projection sparse: the step's weights are mostly zeros
   model::Model m = model::Model::fromStore(unit.config, unit.store, mo);
-  auto out = std::make_unique<CompiledMachine>(CompiledMachine{std::move(unit), std::move(proof), std::move(m)});
+  auto out = std::make_unique<CompiledMachine>(CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m)});
   out->compileSeconds = compiled;
   out->proofSeconds = proven;
   out->loadSeconds = secondsSince(t);
   return out;
 }
 
-ModelRun runInModel(const model::Model& m, const std::vector<uint32_t>& prompt, const machine::Trace& expected) {
+ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prompt, const machine::Trace& expected) {
+  const model::Model& m = cm.model;
   if (prompt.empty() || prompt.back() != machine::ctl(machine::Ctl::Go))
     throw Error(ErrorKind::Input, "model: a prompt ends with GO");
   auto row = [](uint32_t id) { return static_cast<int>(id - machine::kTextVocab); };
@@ -63,10 +68,36 @@ ModelRun runInModel(const model::Model& m, const std::vector<uint32_t>& prompt, 
   while (true) {
     const size_t k = run.tokens.size();
     const uint32_t got = static_cast<uint32_t>(model::argmaxToken(logits)) + machine::kTextVocab;
-    if (k >= expected.tokens.size() || got != expected.tokens[k])
-      throw Error(ErrorKind::Backend,
-                  fmt::format("{}, the weights' argmax is {}", describeGenerated("model", prompt, expected, k),
-                              machine::tokenName(got)));
+    if (k >= expected.tokens.size() || got != expected.tokens[k]) {
+      // Probe the position that chose it: every token so far through the IR and the engine.
+      std::vector<std::vector<int64_t>> inputs;
+      std::vector<int> rows;
+      for (size_t p = 0; p < prompt.size() + k; ++p) {
+        const uint32_t id = p < prompt.size() ? prompt[p] : run.tokens[p - prompt.size()];
+        inputs.push_back(frontInputs(id));
+        rows.push_back(row(id));
+      }
+      // Which tier: the IR spelling the same token puts the fault in the circuit (where
+      // --backend circuit stops too), else the probe finds where the weights leave the IR.
+      std::string where;
+      try {
+        Evaluator ev(cm.step.circuit);
+        std::vector<int64_t> out;
+        for (const std::vector<int64_t>& in : inputs) out = ev.stepOutputs(in);
+        const SpelledToken ir = spelledToken(out, kAluOutputs);
+        if (ir.id == got) {
+          where = "the step circuit (the IR) spells it too: the circuit's fault, not the weights'";
+        } else {
+          const std::optional<ProbeDifference> d = probeLastPosition(cm.step.circuit, cm.unit, m, inputs, rows);
+          where = d ? "first difference from the IR: " + d->describe()
+                    : "every residual channel holds its IR value after the last layer: the final norm or the token head";
+        }
+      } catch (const CompileError& e) {
+        where = fmt::format("the IR refuses the position ({}): the circuit's fault, not the weights'", e.what());
+      }
+      throw Error(ErrorKind::Backend, fmt::format("{}, the weights' argmax is {}; {}", describeGenerated("model", prompt, expected, k),
+                                                  machine::tokenName(got), where));
+    }
     run.tokens.push_back(got);
     if (got == machine::ctl(machine::Ctl::Halt)) break;
     logits = m.step(st, row(got));

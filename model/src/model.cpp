@@ -57,26 +57,30 @@ Eigen::VectorXf Model::embed(int token) const {
     return x;
 }
 
-Eigen::MatrixXf Model::forward(DecodeState& state, std::span<const int> tokens, Logits which) const {
+Eigen::MatrixXf Model::forward(DecodeState& state, std::span<const int> tokens, Logits which,
+                               const LayerObserver* observer) const {
     if (tokens.empty()) throw ModelError("forward: no tokens given");
     if (state.deltaNet.size() != layers_.size()) throw ModelError("forward: decode state belongs to another model");
     Eigen::MatrixXf x(config_.hiddenSize, static_cast<Eigen::Index>(tokens.size()));
     for (std::size_t t = 0; t < tokens.size(); ++t) x.col(static_cast<Eigen::Index>(t)) = embed(tokens[t]);
-    return forwardEmbeddings(state, std::move(x), which);
+    return forwardEmbeddings(state, std::move(x), which, observer);
 }
 
-Eigen::MatrixXf Model::forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which) const {
+Eigen::MatrixXf Model::forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which,
+                                         const LayerObserver* observer) const {
     if (x.cols() == 0) throw ModelError("forward: no positions given");
     if (x.rows() != config_.hiddenSize)
         throw ModelError("forward: inputs have " + std::to_string(x.rows()) + " channels, the model " +
                          std::to_string(config_.hiddenSize));
     if (state.deltaNet.size() != layers_.size()) throw ModelError("forward: decode state belongs to another model");
+    if (observer) (*observer)(0, x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         const Layer& layer = layers_[i];
         const Eigen::MatrixXf normed = rmsNormColumns(x, layer.inputNormGain, eps_);
         if (layer.deltaNet) x += layer.deltaNet->forward(state.deltaNet[i], normed);
         else x += layer.attention->forward(state.kv[i], normed);
         x += layer.mlp->forward(rmsNormColumns(x, layer.postNormGain, eps_));
+        if (observer) (*observer)(static_cast<int>(i) + 1, x);
     }
     state.position += static_cast<int>(x.cols());
 

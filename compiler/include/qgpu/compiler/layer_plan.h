@@ -146,6 +146,9 @@ struct ChannelInfo {
   // a few packed bits), which the evaluator checks at every position. The proof takes that
   // range as the channel's value once the write itself is proven exact.
   bool declared = false;
+  // The IR wire whose value the channel holds (inputs, wires, outputs; none for anchors and
+  // a mixer's inexact reads): what a probe compares the engine's residual with.
+  std::optional<WireId> wire = std::nullopt;
   uint32_t physical = 0;  // the residual channel that holds it
 };
 

@@ -12,12 +12,14 @@
 
 #include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/proof.h"
+#include "qgpu/compiler/units.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/model/model.h"
 
 namespace qgpu::compiler {
 
 struct CompiledMachine {
+  Unit step;          // the circuit (the IR), for the probe of a divergence
   CompiledUnit unit;  // the step's plan, config and tensors (dense f32: about 16 GB at hidden 2048)
   ProofReport proof;
   model::Model model;  // the engine over those tensors, every projection on the sparse path
@@ -33,9 +35,11 @@ struct ModelRun {
   size_t prefill = 0;            // prompt positions (one forward pass)
   double prefillSeconds = 0, generateSeconds = 0;
 };
-/// Prefills `prompt` into a fresh state of `m` and generates greedily until HALT. The first
-/// argmax that differs from `expected`'s stream throws ErrorKind::Backend naming the
-/// position, the step, what the executor says there and what the weights chose.
-ModelRun runInModel(const model::Model& m, const std::vector<uint32_t>& prompt, const machine::Trace& expected);
+/// Prefills `prompt` into a fresh state of the machine's engine and generates greedily until
+/// HALT. The first argmax that differs from `expected`'s stream throws ErrorKind::Backend
+/// naming the position, the step, what the executor says there, what the weights chose, and
+/// the probe's finding at that position (probe.h): the first layer, channel, wire and
+/// neurons where the weights part from the IR, or the token head if nowhere.
+ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prompt, const machine::Trace& expected);
 
 }  // namespace qgpu::compiler

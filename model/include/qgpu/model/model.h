@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -34,6 +35,10 @@ struct DecodeState {
 
 enum class Logits { All, LastOnly };
 
+// Sees the residual stream (hidden x T) after the embedding (layer 0) and after each layer
+// (1..numLayers): a probe of where a forward pass departs from a reference.
+using LayerObserver = std::function<void(int layer, const Eigen::MatrixXf& residual)>;
+
 class Model {
 public:
     // Reads DIR/config.json and the safetensors weights, checks every tensor.
@@ -48,10 +53,12 @@ public:
     DecodeState newState() const;
     // Runs `tokens` at positions state.position...; returns vocab x T logits
     // (or vocab x 1 for the last token only). Throws ModelError on a bad token id.
-    Eigen::MatrixXf forward(DecodeState& state, std::span<const int> tokens, Logits which = Logits::All) const;
+    Eigen::MatrixXf forward(DecodeState& state, std::span<const int> tokens, Logits which = Logits::All,
+                            const LayerObserver* observer = nullptr) const;
     // The same forward pass from given residual-stream inputs (hidden x T, one column per
     // position) in place of token embeddings, as Hugging Face's `inputs_embeds`.
-    Eigen::MatrixXf forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which = Logits::All) const;
+    Eigen::MatrixXf forwardEmbeddings(DecodeState& state, Eigen::MatrixXf x, Logits which = Logits::All,
+                                      const LayerObserver* observer = nullptr) const;
     Eigen::VectorXf step(DecodeState& state, int token) const;
 
     // Every projection matrix (for storage statistics and the bandwidth floor).
