@@ -55,6 +55,9 @@ class ModelBackend : public Backend {
                     {"generate_seconds", run.generateSeconds},
                     {"tokens_per_second", run.generateSeconds > 0 ? generated / run.generateSeconds : 0.0},
                     {"compile_seconds", cm.compileSeconds + cm.proofSeconds + cm.loadSeconds},
+                    {"projection_parameters", cm.parameters},
+                    {"projection_nonzeros", cm.nonZeros},
+                    {"weight_bytes_per_token", cm.bytesPerToken},
                     {"stream", "equal to the reference executor's at every token"}};
     return r;
   }

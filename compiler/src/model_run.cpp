@@ -48,6 +48,11 @@ std::unique_ptr<CompiledMachine> compileMachine() {
   out->compileSeconds = compiled;
   out->proofSeconds = proven;
   out->loadSeconds = secondsSince(t);
+  for (const model::Linear* p : out->model.projections()) {
+    out->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
+    out->nonZeros += p->nonZeros();
+  }
+  out->bytesPerToken = out->model.weightBytesPerToken();
   return out;
 }
 

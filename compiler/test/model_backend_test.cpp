@@ -61,13 +61,19 @@ TEST(ModelBackend, TheDotProductRunsThroughTheWeights) {
     EXPECT_EQ(a, readFile(dir / fmt::format("{}.machine.tokens", flavour))) << flavour;
     EXPECT_EQ(got.provenance.at("hidden_size").get<int>(), 2048);
     EXPECT_GT(got.provenance.at("proof_min_margin").get<double>(), 0);
+    const size_t nonZeros = got.provenance.at("projection_nonzeros").get<size_t>();
+    EXPECT_GT(nonZeros, 0u);
+    EXPECT_LT(nonZeros, got.provenance.at("projection_parameters").get<size_t>());
     std::cout << fmt::format("[ model ] dot ({}): out[0] = {}, {} prompt and {} generated tokens from {} layers at hidden "
-                             "{}; {:.0f} tokens/s generating, prefill {:.2f} s\n",
+                             "{}; {:.0f} tokens/s generating, prefill {:.2f} s; projections {} non-zero of {} entries, "
+                             "{} weight bytes streamed per token\n",
                              flavour, out, got.provenance.at("prompt_tokens").get<int>(),
                              got.provenance.at("generated_tokens").get<int>(), got.provenance.at("layers").get<int>(),
                              got.provenance.at("hidden_size").get<int>(),
                              got.provenance.at("tokens_per_second").get<double>(),
-                             got.provenance.at("prefill_seconds").get<double>());
+                             got.provenance.at("prefill_seconds").get<double>(), nonZeros,
+                             got.provenance.at("projection_parameters").get<size_t>(),
+                             got.provenance.at("weight_bytes_per_token").get<size_t>());
   }
 }
 

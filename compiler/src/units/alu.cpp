@@ -5,17 +5,20 @@
 // and its bit lies within the op's width, and the result select is the sum of the units'
 // last-level terms: one exclusiveOr channel per bit, no level of its own.
 //
-//   op + 1  b XOR SUB's AND (SUB is a + ~b + 1), SETP's chunk digits (8-bit chunks: each
-//           width's sign bit tops a chunk)
-//   op + 2  the adder's chunk carries;  op + 3  its carries into every chunk
-//   op + 4  the adder's sum bits gated by [ADD/SUB and bit fits], the logic ops' and SETP's
-//           code thresholds: one channel per bit, where a, b and the carries are read last
+//   guard + 1  the adder's chunk carries for ADD and SUB at once (addSubCarries: SUB is
+//              a + ~b + 1, each threshold built for both ops, the other silenced)
+//   guard + 2  its carries into every chunk; SETP's chunk digits (8-bit chunks: each
+//              width's sign bit tops a chunk)
+//   guard + 3  the sum bits as gates on [ADD or SUB and bit fits], the logic ops' and SETP's
+//              code thresholds: one channel per bit, where a, b and the carries are read last
 //   op + 5  with SHFL's value pick: the ALU's result channel
 //   c + 1 … c + 6   the 32x32 multiplier (MULLO MULHI MULWIDE MADLO), c's addend as bits
 //   op + 5 … op + 8 the shifter (shifter.cpp: SHR SHL SHF), its amount at c + 1 and c + 2
 //   op + 5 … op + 6 NEG and CVTI (int_unary.cpp): one channel per bit
-//   op + 8  the result: the ALU's and NEG/CVTI's channels, the multiplier's and shifter's terms
-// (op: b's read, layer 14 of the joined step; c's is at 15.)
+//   op + 8  the result: the ALU's and NEG/CVTI's channels, the multiplier's and shifter's
+//           terms; and the same packed four bits to a channel, accumulated unit by unit
+//           (AluWires::packed), for the joined step's select far below
+// (op: b's read, layer 14 of the joined step; c's is at 15, the guard's at 16.)
 #include "qgpu/compiler/alu.h"
 
 #include <fmt/format.h>

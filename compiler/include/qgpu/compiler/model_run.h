@@ -24,6 +24,9 @@ struct CompiledMachine {
   ProofReport proof;
   model::Model model;  // the engine over those tensors, every projection on the sparse path
   double compileSeconds = 0, proofSeconds = 0, loadSeconds = 0;
+  // The engine's projections (mixers, MLPs, head): entries, non-zero entries, and the weight
+  // bytes one decoding step streams (projections, one embedding row and the norms).
+  size_t parameters = 0, nonZeros = 0, bytesPerToken = 0;
 };
 
 /// machineStepUnit with the machine vocabulary, compiled at hidden 2048, proven
