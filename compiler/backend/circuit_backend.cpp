@@ -31,21 +31,10 @@ class CircuitBackend : public Backend {
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
     const compiler::CircuitRun run = compiler::runInCircuit(stepCircuit(), tl.prompt, reference.trace);
     // The executor's meanings: the streams are equal (runInCircuit checked every token).
-    if (!options.tokensFile.empty()) machine::writeTokenFile(options.tokensFile, run.tokens, reference.trace.meanings);
-    // The host decoder sees the prompt and the circuit's tokens only.
-    machine::replayIntoBuffers(tl, run.tokens, options.maxSteps, name());
-    RunResult r;
-    r.kernel = spec.name;
-    r.backend = name();
-    r.flavour = options.flavour;
-    r.warpWidth = options.warpWidth;
-    r.outputs = collectOutputs(spec, tl.launch);
-    r.warpInstructions = reference.trace.steps;
-    r.provenance = {{"prompt_tokens", tl.prompt.size()},
-                    {"generated_tokens", run.tokens.size()},
-                    {"positions_evaluated", run.positions},
-                    {"circuit", stepCircuit().circuit.name()},
-                    {"stream", "equal to the reference executor's at every token"}};
+    RunResult r = machine::tokenRunResult(tl, spec, options, name(), run.tokens, reference.trace);
+    r.provenance.update({{"positions_evaluated", run.positions},
+                         {"circuit", stepCircuit().circuit.name()},
+                         {"stream", "equal to the reference executor's at every token"}});
     return r;
   }
 };

@@ -5,8 +5,6 @@
 // tier of docs/compiler.md §6: the same stream as `--backend circuit`, from the weights.
 #include <fmt/format.h>
 
-#include <mutex>
-
 #include "qgpu/backend.h"
 #include "qgpu/compiler/circuit_run.h"
 #include "qgpu/compiler/model_run.h"
@@ -19,9 +17,7 @@ namespace {
 
 // The compiled machine, built and proven once per process (about a minute and 16 GB).
 const compiler::CompiledMachine& compiledMachine() {
-  static std::once_flag once;
-  static std::unique_ptr<compiler::CompiledMachine> machine;
-  std::call_once(once, [] { machine = compiler::compileMachine(); });
+  static const std::unique_ptr<compiler::CompiledMachine> machine = compiler::compileMachine();
   return *machine;
 }
 
@@ -35,19 +31,9 @@ class ModelBackend : public Backend {
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
     const compiler::CompiledMachine& cm = compiledMachine();
     const compiler::ModelRun run = compiler::runInModel(cm, tl.prompt, reference.trace);
-    if (!options.tokensFile.empty()) machine::writeTokenFile(options.tokensFile, run.tokens, reference.trace.meanings);
-    machine::replayIntoBuffers(tl, run.tokens, options.maxSteps, name());
-    RunResult r;
-    r.kernel = spec.name;
-    r.backend = name();
-    r.flavour = options.flavour;
-    r.warpWidth = options.warpWidth;
-    r.outputs = collectOutputs(spec, tl.launch);
-    r.warpInstructions = reference.trace.steps;
+    RunResult r = machine::tokenRunResult(tl, spec, options, name(), run.tokens, reference.trace);
     const double generated = static_cast<double>(run.tokens.size());
-    r.provenance = {{"prompt_tokens", tl.prompt.size()},
-                    {"generated_tokens", run.tokens.size()},
-                    {"layers", cm.unit.config.numLayers},
+    r.provenance.update({{"layers", cm.unit.config.numLayers},
                     {"hidden_size", cm.unit.config.hiddenSize},
                     {"intermediate_size", cm.unit.config.intermediateSize},
                     {"proof_min_margin", cm.proof.minMargin},
@@ -58,7 +44,7 @@ class ModelBackend : public Backend {
                     {"projection_parameters", cm.parameters},
                     {"projection_nonzeros", cm.nonZeros},
                     {"weight_bytes_per_token", cm.bytesPerToken},
-                    {"stream", "equal to the reference executor's at every token"}};
+                    {"stream", "equal to the reference executor's at every token"}});
     return r;
   }
 };

@@ -26,16 +26,20 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
+EmitOptions machineEmitOptions(const TokenVocabulary& v) {
+  EmitOptions o;
+  o.minHidden = 2048;
+  o.tokens = &v;
+  // Model row r is machine id r + kTextVocab (the base model's text ids come first).
+  o.tokenFeatures = [](int64_t row) { return frontInputs(static_cast<uint32_t>(row + machine::kTextVocab)); };
+  return o;
+}
+
 std::unique_ptr<CompiledMachine> compileMachine() {
   auto t = std::chrono::steady_clock::now();
   const TokenVocabulary vocabulary = machineVocabulary(0);
   Unit step = machineStepUnit(&vocabulary);
-  EmitOptions o;
-  o.minHidden = 2048;
-  o.tokens = &vocabulary;
-  // Model row r is machine id r + kTextVocab (the base model's text ids come first).
-  o.tokenFeatures = [](int64_t row) { return frontInputs(static_cast<uint32_t>(row + machine::kTextVocab)); };
-  CompiledUnit unit = compileCircuit(step.circuit, o);
+  CompiledUnit unit = compileCircuit(step.circuit, machineEmitOptions(vocabulary));
   const double compiled = secondsSince(t);
   t = std::chrono::steady_clock::now();
   ProofReport proof = proveExact(unit);
@@ -87,13 +91,15 @@ ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prom
       std::string where;
       try {
         Evaluator ev(cm.step.circuit);
+        std::vector<int64_t> values;
+        for (const std::vector<int64_t>& in : inputs) values = ev.step(in);
         std::vector<int64_t> out;
-        for (const std::vector<int64_t>& in : inputs) out = ev.stepOutputs(in);
+        for (const auto& [name, wire] : cm.step.circuit.outputs()) out.push_back(values[wire]);
         const SpelledToken ir = spelledToken(out, kAluOutputs);
         if (ir.id == got) {
           where = "the step circuit (the IR) spells it too: the circuit's fault, not the weights'";
         } else {
-          const std::optional<ProbeDifference> d = probeLastPosition(cm.step.circuit, cm.unit, m, inputs, rows);
+          const std::optional<ProbeDifference> d = probeLastPosition(values, cm.unit, m, inputs, rows);
           where = d ? "first difference from the IR: " + d->describe()
                     : "every residual channel holds its IR value after the last layer: the final norm or the token head";
         }

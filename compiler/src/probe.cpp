@@ -18,10 +18,17 @@ std::optional<ProbeDifference> probeLastPosition(const Circuit& c, const Compile
                                                  const std::vector<std::vector<int64_t>>& inputs,
                                                  const std::vector<int>& tokens) {
   if (inputs.empty()) throw CompileError("probe: no positions");
-  if (!tokens.empty() && tokens.size() != inputs.size()) throw CompileError("probe: tokens and inputs differ in length");
   Evaluator ev(c);
   std::vector<int64_t> values;
   for (const std::vector<int64_t>& in : inputs) values = ev.step(in);
+  return probeLastPosition(values, cu, m, inputs, tokens);
+}
+
+std::optional<ProbeDifference> probeLastPosition(const std::vector<int64_t>& values, const CompiledUnit& cu,
+                                                 const model::Model& m, const std::vector<std::vector<int64_t>>& inputs,
+                                                 const std::vector<int>& tokens) {
+  if (inputs.empty()) throw CompileError("probe: no positions");
+  if (!tokens.empty() && tokens.size() != inputs.size()) throw CompileError("probe: tokens and inputs differ in length");
   const LayerPlan& plan = cu.plan;
   std::optional<ProbeDifference> first;
   const model::LayerObserver observe = [&](int layer, const Eigen::MatrixXf& x) {

@@ -162,10 +162,15 @@ class Prover {
   // The declared range of the wire that layer L writes into physical channel ch, if it is a
   // declared one (ChannelInfo::declared).
   std::optional<Range> declaredRange(int layer, int ch) const {
-    for (const ChannelInfo& info : u_.plan.channels)
-      if (info.declared && info.writtenAt == layer && info.physical == static_cast<uint32_t>(ch)) return info.range;
-    return std::nullopt;
+    if (!declared_) {  // built once: (layer, physical channel) -> range
+      declared_.emplace();
+      for (const ChannelInfo& info : u_.plan.channels)
+        if (info.declared) (*declared_)[{info.writtenAt, info.physical}] = info.range;
+    }
+    const auto it = declared_->find({layer, static_cast<uint32_t>(ch)});
+    return it == declared_->end() ? std::nullopt : std::optional<Range>(it->second);
   }
+  mutable std::optional<std::map<std::pair<int, uint32_t>, Range>> declared_;
 
   const model::TensorView& tensor(const std::string& name) const {
     const model::TensorView* v = u_.store->find(name);

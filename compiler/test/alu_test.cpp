@@ -20,6 +20,7 @@
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
+#include "qgpu/compiler/model_run.h"
 #include "qgpu/compiler/proof.h"
 #include "qgpu/model/generate.h"
 #include "qgpu/compiler/register_write.h"
@@ -383,11 +384,7 @@ TEST(Alu, CompiledThroughTheEngine) {
 TEST(Alu, TheWeightsSpellItsWritesFromTokenIds) {
   const TokenVocabulary v = machineVocabulary(0);
   Unit u = aluWriteUnit(&v);
-  EmitOptions o;
-  o.minHidden = 2048;
-  o.tokens = &v;
-  o.tokenFeatures = [](int64_t row) { return frontInputs(static_cast<uint32_t>(row + machine::kTextVocab)); };
-  const CompiledUnit cu = compileCircuit(u.circuit, o);
+  const CompiledUnit cu = compileCircuit(u.circuit, machineEmitOptions(v));
   ASSERT_EQ(cu.config.hiddenSize, 2048);
   ASSERT_EQ(cu.config.vocabSize, int64_t{machine::kNumMachineIds});
   const ProofReport proof = proveExact(cu);

@@ -14,24 +14,14 @@ class MachineBackend : public Backend {
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, options, name());
     const machine::MachineResult ex = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
-    if (!options.tokensFile.empty()) machine::writeTokenFile(options.tokensFile, ex.trace.tokens, ex.trace.meanings);
-    machine::replayIntoBuffers(tl, ex.trace.tokens, options.maxSteps, name());
+    RunResult r = machine::tokenRunResult(tl, spec, options, name(), ex.trace.tokens, ex.trace);
     const machine::MachineProgram& mp = tl.program;
-    RunResult r;
-    r.kernel = spec.name;
-    r.backend = name();
-    r.flavour = options.flavour;
-    r.warpWidth = options.warpWidth;
-    r.outputs = collectOutputs(spec, tl.launch);
-    r.warpInstructions = ex.trace.steps;
-    r.provenance = {{"prompt_tokens", tl.prompt.size()},
-                    {"generated_tokens", ex.trace.tokens.size()},
-                    {"machine_steps", ex.trace.steps},
-                    {"machine_instructions", mp.code.size()},
-                    {"ptx_instructions", mp.ptxInstructions},
-                    {"rom_constants", mp.constants.size()},
-                    {"machine_registers", mp.numRegs},
-                    {"memory_bytes", memoryBytes(mp, tl.machineLaunch)}};
+    r.provenance.update({{"machine_steps", ex.trace.steps},
+                         {"machine_instructions", mp.code.size()},
+                         {"ptx_instructions", mp.ptxInstructions},
+                         {"rom_constants", mp.constants.size()},
+                         {"machine_registers", mp.numRegs},
+                         {"memory_bytes", memoryBytes(mp, tl.machineLaunch)}});
     return r;
   }
 

@@ -46,4 +46,20 @@ void writeTokenFile(const std::string& path, const std::vector<uint32_t>& tokens
   if (!out) throw Error(ErrorKind::Input, fmt::format("{}: write failed", path));
 }
 
+RunResult tokenRunResult(TokenLaunch& tl, const LaunchSpec& spec, const RunOptions& options, const std::string& backend,
+                         const std::vector<uint32_t>& generated, const Trace& reference) {
+  if (!options.tokensFile.empty()) writeTokenFile(options.tokensFile, generated, reference.meanings);
+  // The host decoder sees the prompt and the generated tokens only.
+  replayIntoBuffers(tl, generated, options.maxSteps, backend);
+  RunResult r;
+  r.kernel = spec.name;
+  r.backend = backend;
+  r.flavour = options.flavour;
+  r.warpWidth = options.warpWidth;
+  r.outputs = collectOutputs(spec, tl.launch);
+  r.warpInstructions = reference.steps;
+  r.provenance = {{"prompt_tokens", tl.prompt.size()}, {"generated_tokens", generated.size()}};
+  return r;
+}
+
 }  // namespace qgpu::machine

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "qgpu/backend.h"
+#include "qgpu/machine/core.h"
 #include "qgpu/machine/lower.h"
 #include "qgpu/machine/prompt.h"
 
@@ -29,5 +30,12 @@ void replayIntoBuffers(TokenLaunch& tl, const std::vector<uint32_t>& generated, 
                        const std::string& backend);
 /// Writes `path`: one line per token, its id, a tab and its meaning.
 void writeTokenFile(const std::string& path, const std::vector<uint32_t>& tokens, const std::vector<std::string>& meanings);
+/// What every token backend returns for `generated`, a stream equal to `reference`'s (the
+/// executor's, whose meanings the token file takes): `--tokens` written, the stream replayed
+/// into the launch buffers, and the result with its outputs, the executor's warp
+/// instructions, and the prompt and generated token counts as provenance (the backend adds
+/// its own).
+RunResult tokenRunResult(TokenLaunch& tl, const LaunchSpec& spec, const RunOptions& options, const std::string& backend,
+                         const std::vector<uint32_t>& generated, const Trace& reference);
 
 }  // namespace qgpu::machine

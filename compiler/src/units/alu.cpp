@@ -62,11 +62,6 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   const WireId sub = operands.op.at(static_cast<size_t>(MOp::Sub));
   // ---- the adders: a + b, or a + ~b + 1 for SUB, every lane: the carries of both in one
   // chain (addSubCarries), so no lane holds ~b in 64 channels of its own ----
-  auto forms = [](const Bus& bus) {
-    std::vector<Expr> f;
-    for (WireId x : bus) f.push_back(w(x));
-    return f;
-  };
   std::vector<AddSubCarries> sums;
   for (uint32_t l = 0; l < 4; ++l)
     sums.push_back(addSubCarries(c, fmt::format("l{} add", l), forms(operands.selected[l]), forms(operands.selected[4 + l]),

@@ -22,6 +22,12 @@ Expr bitsMatching(const Bus& bits, uint64_t value) {
   return e;
 }
 
+std::vector<Expr> forms(const Bus& bus) {
+  std::vector<Expr> out;
+  for (WireId x : bus) out.push_back(w(x));
+  return out;
+}
+
 PackedBits packBits(Circuit& c, const std::string& name, const std::vector<Expr>& bits, uint32_t perChannel) {
   if (perChannel == 0 || perChannel > 8) throw CompileError(fmt::format("packBits '{}': {} bits to a channel", name, perChannel));
   PackedBits p;

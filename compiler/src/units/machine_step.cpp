@@ -67,8 +67,7 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
     // Lane 3's copy is read last (the banks fill their layers lane by lane), beside the parked
     // floats: its LD value joins the select unpacked, as packing it would cost a level there.
     const bool packLoad = l + 1 < 4;
-    std::vector<Expr> loadedBits;
-    for (WireId x : out.loaded[l]) loadedBits.push_back(w(x));
+    const std::vector<Expr> loadedBits = forms(out.loaded[l]);
     const PackedBits waiting = packLoad ? accumulatePacked(c, lane, &out.alu.packed[l], loadedBits) : out.alu.packed[l];
     const std::vector<Expr> bits = unpackBits(c, lane, waiting, out.parked[l][0]);
     Bus r;

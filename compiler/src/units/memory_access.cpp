@@ -62,11 +62,7 @@ Bus sumBits(Circuit& c, const std::string& name, const std::vector<Expr>& a, con
 
 Bus slice(const Bus& bus, uint32_t from, uint32_t n) { return Bus(bus.begin() + from, bus.begin() + from + n); }
 
-std::vector<Expr> forms(const Bus& bus, uint32_t from, uint32_t n) {
-  std::vector<Expr> e;
-  for (uint32_t i = from; i < from + n; ++i) e.push_back(w(bus.at(i)));
-  return e;
-}
+std::vector<Expr> forms(const Bus& bus, uint32_t from, uint32_t n) { return compiler::forms(slice(bus, from, n)); }
 
 }  // namespace
 

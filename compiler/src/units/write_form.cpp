@@ -36,12 +36,6 @@ Expr rangeSum(const std::vector<Expr>& v, uint32_t lo, uint32_t hi) {
   return e;
 }
 
-std::vector<Expr> forms(const Bus& b) {
-  std::vector<Expr> out;
-  for (WireId x : b) out.push_back(w(x));
-  return out;
-}
-
 // A value's chunk tokens (machine::valueTokens' count) from its sign-extension ranges, the
 // width folded into each test: 1 + [w = 4 and bits 15..31 not all equal] + [w = 8 and ...]
 // for 15..63, 31..63, 47..63 (nested: equal on 15..63 implies equal on 31..63). The count

@@ -29,6 +29,10 @@ struct CompiledMachine {
   size_t parameters = 0, nonZeros = 0, bytesPerToken = 0;
 };
 
+/// How a step unit with the machine vocabulary is emitted: hidden 2,048, token I/O by `v`,
+/// and model row r embedding the front-end features of machine id r + kTextVocab.
+EmitOptions machineEmitOptions(const TokenVocabulary& v);
+
 /// machineStepUnit with the machine vocabulary, compiled at hidden 2048, proven
 /// (proveExact), loaded into the engine. Throws CompileError if the proof refuses.
 std::unique_ptr<CompiledMachine> compileMachine();

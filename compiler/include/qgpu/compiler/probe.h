@@ -35,5 +35,10 @@ struct ProbeDifference {
 std::optional<ProbeDifference> probeLastPosition(const Circuit& c, const CompiledUnit& cu, const model::Model& m,
                                                  const std::vector<std::vector<int64_t>>& inputs,
                                                  const std::vector<int>& tokens = {});
+/// The same with the IR's values at the last position already known (Evaluator::step's), for
+/// a caller that evaluated the sequence itself.
+std::optional<ProbeDifference> probeLastPosition(const std::vector<int64_t>& irValues, const CompiledUnit& cu,
+                                                 const model::Model& m, const std::vector<std::vector<int64_t>>& inputs,
+                                                 const std::vector<int>& tokens = {});
 
 }  // namespace qgpu::compiler

@@ -50,6 +50,9 @@ Expr negationBit(Circuit& c, const std::string& name, const Expr& bit, const Exp
 /// bits.size() exactly where they hold value — the condition of an equality threshold.
 Expr bitsMatching(const Bus& bits, uint64_t value);
 
+/// Each wire of `bus` as a form (w(x)): what the adders and packers take.
+std::vector<Expr> forms(const Bus& bus);
+
 /// Bits carried in few channels across layers where channels are scarce: `perChannel` of them
 /// to a channel (Circuit::channel), as sum_i 2^i bit_i. `bits` are forms whose values are bits.
 struct PackedBits {
