@@ -2,10 +2,13 @@
 // cost table of every compiled unit; `prove NAME` the per-layer exactness proof; `plan NAME`
 // the layer plan's residual-stream profile (plan-only units too); `unit NAME --out DIR`
 // writes the unit as a Hugging Face Qwen3.5 checkpoint with a manifest and sample inputs
-// with the engine's logits (for tools/hf_unit_check.py).
+// with the engine's logits (for tools/hf_unit_check.py); `machine --out DIR` writes the
+// whole compiled machine step as a checkpoint with its manifest (qgpu run --backend model
+// --checkpoint DIR runs it).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 
 #include <fstream>
@@ -16,10 +19,12 @@
 #include "cli_commands.h"
 #include "qgpu/compiler/catalogue.h"
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/machine_checkpoint.h"
 #include "qgpu/compiler/plan_profile.h"
 #include "qgpu/compiler/report.h"
 #include "qgpu/compiler/schedule.h"
 #include "qgpu/model/model.h"
+#include "qgpu/source_commit.h"
 
 namespace qgpu::cli {
 namespace {
@@ -196,6 +201,43 @@ int runUnit(const std::string& name, const std::filesystem::path& out, int sampl
   return 0;
 }
 
+// qgpu compile machine --out DIR: the whole step compiled, proven and written with its
+// manifest (machine_checkpoint.h). Streams the tensors to disk; peak memory is the compiled
+// step's (about 15 GB of dense f32 tensors while it is emitted and proven).
+int runMachine(const std::filesystem::path& out, const std::string& command, bool json) {
+  checkCheckpointFolder(out);  // before a minute of compiling
+  const auto t = std::chrono::steady_clock::now();
+  CompiledStep s = compileMachineStep();
+  const auto w = std::chrono::steady_clock::now();
+  const nlohmann::json provenance = {
+      {"producer", "qgpu compile machine"},
+      {"command", command},
+      {"source_commit", QGPU_SOURCE_COMMIT},
+      {"source_tree_modified", QGPU_SOURCE_DIRTY != 0},
+  };
+  const nlohmann::json m = writeMachineCheckpoint(s.unit, s.proof, out, provenance);
+  const auto seconds = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  const double writeSeconds = seconds(w, std::chrono::steady_clock::now());
+  if (json) {
+    nlohmann::json j = m;
+    j["timings"] = {{"compile_seconds", s.compileSeconds}, {"proof_seconds", s.proofSeconds}, {"write_seconds", writeSeconds},
+                    {"total_seconds", seconds(t, std::chrono::steady_clock::now())}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const nlohmann::json& f = m["files"]["model.safetensors"];
+  std::cout << fmt::format(
+      "wrote {}: {} layers, hidden {}, intermediate {}, vocab {}; proven exact (min margin {:g})\n"
+      "  model.safetensors {} bytes ({} tensors bf16, {} f32), sha256 {}\n"
+      "  {} parameters, {} non-zero\n"
+      "  compile {:.1f} s, proof {:.1f} s, write and hash {:.1f} s\n",
+      out.string(), s.unit.config.numLayers, s.unit.config.hiddenSize, s.unit.config.intermediateSize,
+      s.unit.config.vocabSize, s.proof.minMargin, f["bytes"].get<uint64_t>(), f["bf16_tensors"].get<size_t>(),
+      f["f32_tensors"].get<size_t>(), f["sha256"].get<std::string>(), m["parameters"].get<size_t>(),
+      m["nonzero_parameters"].get<size_t>(), s.compileSeconds, s.proofSeconds, writeSeconds);
+  return 0;
+}
+
 int guarded(const std::function<int()>& f) {
   try {
     return f();
@@ -233,6 +275,17 @@ void addCompileCommands(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 1000));
   planCmd->add_flag("--json", planJson, "JSON instead of text");
   planCmd->callback([&ctx] { ctx.exitCode = guarded([] { return runPlan(planName, planLayer, planJson); }); });
+
+  static std::string machineOut;
+  static bool machineJson = false;
+  CLI::App* machineCmd = c->add_subcommand(
+      "machine", "Compile the whole machine step (qgpu run --backend model's weights), prove it exact and write it as a "
+                 "Hugging Face Qwen3.5 checkpoint with manifest.json (deterministic; about 8 GB; needs about 17 GB of memory)");
+  machineCmd->add_option("--out", machineOut, "Output folder (new, or an earlier checkpoint's)")->required();
+  machineCmd->add_flag("--json", machineJson, "Print the manifest and timings as JSON");
+  machineCmd->callback([&ctx] {
+    ctx.exitCode = guarded([&ctx] { return runMachine(machineOut, ctx.command, machineJson); });
+  });
 
   static std::string unitName, outDir;
   static int samples = 256;

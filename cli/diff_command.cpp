@@ -1,4 +1,5 @@
-// qgpu diff A B: results (files or live runs) or, with --trace, two traces.
+// qgpu diff A B: results (files or live runs) or, with --trace, two traces (with --tokens,
+// two token streams: token_diff.cpp).
 // Exit 0 identical, 1 divergent, 2 bad input (main turns errors into 2).
 #include <algorithm>
 #include <fstream>
@@ -21,7 +22,7 @@ struct DiffOpts {
   std::string a, b, html, spec, kernelsDir = "kernels", flavour = "nvcc", inject;
   uint32_t warp = 4;
   size_t first = 8;
-  bool trace = false, json = false, noWriters = false, writesOnly = false;
+  bool trace = false, tokens = false, json = false, noWriters = false, writesOnly = false;
 };
 
 // One side of a result diff: a result file, or BACKEND:SPEC run now.
@@ -148,6 +149,10 @@ void addDiffCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("a", o->a, "Expected: result/golden JSON, BACKEND:SPEC (e.g. interp:kernels/dot), or a trace")->required();
   cmd->add_option("b", o->b, "Actual: same forms as A")->required();
   cmd->add_flag("--trace", o->trace, "A and B are traces (qgpu run --trace): report the first divergent event");
+  cmd->add_flag("--tokens", o->tokens,
+                "A and B are generated token streams (qgpu run --tokens files, or live token backends: machine:SPEC, "
+                "circuit:SPEC, model:SPEC): report the first token that differs, or where one ends, with the reference "
+                "executor's step and token there (needs a live side or --spec)");
   cmd->add_flag("--json", o->json, "Print the diff as JSON");
   cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
   cmd->add_option("--first", o->first, "Differences listed per buffer")->check(unsignedOption())->capture_default_str();
@@ -160,7 +165,10 @@ void addDiffCommand(CLI::App& app, Context& ctx) {
   cmd->add_flag("--writes-only", o->writesOnly, "--trace: compare global-memory writes only (traces of different PTX)");
   cmd->callback([o, &ctx] {
     if (o->first == 0) throw Error(ErrorKind::Input, "--first must be at least 1");
-    ctx.exitCode = o->trace ? diffTracesCommand(*o) : diffResultsCommand(*o, ctx.command);
+    if (o->trace && o->tokens) throw Error(ErrorKind::Input, "--trace and --tokens exclude each other");
+    ctx.exitCode = o->trace    ? diffTracesCommand(*o)
+                   : o->tokens ? diffTokensCommand(o->a, o->b, o->spec, o->flavour, o->json)
+                               : diffResultsCommand(*o, ctx.command);
   });
 }
 

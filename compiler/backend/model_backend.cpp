@@ -7,6 +7,7 @@
 
 #include "qgpu/backend.h"
 #include "qgpu/compiler/circuit_run.h"
+#include "qgpu/compiler/machine_checkpoint.h"
 #include "qgpu/compiler/model_run.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/machine/core.h"
@@ -14,12 +15,6 @@
 
 namespace qgpu {
 namespace {
-
-// The compiled machine, built and proven once per process (about a minute and 16 GB).
-const compiler::CompiledMachine& compiledMachine() {
-  static const std::unique_ptr<compiler::CompiledMachine> machine = compiler::compileMachine();
-  return *machine;
-}
 
 class ModelBackend : public Backend {
  public:
@@ -29,7 +24,7 @@ class ModelBackend : public Backend {
     if (const auto what = compiler::firstNotRun(tl.program))
       throw Error(ErrorKind::Backend, fmt::format("model: {}: {}", spec.name, *what));
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
-    const compiler::CompiledMachine& cm = compiledMachine();
+    const compiler::CompiledMachine& cm = compiler::processMachine(options.checkpoint);
     const compiler::ModelRun run = compiler::runInModel(cm, tl.prompt, reference.trace);
     RunResult r = machine::tokenRunResult(tl, spec, options, name(), run.tokens, reference.trace);
     const double generated = static_cast<double>(run.tokens.size());
@@ -45,6 +40,13 @@ class ModelBackend : public Backend {
                     {"projection_nonzeros", cm.nonZeros},
                     {"weight_bytes_per_token", cm.bytesPerToken},
                     {"stream", "equal to the reference executor's at every token"}});
+    if (cm.checkpoint.empty()) {
+      r.provenance["weights"] = "compiled in memory";
+    } else {
+      r.provenance["weights"] = cm.checkpoint.string();
+      r.provenance["checkpoint_sha256"] = cm.manifest["files"]["model.safetensors"].value("sha256", "");
+      r.provenance["checkpoint_source_commit"] = cm.manifest.value("source_commit", "");
+    }
     return r;
   }
 };

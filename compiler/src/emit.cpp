@@ -2,12 +2,13 @@
 #include "qgpu/compiler/emit.h"
 
 #include <fmt/format.h>
-#include <openssl/sha.h>
+#include <openssl/evp.h>
 
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "qgpu/compiler/error.h"
@@ -244,7 +245,7 @@ void tokenHead(const Circuit& c, const CompiledUnit& u, const TokenVocabulary& v
 
 }  // namespace
 
-CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
+CompiledUnit planUnit(const Circuit& c, const EmitOptions& o) {
   CompiledUnit u;
   u.name = c.name();
   Schedule s = schedule(c);
@@ -294,6 +295,13 @@ CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
   cfg.rmsNormEps = 1e-6;
   cfg.tieWordEmbeddings = false;
 
+  return u;
+}
+
+CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& o) {
+  CompiledUnit u = planUnit(c, o);
+  const model::ModelConfig& cfg = u.config;
+  const int vocab = cfg.vocabSize, hidden = cfg.hiddenSize, inter = cfg.intermediateSize;
   const double anchor = std::ldexp(1.0, o.anchorExponent);
   const double dataGain = std::ldexp(1.0, u.normExponent);
   const double oneGain = std::ldexp(1.0, u.normExponent - o.anchorExponent);
@@ -449,18 +457,37 @@ std::string hfConfigJson(const model::ModelConfig& c) {
 std::string sha256OfFile(const std::filesystem::path& file) {
   std::ifstream f(file, std::ios::binary);
   if (!f) throw CompileError(fmt::format("cannot read {}", file.string()));
-  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d);
+  // In blocks: a machine checkpoint is gigabytes.
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> block(size_t{1} << 22);
+  while (f) {
+    f.read(block.data(), static_cast<std::streamsize>(block.size()));
+    EVP_DigestUpdate(ctx.get(), block.data(), static_cast<size_t>(f.gcount()));
+  }
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(ctx.get(), d, &n);
   std::string hex;
-  for (unsigned char c : d) hex += fmt::format("{:02x}", c);
+  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", d[i]);
   return hex;
 }
 
-void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir) {
+CheckpointFiles writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "config.json") << hfConfigJson(unit.config);
-  model::writeSafetensors(dir / "model.safetensors", model::tensorsOf(*unit.store));
+  CheckpointFiles files;
+  std::vector<model::TensorSlice> slices;
+  for (const auto& [name, view] : unit.store->tensors()) {
+    const model::ValueCensus census = model::censusOf(view);
+    const bool narrow = census.allBf16 && view.dtype == model::DType::F32;
+    slices.push_back({name, &view, narrow ? model::DType::BF16 : view.dtype});
+    ++(narrow ? files.bf16Tensors : files.f32Tensors);
+    files.entries += view.numel();
+    files.nonZeros += census.nonZeros;
+  }
+  files.safetensorsBytes = model::writeSafetensors(dir / "model.safetensors", slices);
+  return files;
 }
 
 }  // namespace qgpu::compiler

@@ -7,6 +7,7 @@
 
 #include "qgpu/compiler/circuit_run.h"
 #include "qgpu/compiler/error.h"
+#include "qgpu/compiler/machine_checkpoint.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
 #include "qgpu/compiler/probe.h"
@@ -35,7 +36,7 @@ EmitOptions machineEmitOptions(const TokenVocabulary& v) {
   return o;
 }
 
-std::unique_ptr<CompiledMachine> compileMachine() {
+CompiledStep compileMachineStep() {
   auto t = std::chrono::steady_clock::now();
   const TokenVocabulary vocabulary = machineVocabulary(0);
   Unit step = machineStepUnit(&vocabulary);
@@ -43,14 +44,17 @@ std::unique_ptr<CompiledMachine> compileMachine() {
   const double compiled = secondsSince(t);
   t = std::chrono::steady_clock::now();
   ProofReport proof = proveExact(unit);
-  const double proven = secondsSince(t);
-  t = std::chrono::steady_clock::now();
+  return CompiledStep{std::move(step), std::move(unit), std::move(proof), compiled, secondsSince(t)};
+}
+
+std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, ProofReport proof,
+                                                 std::shared_ptr<const model::TensorStore> store) {
+  const auto t = std::chrono::steady_clock::now();
   model::ModelOptions mo;
   mo.linear.sparseDensity = 1.0;  // every projection sparse: the step's weights are mostly zeros
-  model::Model m = model::Model::fromStore(unit.config, unit.store, mo);
-  auto out = std::make_unique<CompiledMachine>(CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m)});
-  out->compileSeconds = compiled;
-  out->proofSeconds = proven;
+  model::Model m = model::Model::fromStore(unit.config, std::move(store), mo);
+  auto out = std::make_unique<CompiledMachine>(
+      CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m), 0, 0, 0, {}, {}, 0, 0, 0});
   out->loadSeconds = secondsSince(t);
   for (const model::Linear* p : out->model.projections()) {
     out->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
@@ -58,6 +62,26 @@ std::unique_ptr<CompiledMachine> compileMachine() {
   }
   out->bytesPerToken = out->model.weightBytesPerToken();
   return out;
+}
+
+std::unique_ptr<CompiledMachine> compileMachine() {
+  CompiledStep s = compileMachineStep();
+  std::shared_ptr<const model::TensorStore> store = s.unit.store;
+  auto out = machineInEngine(std::move(s.step), std::move(s.unit), std::move(s.proof), std::move(store));
+  out->compileSeconds = s.compileSeconds;
+  out->proofSeconds = s.proofSeconds;
+  return out;
+}
+
+const CompiledMachine& processMachine(const std::string& checkpoint) {
+  static std::string source;
+  static std::unique_ptr<CompiledMachine> machine;
+  if (!machine || source != checkpoint) {
+    machine.reset();
+    machine = checkpoint.empty() ? compileMachine() : loadMachineCheckpoint(checkpoint);
+    source = checkpoint;
+  }
+  return *machine;
 }
 
 ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prompt, const machine::Trace& expected) {

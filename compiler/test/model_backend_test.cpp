@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -22,6 +23,7 @@
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/compiler/machine_checkpoint.h"
 #include "qgpu/launch_spec.h"
 
 namespace qgpu::compiler {
@@ -133,6 +135,105 @@ TEST(ModelBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
             << " stopped at a token the weights get wrong; " << longRuns.size() << " longer than " << kShortRun
             << " tokens left to the nightly run\n";
   testing::Test::RecordProperty("runs_through_the_weights", static_cast<int>(ran.size()));
+}
+
+// The compiled machine on disk (machine_checkpoint.h): written from the machine the tests
+// above compiled in memory, its manifest checked against the files and the build, then run
+// with --checkpoint: the dot product's outputs and generated tokens, both flavours, byte for
+// byte the in-memory weights'. Checkpoints that do not fit this build, or are cut short, are
+// clean input errors. Last in this file: loading the checkpoint lets go of the in-memory
+// machine (processMachine keeps one).
+TEST(ModelBackend, TheCheckpointOnDiskRunsAsTheWeightsInMemory) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "qgpu_machine_checkpoint";
+  fs::remove_all(dir);
+  const LaunchSpec spec = loadLaunchSpec(fs::path(QGPU_SOURCE_DIR) / "kernels" / "dot");
+  const std::unique_ptr<Backend> model = makeBackend("model");
+  std::map<std::string, RunResult> inMemory;
+  for (const char* flavour : {"nvcc", "clang"}) {
+    RunOptions o;
+    o.flavour = flavour;
+    o.tokensFile = (dir.string() + fmt::format(".{}.memory.tokens", flavour));
+    inMemory[flavour] = model->run(spec, o);
+  }
+  nlohmann::json m;
+  {
+    const CompiledMachine& cm = processMachine();  // the in-memory machine of the runs above
+    m = writeMachineCheckpoint(cm.unit, cm.proof, dir, {{"producer", "model_backend_test"}});
+    EXPECT_EQ(m.at("format").get<std::string>(), kMachineCheckpointFormat);
+    EXPECT_EQ(m.at("machine_isa").at("fingerprint").get<std::string>(), machineIsaFingerprint());
+    EXPECT_EQ(m.at("proof").at("min_margin").get<double>(), cm.proof.minMargin);
+    EXPECT_EQ(m.at("model").at("layers").get<int>(), cm.unit.config.numLayers);
+    EXPECT_EQ(readFile(dir / "config.json"), hfConfigJson(cm.unit.config));
+    // Every tensor's non-zeros: the projections' and the embedding's.
+    EXPECT_GT(m.at("nonzero_parameters").get<size_t>(), cm.nonZeros);
+    EXPECT_LT(m.at("nonzero_parameters").get<size_t>(), m.at("parameters").get<size_t>() / 100);
+  }
+  const nlohmann::json& weights = m.at("files").at("model.safetensors");
+  EXPECT_EQ(weights.at("bytes").get<uintmax_t>(), fs::file_size(dir / "model.safetensors"));
+  EXPECT_EQ(weights.at("sha256").get<std::string>(), sha256OfFile(dir / "model.safetensors"));
+  EXPECT_EQ(m.at("files").at("config.json").at("sha256").get<std::string>(), sha256OfFile(dir / "config.json"));
+  EXPECT_GT(weights.at("bf16_tensors").get<size_t>(), 0u);
+  for (const char* flavour : {"nvcc", "clang"}) {
+    RunOptions o;
+    o.flavour = flavour;
+    o.checkpoint = dir.string();
+    o.tokensFile = (dir.string() + fmt::format(".{}.disk.tokens", flavour));
+    const RunResult got = model->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), 1u);
+    EXPECT_EQ(got.outputs[0].bytes, inMemory[flavour].outputs[0].bytes) << flavour;
+    const std::string tokens = readFile(dir.string() + fmt::format(".{}.disk.tokens", flavour));
+    EXPECT_FALSE(tokens.empty());
+    EXPECT_EQ(tokens, readFile(dir.string() + fmt::format(".{}.memory.tokens", flavour))) << flavour;
+    EXPECT_EQ(got.provenance.at("weights").get<std::string>(), dir.string());
+    EXPECT_EQ(got.provenance.at("checkpoint_sha256").get<std::string>(), weights.at("sha256").get<std::string>());
+    std::cout << fmt::format("[ model ] dot ({}) from {}: {:.0f} tokens/s, loaded in {:.1f} s\n", flavour, dir.string(),
+                             got.provenance.at("tokens_per_second").get<double>(),
+                             got.provenance.at("compile_seconds").get<double>());
+  }
+
+  // Broken checkpoints: the manifest and config of the real one beside a stand-in weights file.
+  const std::string manifest = readFile(dir / "manifest.json"), config = readFile(dir / "config.json");
+  const auto broken = [&](const std::string& name, const std::string& man, const std::string& cfg, size_t weightBytes) {
+    const fs::path b = fs::path(testing::TempDir()) / ("qgpu_broken_checkpoint_" + name);
+    fs::remove_all(b);
+    fs::create_directories(b);
+    if (!man.empty()) std::ofstream(b / "manifest.json") << man;
+    std::ofstream(b / "config.json") << cfg;
+    std::ofstream(b / "model.safetensors") << std::string(weightBytes, '\0');
+    return b;
+  };
+  const auto refused = [&](const fs::path& b, const std::string& why) {
+    try {
+      (void)loadMachineCheckpoint(b);
+      ADD_FAILURE() << b << " loaded";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Input) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  const auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  };
+  refused(broken("no_manifest", "", config, 8), "manifest.json: cannot read");
+  refused(broken("not_json", "{", config, 8), "not JSON");
+  refused(broken("other_isa", replaced(manifest, machineIsaFingerprint(), std::string(64, '0')), config, 8),
+          "compiled for machine ISA 0000");
+  refused(broken("other_plan", manifest, replaced(config, "\"num_hidden_layers\": 50", "\"num_hidden_layers\": 49"), 8),
+          "not the model of the step this build compiles");
+  refused(broken("truncated", manifest, config, 1000), "1000 bytes, the manifest says");
+  // Through the backend: the same error, an input error (exit 2 on the command line).
+  RunOptions o;
+  o.checkpoint = (fs::path(testing::TempDir()) / "qgpu_broken_checkpoint_truncated").string();
+  try {
+    (void)model->run(spec, o);
+    ADD_FAILURE() << "a truncated checkpoint ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Input) << e.what();
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

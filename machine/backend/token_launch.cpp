@@ -2,6 +2,7 @@
 #include "token_launch.h"
 
 #include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,28 @@ void writeTokenFile(const std::string& path, const std::vector<uint32_t>& tokens
   if (!out) throw Error(ErrorKind::Input, fmt::format("{}: cannot write the token stream", path));
   for (size_t i = 0; i < tokens.size(); ++i) out << tokens[i] << '\t' << meanings.at(i) << '\n';
   if (!out) throw Error(ErrorKind::Input, fmt::format("{}: write failed", path));
+}
+
+std::vector<uint32_t> readTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorKind::Input, fmt::format("{}: cannot read the token stream", path));
+  std::vector<uint32_t> ids;
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    const size_t tab = line.find('\t');
+    const std::string id = line.substr(0, tab);
+    uint64_t v = 0;
+    bool digits = !id.empty() && id.size() <= 10;
+    for (char c : id) digits = digits && c >= '0' && c <= '9';
+    if (digits) v = std::stoull(id);
+    if (tab == std::string::npos || !digits)
+      throw Error(ErrorKind::Input, fmt::format("{}:{}: not a token line (an id, a tab, its meaning): '{}'", path, n, line));
+    if (v < kTextVocab || v >= uint64_t{kTextVocab} + kNumMachineIds)
+      throw Error(ErrorKind::Input, fmt::format("{}:{}: {} is not a machine token id ({} to {})", path, n, v, kTextVocab,
+                                                kTextVocab + kNumMachineIds - 1));
+    ids.push_back(static_cast<uint32_t>(v));
+  }
+  return ids;
 }
 
 RunResult tokenRunResult(TokenLaunch& tl, const LaunchSpec& spec, const RunOptions& options, const std::string& backend,

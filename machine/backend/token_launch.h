@@ -30,6 +30,10 @@ void replayIntoBuffers(TokenLaunch& tl, const std::vector<uint32_t>& generated, 
                        const std::string& backend);
 /// Writes `path`: one line per token, its id, a tab and its meaning.
 void writeTokenFile(const std::string& path, const std::vector<uint32_t>& tokens, const std::vector<std::string>& meanings);
+/// Reads a token file as writeTokenFile writes it: the ids (the meanings are not read back).
+/// ErrorKind::Input naming the file and line of a line that is not an id TAB meaning, or of
+/// an id outside the machine's ids.
+std::vector<uint32_t> readTokenFile(const std::string& path);
 /// What every token backend returns for `generated`, a stream equal to `reference`'s (the
 /// executor's, whose meanings the token file takes): `--tokens` written, the stream replayed
 /// into the launch buffers, and the result with its outputs, the executor's warp

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "qgpu/model/error.h"
@@ -37,6 +38,14 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
         data_ = static_cast<const std::byte*>(p);
     }
     ::close(fd);  // the mapping stays valid without the descriptor
+}
+
+void MappedFile::releasePages(std::span<const std::byte> part) const {
+    if (part.empty() || part.data() < data_ || part.data() + part.size() > data_ + size_) return;
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(part.data()) + page - 1) / page * page;
+    const auto end = reinterpret_cast<std::uintptr_t>(part.data() + part.size()) / page * page;
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -1,6 +1,8 @@
 // Writes tensors as a safetensors file (tests and tools).
 #include "qgpu/model/safetensors_writer.h"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,82 @@ void writeSafetensors(const std::filesystem::path& file, const std::vector<Tenso
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     for (const auto& t : tensors) out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
     if (!out) throw ModelError(file.string() + ": write failed");
+}
+
+namespace {
+
+std::string paddedHeader(const nlohmann::json& header) {
+    std::string text = header.dump();
+    while ((text.size() + 8) % 8 != 0) text += ' ';
+    return text;
+}
+
+std::uint32_t f32Bits(const std::byte* p) {
+    std::uint32_t u;
+    std::memcpy(&u, p, 4);
+    return u;
+}
+
+}  // namespace
+
+ValueCensus censusOf(const TensorView& view) {
+    ValueCensus c;
+    if (view.dtype == DType::F32) {
+        std::uint32_t low = 0;
+        for (std::size_t i = 0; i < view.bytes.size(); i += 4) {
+            const std::uint32_t u = f32Bits(view.bytes.data() + i);
+            low |= u;
+            c.nonZeros += (u & 0x7fffffffu) != 0;
+        }
+        c.allBf16 = (low & 0xffffu) == 0;
+        return c;
+    }
+    for (std::size_t i = 0; i < view.numel(); ++i) c.nonZeros += view.at(i) != 0.0f;
+    c.allBf16 = view.dtype == DType::BF16;
+    return c;
+}
+
+std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSlice>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::uint64_t offset = 0;
+    for (const auto& t : tensors) {
+        if (t.stored != t.view->dtype && !(t.stored == DType::BF16 && t.view->dtype == DType::F32))
+            throw ModelError(file.string() + ": tensor '" + t.name + "': cannot store " + std::string(dtypeName(t.view->dtype)) +
+                             " as " + std::string(dtypeName(t.stored)));
+        const std::uint64_t bytes = t.view->numel() * dtypeSize(t.stored);
+        header[t.name] = {{"dtype", dtypeName(t.stored)}, {"shape", t.view->shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    const std::string text = paddedHeader(header);
+    std::ofstream out(file, std::ios::binary);
+    if (!out) throw ModelError(file.string() + ": cannot create");
+    std::uint64_t len = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::vector<std::uint16_t> chunk;
+    for (const auto& t : tensors) {
+        const auto& b = t.view->bytes;
+        if (t.stored == t.view->dtype) {
+            out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+            continue;
+        }
+        constexpr std::size_t kChunk = 1 << 20;  // values narrowed per write
+        for (std::size_t first = 0; first < b.size() / 4; first += kChunk) {
+            const std::size_t n = std::min(kChunk, b.size() / 4 - first);
+            chunk.resize(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::uint32_t u = f32Bits(b.data() + 4 * (first + i));
+                if ((u & 0xffffu) != 0)
+                    throw ModelError(file.string() + ": tensor '" + t.name + "': value " + std::to_string(first + i) +
+                                     " is not a bf16");
+                chunk[i] = static_cast<std::uint16_t>(u >> 16);  // little-endian bf16, as safetensors stores it
+            }
+            out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(2 * n));
+        }
+    }
+    out.close();
+    if (!out) throw ModelError(file.string() + ": write failed");
+    return 8 + text.size() + offset;
 }
 
 std::vector<TensorToWrite> tensorsOf(const TensorStore& store) {

@@ -96,6 +96,16 @@ void TensorStore::addOwned(const std::string& name, DType dtype, std::vector<std
     tensors_.emplace(name, std::move(v));
 }
 
+void TensorStore::releasePages(const TensorView& view) const {
+    for (const auto& f : files_) {
+        const auto all = f->bytes();
+        if (view.bytes.data() >= all.data() && view.bytes.data() + view.bytes.size() <= all.data() + all.size()) {
+            f->releasePages(view.bytes);
+            return;
+        }
+    }
+}
+
 const TensorView* TensorStore::find(const std::string& name) const {
     auto it = tensors_.find(name);
     return it == tensors_.end() ? nullptr : &it->second;

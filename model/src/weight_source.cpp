@@ -12,6 +12,13 @@ const TensorView& WeightSource::view(const std::string& name) const {
     return *v;
 }
 
+Linear WeightSource::linear(const std::string& name) const {
+    const TensorView& v = view(name);
+    Linear l(v, options_);
+    if (l.storage() == Linear::Storage::Sparse) store_.releasePages(v);
+    return l;
+}
+
 Eigen::VectorXf WeightSource::vector(const std::string& name) const {
     const TensorView& v = view(name);
     Eigen::VectorXf out(static_cast<Eigen::Index>(v.numel()));

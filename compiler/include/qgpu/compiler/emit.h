@@ -52,11 +52,24 @@ struct CompiledUnit {
   std::vector<int64_t> decode(const Eigen::VectorXf& logits) const;
 };
 
+/// Schedules and plans `c` and sizes its model (plan, config, anchors, norm exponent) without
+/// emitting tensors (store stays null): what probing a checkpoint from disk needs.
+CompiledUnit planUnit(const Circuit& c, const EmitOptions& options = {});
+
 /// Schedules, plans and emits `c`. Does not prove it: see proveExact (proof.h).
 CompiledUnit compileCircuit(const Circuit& c, const EmitOptions& options = {});
 
-/// Writes DIR/config.json and DIR/model.safetensors (f32), byte-for-byte deterministic.
-void writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir);
+struct CheckpointFiles {
+  uint64_t safetensorsBytes = 0;
+  size_t bf16Tensors = 0, f32Tensors = 0;
+  size_t entries = 0, nonZeros = 0;  // over every tensor
+};
+/// Writes DIR/config.json and DIR/model.safetensors, byte-for-byte deterministic, streamed
+/// from the unit's tensors. Each tensor is stored as BF16 when every one of its values is a
+/// bf16 exactly (most are: small integers, powers of two, the anchors), else as F32: a loader
+/// that widens to f32 (the engine; transformers with dtype=float32) gets the same f32 values
+/// from half the bytes.
+CheckpointFiles writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir);
 
 /// The sha256 of a file, as hex (the checkpoint's identity in manifests and tests).
 std::string sha256OfFile(const std::filesystem::path& file);

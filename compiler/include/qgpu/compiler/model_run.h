@@ -7,7 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "qgpu/compiler/emit.h"
@@ -18,12 +21,23 @@
 
 namespace qgpu::compiler {
 
+/// The step compiled and proven, not yet in the engine (what a checkpoint is written from).
+struct CompiledStep {
+  Unit step;          // the circuit (the IR)
+  CompiledUnit unit;  // the step's plan, config and tensors (dense f32 in memory: about 15 GB)
+  ProofReport proof;
+  double compileSeconds = 0, proofSeconds = 0;
+};
+
 struct CompiledMachine {
   Unit step;          // the circuit (the IR), for the probe of a divergence
-  CompiledUnit unit;  // the step's plan, config and tensors (dense f32: about 16 GB at hidden 2048)
-  ProofReport proof;
+  CompiledUnit unit;  // the step's plan and config; its tensors when compiled in memory (null: from a checkpoint)
+  ProofReport proof;  // from a checkpoint: its manifest's minimum margin only
   model::Model model;  // the engine over those tensors, every projection on the sparse path
   double compileSeconds = 0, proofSeconds = 0, loadSeconds = 0;
+  // Empty when compiled in memory; else the checkpoint folder and its manifest.
+  std::filesystem::path checkpoint;
+  nlohmann::json manifest;
   // The engine's projections (mixers, MLPs, head): entries, non-zero entries, and the weight
   // bytes one decoding step streams (projections, one embedding row and the norms).
   size_t parameters = 0, nonZeros = 0, bytesPerToken = 0;
@@ -33,9 +47,22 @@ struct CompiledMachine {
 /// and model row r embedding the front-end features of machine id r + kTextVocab.
 EmitOptions machineEmitOptions(const TokenVocabulary& v);
 
-/// machineStepUnit with the machine vocabulary, compiled at hidden 2048, proven
-/// (proveExact), loaded into the engine. Throws CompileError if the proof refuses.
+/// machineStepUnit with the machine vocabulary, compiled at hidden 2048 and proven
+/// (proveExact). Throws CompileError if the proof refuses.
+CompiledStep compileMachineStep();
+
+/// compileMachineStep, loaded into the engine.
 std::unique_ptr<CompiledMachine> compileMachine();
+
+/// The engine over `unit.store`, every projection sparse; fills cm's sizes and load time.
+std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, ProofReport proof,
+                                                 std::shared_ptr<const model::TensorStore> store);
+
+/// The process's compiled machine: compiled and proven in memory (`checkpoint` empty; about a
+/// minute and 17 GB) or loaded from a checkpoint folder (machine_checkpoint.h; seconds, the
+/// non-zeros in memory), kept for later calls with the same source. One at a time: a call
+/// naming another source lets go of the last machine first (invalidating its reference).
+const CompiledMachine& processMachine(const std::string& checkpoint = "");
 
 struct ModelRun {
   std::vector<uint32_t> tokens;  // generated, ending in HALT

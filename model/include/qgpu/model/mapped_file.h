@@ -17,6 +17,10 @@ public:
 
     std::span<const std::byte> bytes() const { return {data_, size_}; }
     const std::string& path() const { return path_; }
+    // Gives back the resident pages wholly inside `part` (a span of bytes()): a hint, not a
+    // change of contents — the mapping is private and read-only, so a later read pages them
+    // in again from the file. Used once a weight has been copied into another form.
+    void releasePages(std::span<const std::byte> part) const;
 
 private:
     std::string path_;

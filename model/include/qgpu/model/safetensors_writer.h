@@ -19,6 +19,26 @@ struct TensorToWrite {
 
 void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorToWrite>& tensors);
 
+// A tensor written straight from a view's bytes (no copy of the whole checkpoint in memory),
+// stored as `stored`: the view's own dtype, or BF16 for an F32 view whose every value is a
+// bf16 exactly (the writer checks each value and throws naming the tensor if one is not).
+struct TensorSlice {
+    std::string name;
+    const TensorView* view = nullptr;
+    DType stored = DType::F32;
+};
+
+// Streams the slices, in the given order, into one safetensors file; returns the file's size.
+std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSlice>& tensors);
+
+// One scan of a view: its entries that are not +-0, and whether every value is a bf16
+// exactly (an F32 view whose low 16 bits are all zero, or a BF16 view).
+struct ValueCensus {
+    std::size_t nonZeros = 0;
+    bool allBf16 = false;
+};
+ValueCensus censusOf(const TensorView& view);
+
 // Every tensor of a store, in name order, ready to write.
 std::vector<TensorToWrite> tensorsOf(const TensorStore& store);
 

@@ -33,6 +33,9 @@ public:
     const std::map<std::string, UnsupportedTensor>& unsupported() const { return unsupported_; }
     const TensorView* find(const std::string& name) const;
     bool contains(const std::string& name) const { return tensors_.count(name) || unsupported_.count(name); }
+    // The view's pages, if it lies in a mapped file, go back to the kernel (MappedFile::
+    // releasePages); owned bytes stay. Reading the view again still gives the same bytes.
+    void releasePages(const TensorView& view) const;
 
 private:
     void checkNew(const std::string& name, const std::string& origin) const;

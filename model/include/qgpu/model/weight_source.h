@@ -18,7 +18,9 @@ public:
 
     // `name` is relative to the prefix (e.g. "layers.0.mlp.up_proj.weight").
     const TensorView& view(const std::string& name) const;
-    Linear linear(const std::string& name) const { return Linear(view(name), options_); }
+    // A projection; a sparse one has copied its weights, so their mapped pages are released
+    // (a checkpoint of mostly zeros then costs its non-zeros in memory, not its file size).
+    Linear linear(const std::string& name) const;
     Eigen::VectorXf vector(const std::string& name) const;
     // Gain (1 + w) of a zero-centred Qwen3.5 RMSNorm weight.
     Eigen::VectorXf normGain(const std::string& name) const;
