@@ -111,9 +111,15 @@ int runPlan(const std::string& name, int layer, bool json) {
   if (json) {
     nlohmann::json j = {{"unit", name}, {"layers", plan.layers}, {"channels", plan.physicalChannels},
                         {"hidden_2b", hidden}, {"plan_only", s.planOnly}};
-    for (const LayerProfile& p : layers)
+    for (const LayerProfile& p : layers) {
+      // What the layer's MLP computes: its three largest groups of neurons, by wire.
+      std::vector<ChannelGroup> top = neuronGroups(plan, p.layer);
+      if (top.size() > 3) top.resize(3);
+      nlohmann::json groupsJson = nlohmann::json::array();
+      for (const ChannelGroup& g : top) groupsJson.push_back({{"wire", g.stem}, {"neurons", g.channels}});
       j["per_layer"].push_back({{"layer", p.layer}, {"channels", p.channels}, {"neurons", p.neurons},
-                                {"deltanet_heads", p.heads}, {"attention", p.lookup}});
+                                {"deltanet_heads", p.heads}, {"attention", p.lookup}, {"largest_neuron_groups", groupsJson}});
+    }
     if (layer != 0) {
       j["live_at"] = layer;
       for (const ChannelGroup& g : groups) j["live_channels"].push_back({{"wire", g.stem}, {"channels", g.channels}});

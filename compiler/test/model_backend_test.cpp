@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,6 +26,7 @@
 #include "qgpu/interp/error.h"
 #include "qgpu/compiler/machine_checkpoint.h"
 #include "qgpu/launch_spec.h"
+#include "token_launch.h"
 
 namespace qgpu::compiler {
 namespace {
@@ -190,6 +192,57 @@ TEST(ModelBackend, TheCheckpointOnDiskRunsAsTheWeightsInMemory) {
     std::cout << fmt::format("[ model ] dot ({}) from {}: {:.0f} tokens/s, loaded in {:.1f} s\n", flavour, dir.string(),
                              got.provenance.at("tokens_per_second").get<double>(),
                              got.provenance.at("compile_seconds").get<double>());
+  }
+
+  // One weight of the whole machine corrupted on disk: the down-projection weight of a
+  // constant neuron of layer 1 (it fires at every position) doubled in place. The dot product
+  // then leaves the executor's stream, and the report names layer 1, the channel the weight
+  // writes and that neuron (probe mode through the checkpoint's plan).
+  {
+    const LayerPlan& plan = processMachine(dir.string()).unit.plan;
+    const PlannedLayer& first = plan.mlp.at(0);
+    std::optional<std::pair<uint32_t, uint32_t>> target;  // (physical channel, neuron)
+    for (const PlannedWrite& w : first.writes)
+      for (const auto& [n, weight] : w.neurons)
+        if (!target && first.neurons[n].role == NeuronRole::Constant && weight != 0)
+          target = {plan.physical(w.channel), n};
+    ASSERT_TRUE(target) << "layer 1 has no constant neuron";
+    const auto [channel, neuron] = *target;
+    // The tensor's bytes in the file, from the safetensors header.
+    std::fstream f(dir / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    uint64_t headerBytes = 0;
+    f.read(reinterpret_cast<char*>(&headerBytes), 8);
+    std::string header(headerBytes, '\0');
+    f.read(header.data(), static_cast<std::streamsize>(headerBytes));
+    const nlohmann::json t = nlohmann::json::parse(header).at("model.layers.0.mlp.down_proj.weight");
+    const size_t cols = t.at("shape").at(1).get<size_t>();
+    const bool bf16 = t.at("dtype").get<std::string>() == "BF16";
+    const uint64_t at = 8 + headerBytes + t.at("data_offsets").at(0).get<uint64_t>() +
+                        (static_cast<uint64_t>(channel) * cols + neuron) * (bf16 ? 2 : 4);
+    uint32_t word = 0;
+    f.seekg(static_cast<std::streamoff>(at));
+    f.read(reinterpret_cast<char*>(&word), bf16 ? 2 : 4);
+    ASSERT_NE(word & (bf16 ? 0x7fffu : 0x7fffffffu), 0u) << "the weight is not where the plan puts it";
+    word += bf16 ? 0x80u : 0x00800000u;  // exponent + 1: the weight doubled
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(reinterpret_cast<const char*>(&word), bf16 ? 2 : 4);
+    f.close();
+    const std::unique_ptr<CompiledMachine> corrupted = loadMachineCheckpoint(dir);  // the size still matches
+    RunOptions o;
+    const machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, o, "model");
+    const machine::MachineResult ref = machine::execute(tl.program, tl.machineLaunch, o.maxSteps);
+    try {
+      (void)runInModel(*corrupted, tl.prompt, ref.trace);
+      ADD_FAILURE() << "the dot product ran with layer 1's neuron " << neuron << " corrupted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.kind(), ErrorKind::Backend) << what;
+      EXPECT_NE(what.find(fmt::format("after layer 1, channel {} ", channel)), std::string::npos) << what;
+      EXPECT_NE(what.find(fmt::format("neuron {} (gate '{}'", neuron, first.neurons[neuron].gateName)), std::string::npos)
+          << what;
+      std::cout << "[ model ] corrupted weight (layer 1, channel " << channel << ", neuron " << neuron << "): " << what
+                << "\n";
+    }
   }
 
   // Broken checkpoints: the manifest and config of the real one beside a stand-in weights file.

@@ -2,6 +2,7 @@
 #include "qgpu/model/gated_delta_net.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "qgpu/model/activations.h"
@@ -122,6 +123,7 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
 
     const int valuesPerKey = numValueHeads_ / numKeyHeads_;
     Eigen::VectorXf out(numValueHeads_ * dv);
+    std::atomic<int> fastHeads{0};
     auto mixHead = [&](int j) {
         const int h = j / valuesPerKey;  // value heads are grouped by key head (repeat_interleave)
         const float beta = sigmoid(b[j]);
@@ -156,6 +158,7 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
             delta[c] = (conv[2 * keyDim + j * dv + c] - (silent ? 0.0f : s(kj, c) + 0.0f)) * beta;
             fast = std::isfinite(delta[c]);
         }
+        if (fast) fastHeads.fetch_add(1, std::memory_order_relaxed);
         if (fast && silent) {
             o.setZero();
             ++state.oneHotSteps[static_cast<std::size_t>(j)];
@@ -185,10 +188,11 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
     };
     // Heads are independent; at real size (16 heads of 128x128 state) they are worth splitting over threads.
     const auto heads = static_cast<std::size_t>(numValueHeads_);
-    const bool parallel = heads * dk * dv >= (1u << 16);
+    const bool parallel = heads * dk * dv >= (1u << 16) && !state.lastTokenAllFast;
     parallelFor(heads, parallel ? 1 : heads, [&](std::size_t j0, std::size_t j1) {
         for (std::size_t j = j0; j < j1; ++j) mixHead(static_cast<int>(j));
     });
+    state.lastTokenAllFast = fastHeads.load() == numValueHeads_;
     return out;
 }
 

@@ -22,6 +22,9 @@ struct GatedDeltaNetState {
     std::vector<uint8_t> signClear;
     std::vector<uint8_t> allZero;  // per value head: every entry of its state is +0
     std::vector<uint64_t> oneHotSteps;  // per value head: tokens it took on the fast path (one-hot or silent)
+    // Every head took the fast path at the last token: the next one runs its heads on the
+    // calling thread (microseconds each, less than waking the pool). Scheduling only.
+    bool lastTokenAllFast = false;
 };
 
 class GatedDeltaNet {
