@@ -16,7 +16,7 @@ namespace qgpu::cli {
 void addRunCommand(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("run", "Run one kernel launch and print its outputs");
   struct Opts {
-    std::string spec, backend = makeOracleBackend()->name(), flavour = "nvcc", tokens, checkpoint;
+    std::string spec, backend = makeOracleBackend()->name(), flavour = "nvcc", tokens, prompt, checkpoint;
     uint32_t warp = 4;
     uint64_t maxSteps = 200'000'000;
     bool json = false;
@@ -41,6 +41,8 @@ void addRunCommand(CLI::App& app, Context& ctx) {
   cmd->add_flag("--listing", o->listing, "Print the program's pcs, PTX lines and source lines; do not run");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->add_option("--tokens", o->tokens, "backends with a token stream (machine, circuit): write the generated tokens (one line per token: id, meaning)");
+  cmd->add_option("--prompt", o->prompt,
+                  "backends with a token stream: write the launch's prompt tokens (one line per token: id, name)");
   cmd->add_option("--checkpoint", o->checkpoint,
                   "--backend model: run the compiled machine from this checkpoint folder (qgpu compile machine --out) "
                   "instead of compiling it in memory");
@@ -63,6 +65,10 @@ void addRunCommand(CLI::App& app, Context& ctx) {
     ro.maxSteps = o->maxSteps;
     ro.tokensFile = o->tokens;
     ro.checkpoint = o->checkpoint;
+    ro.promptFile = o->prompt;
+    if (!o->prompt.empty() && !backend.tokens)
+      throw Error(ErrorKind::Input, "--prompt needs --backend " +
+                                        joinBackendNames(backendNames([](const BackendInfo& b) { return b.tokens; })));
     if (!o->checkpoint.empty() && o->backend != "model") throw Error(ErrorKind::Input, "--checkpoint needs --backend model");
     if (!o->tokens.empty() && !backend.tokens)
       throw Error(ErrorKind::Input, "--tokens needs --backend " +

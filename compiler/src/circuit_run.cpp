@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/circuit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/machine_step.h"
+#include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/register_write.h"
 #include "qgpu/compiler/step_front.h"
 #include "qgpu/interp/error.h"
@@ -24,6 +27,37 @@ std::optional<std::string> firstNotRun(const machine::MachineProgram& p) {
   for (size_t pc = 0; pc < p.code.size(); ++pc)
     if (!stepRuns(p.code[pc]))
       return fmt::format("pc {}: {} (not compiled into the step yet)", pc, machine::opName(p.code[pc].op));
+  return std::nullopt;
+}
+
+std::optional<std::string> firstCapacityExceeded(const machine::MachineProgram& p, const machine::MachineLaunch& l) {
+  const uint64_t threads = uint64_t{l.block.x} * l.block.y * l.block.z;
+  if (threads >= (uint64_t{1} << 11))
+    return fmt::format("a block of {} threads; the compiled step counts at most {}", threads, (1u << 11) - 1);
+  if (p.numRegs >= (uint32_t{1} << kRegisterSlotBits))
+    return fmt::format("{} registers a thread; the compiled step's register count holds at most {}", p.numRegs,
+                       (1u << kRegisterSlotBits) - 1);
+  uint64_t slotsPerWarp = 1;  // 2^k, the smallest power of two >= numRegs
+  while (slotsPerWarp < p.numRegs) slotsPerWarp *= 2;
+  const uint64_t warps = (threads + machine::kLanes - 1) / machine::kLanes;
+  if (warps * slotsPerWarp > kRegisterSlots)
+    return fmt::format("{} warps x {} register slots ({} registers a thread, rounded up to a power of two) = {}; the "
+                       "compiled step's register file holds {} slots a lane",
+                       warps, slotsPerWarp, p.numRegs, warps * slotsPerWarp, kRegisterSlots);
+  // The end of the launch's memory in its lane copy: every window's contents, then global.
+  uint64_t end = std::max({p.windows.param + p.paramBytes, p.windows.konst + p.constBank.size(),
+                           p.windows.local + p.localBytes,
+                           p.windows.shared + p.staticSharedBytes + l.dynamicSharedBytes, p.windows.globalStart});
+  uint64_t global = p.windows.globalStart;
+  for (const std::vector<uint8_t>& g : p.moduleGlobals) global = (global + g.size() + machine::kGlobalAlign - 1) /
+                                                                machine::kGlobalAlign * machine::kGlobalAlign;
+  end = std::max(end, global);
+  for (size_t i = 0; i < l.buffers.size() && i < l.bufferAddr.size(); ++i)
+    end = std::max<uint64_t>(end, l.bufferAddr[i] + l.buffers[i].size());
+  if (end > machine::kBankMemoryBytes)
+    return fmt::format("memory up to byte {} (param, const, local, shared and global laid out one after the other); "
+                       "the compiled step's banks hold {} bytes a lane copy ({} banks of {})",
+                       end, machine::kBankMemoryBytes, machine::kMemoryBanks, machine::kBankBytes);
   return std::nullopt;
 }
 

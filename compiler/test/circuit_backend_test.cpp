@@ -15,18 +15,59 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
+#include "qgpu/compiler/circuit_run.h"
 #include "qgpu/launch_spec.h"
+#include "token_launch.h"
 
 namespace qgpu::compiler {
 namespace {
 
 constexpr uint64_t kShortRun = 20'000;
+
+// The compiled step's capacities (firstCapacityExceeded): the dot product fits; the same
+// launch past each capacity — a block's register slots, its thread count, the banks' bytes,
+// the register count — is refused naming the limit, and the backends refuse it as an input
+// error before generating (the model backend shares the check).
+TEST(CircuitBackend, ALaunchPastTheCompiledCapacitiesIsRefusedNamingTheLimit) {
+  LaunchSpec spec = loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "dot");
+  RunOptions o;
+  const machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, o, "circuit");
+  EXPECT_FALSE(firstCapacityExceeded(tl.program, tl.machineLaunch));
+  const auto refused = [](const machine::MachineProgram& p, const machine::MachineLaunch& l, const std::string& why) {
+    const std::optional<std::string> what = firstCapacityExceeded(p, l);
+    ASSERT_TRUE(what) << why;
+    EXPECT_NE(what->find(why), std::string::npos) << *what;
+  };
+  machine::MachineLaunch wide = tl.machineLaunch;
+  wide.block = {1024, 1, 1};  // 256 warps: more than 512 slots unless a thread has one register
+  ASSERT_GT(tl.program.numRegs, 2u);
+  refused(tl.program, wide, "the compiled step's register file holds 512 slots a lane");
+  wide.block = {2048, 1, 1};
+  refused(tl.program, wide, "the compiled step counts at most 2047");
+  machine::MachineLaunch big = tl.machineLaunch;
+  big.buffers.push_back(std::vector<uint8_t>(machine::kBankMemoryBytes));
+  big.bufferAddr.push_back(big.bufferAddr.back() + 256);
+  refused(tl.program, big, "the compiled step's banks hold 8192 bytes a lane copy");
+  machine::MachineProgram many = tl.program;
+  many.numRegs = 600;
+  refused(many, tl.machineLaunch, "the compiled step's register count holds at most 511");
+  // Through the backend: 1,024 threads of the dot product, an input error naming the limit.
+  spec.block = {1024, 1, 1};
+  try {
+    (void)makeBackend("circuit")->run(spec, o);
+    ADD_FAILURE() << "a launch past the register file ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Input) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the launch exceeds the compiled step"), std::string::npos) << e.what();
+  }
+}
 
 TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;

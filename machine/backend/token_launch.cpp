@@ -72,6 +72,11 @@ std::vector<uint32_t> readTokenFile(const std::string& path) {
 RunResult tokenRunResult(TokenLaunch& tl, const LaunchSpec& spec, const RunOptions& options, const std::string& backend,
                          const std::vector<uint32_t>& generated, const Trace& reference) {
   if (!options.tokensFile.empty()) writeTokenFile(options.tokensFile, generated, reference.meanings);
+  if (!options.promptFile.empty()) {
+    std::vector<std::string> names;
+    for (uint32_t id : tl.prompt) names.push_back(tokenName(id));
+    writeTokenFile(options.promptFile, tl.prompt, names);
+  }
   // The host decoder sees the prompt and the generated tokens only.
   replayIntoBuffers(tl, generated, options.maxSteps, backend);
   RunResult r;

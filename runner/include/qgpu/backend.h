@@ -23,6 +23,7 @@ struct RunOptions {
   std::optional<FaultInjection> inject;  // interp only: flip one result bit (qgpu run --inject)
   ExecObserver* observer = nullptr;  // interp only
   std::string tokensFile;            // machine only: write the generated token stream here
+  std::string promptFile;            // token backends: write the launch's prompt tokens here
   std::string checkpoint;            // model only: run this compiled-machine checkpoint from disk
 };
 

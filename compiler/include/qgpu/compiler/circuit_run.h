@@ -26,6 +26,14 @@ bool stepRuns(const machine::MInstr& in);
 /// ("pc 7: CVT.f32 (not compiled into the step yet)"), or nothing.
 std::optional<std::string> firstNotRun(const machine::MachineProgram& p);
 
+/// The first capacity of the compiled step that `launch` of `p` exceeds, named with what the
+/// launch needs and what the step holds, or nothing. The step's capacities are fixed when it
+/// is compiled: a block's registers (warps x 2^k slots of kRegisterSlots, k the smallest with
+/// numRegs <= 2^k), its threads (11 bits) and the memory its banks hold (kBankMemoryBytes per
+/// lane copy, every window's contents and the global allocations included). Past them a
+/// launch would alias slots: the backends refuse it (ErrorKind::Input) before generating.
+std::optional<std::string> firstCapacityExceeded(const machine::MachineProgram& p, const machine::MachineLaunch& launch);
+
 /// Generated token `t` of a launch described for an error: its position, the step it belongs
 /// to (the last one starting at or before it) and what the executor says there — the common
 /// first half of the circuit's and the weights' divergence reports (`who`: "circuit", "model").
