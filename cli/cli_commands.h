@@ -24,6 +24,8 @@ void addRecordCommand(CLI::App& app, Context& ctx);
 void addNumericsCommands(CLI::App& app, Context& ctx);
 /// Commands contributed by other layers (model, diff, ...).
 void addExtraCommands(CLI::App& app, Context& ctx);
+/// qgpu compile coverage (compile_coverage.cpp): which corpus launches the compiled step runs.
+int compileCoverageCommand(const std::vector<std::string>& kernels, const std::string& kernelsDir, bool json);
 /// qgpu diff --tokens A B (token_diff.cpp): exit 0 identical, 1 different.
 int diffTokensCommand(const std::string& a, const std::string& b, const std::string& spec, const std::string& flavour,
                       bool json);

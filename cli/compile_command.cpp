@@ -293,6 +293,20 @@ void addCompileCommands(CLI::App& app, Context& ctx) {
     ctx.exitCode = guarded([&ctx] { return runMachine(machineOut, ctx.command, machineJson); });
   });
 
+  static std::vector<std::string> coverageKernels;
+  static std::string coverageDir = "kernels";
+  static bool coverageJson = false;
+  CLI::App* coverage = c->add_subcommand(
+      "coverage", "Which corpus launches (W=4, each flavour) the compiled machine step can run through the weights, and "
+                  "for the rest the machine ops it does not run yet, the capacity exceeded or the lowering's refusal "
+                  "(static: nothing is generated)");
+  coverage->add_option("kernels", coverageKernels, "Kernel names or folders (default: every kernel folder)");
+  coverage->add_option("--kernels-dir", coverageDir, "Corpus folder")->capture_default_str();
+  coverage->add_flag("--json", coverageJson, "JSON instead of text");
+  coverage->callback([&ctx] {
+    ctx.exitCode = guarded([] { return compileCoverageCommand(coverageKernels, coverageDir, coverageJson); });
+  });
+
   static std::string unitName, outDir;
   static int samples = 256;
   static uint64_t seed = 1;

@@ -90,7 +90,7 @@ def main():
                                  output_scores=True, return_dict_in_generate=True)
             seconds = time.monotonic() - start
             got = out.sequences[0, len(prompt):].tolist()
-            margin = min(float(torch.topk(s[0], 2).values[0] - torch.topk(s[0], 2).values[1]) for s in out.scores)
+            margin = min(float(top[0] - top[1]) for top in (torch.topk(s[0], 2).values for s in out.scores))
             gen_file = os.path.join(work.name, f"{pathlib.Path(l['kernel']).name}.{l['flavour']}.hf.tokens")
             with open(gen_file, "w") as fh:
                 fh.writelines(f"{i + offset}\thf\n" for i in got)

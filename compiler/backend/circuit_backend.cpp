@@ -26,10 +26,7 @@ class CircuitBackend : public Backend {
   std::string name() const override { return "circuit"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, options, name());
-    if (const auto what = compiler::firstNotRun(tl.program))
-      throw Error(ErrorKind::Backend, fmt::format("circuit: {}: {}", spec.name, *what));
-    if (const auto what = compiler::firstCapacityExceeded(tl.program, tl.machineLaunch))
-      throw Error(ErrorKind::Input, fmt::format("circuit: {}: the launch exceeds the compiled step: {}", spec.name, *what));
+    compiler::refuseWhatTheStepCannotRun("circuit", spec.name, tl.program, tl.machineLaunch);
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
     const compiler::CircuitRun run = compiler::runInCircuit(stepCircuit(), tl.prompt, reference.trace);
     // The executor's meanings: the streams are equal (runInCircuit checked every token).

@@ -21,10 +21,7 @@ class ModelBackend : public Backend {
   std::string name() const override { return "model"; }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, options, name());
-    if (const auto what = compiler::firstNotRun(tl.program))
-      throw Error(ErrorKind::Backend, fmt::format("model: {}: {}", spec.name, *what));
-    if (const auto what = compiler::firstCapacityExceeded(tl.program, tl.machineLaunch))
-      throw Error(ErrorKind::Input, fmt::format("model: {}: the launch exceeds the compiled step: {}", spec.name, *what));
+    compiler::refuseWhatTheStepCannotRun("model", spec.name, tl.program, tl.machineLaunch);
     const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch, options.maxSteps);
     const compiler::CompiledMachine& cm = compiler::processMachine(options.checkpoint);
     const compiler::ModelRun run = compiler::runInModel(cm, tl.prompt, reference.trace);

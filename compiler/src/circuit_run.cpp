@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "qgpu/compiler/alu.h"
 #include "qgpu/compiler/circuit.h"
@@ -28,6 +29,13 @@ std::optional<std::string> firstNotRun(const machine::MachineProgram& p) {
     if (!stepRuns(p.code[pc]))
       return fmt::format("pc {}: {} (not compiled into the step yet)", pc, machine::opName(p.code[pc].op));
   return std::nullopt;
+}
+
+std::vector<std::pair<MOp, uint32_t>> opsNotRun(const machine::MachineProgram& p) {
+  std::map<MOp, uint32_t> count;
+  for (const machine::MInstr& in : p.code)
+    if (!stepRuns(in)) ++count[in.op];
+  return {count.begin(), count.end()};
 }
 
 std::optional<std::string> firstCapacityExceeded(const machine::MachineProgram& p, const machine::MachineLaunch& l) {
@@ -59,6 +67,13 @@ std::optional<std::string> firstCapacityExceeded(const machine::MachineProgram& 
                        "the compiled step's banks hold {} bytes a lane copy ({} banks of {})",
                        end, machine::kBankMemoryBytes, machine::kMemoryBanks, machine::kBankBytes);
   return std::nullopt;
+}
+
+void refuseWhatTheStepCannotRun(const char* backend, const std::string& kernel, const machine::MachineProgram& p,
+                                const machine::MachineLaunch& launch) {
+  if (const auto what = firstNotRun(p)) throw Error(ErrorKind::Backend, fmt::format("{}: {}: {}", backend, kernel, *what));
+  if (const auto what = firstCapacityExceeded(p, launch))
+    throw Error(ErrorKind::Input, fmt::format("{}: {}: the launch exceeds the compiled step: {}", backend, kernel, *what));
 }
 
 std::string describeGenerated(const char* who, const std::vector<uint32_t>& prompt, const machine::Trace& expected,

@@ -454,6 +454,21 @@ std::string hfConfigJson(const model::ModelConfig& c) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+std::string hexOf(const unsigned char* d, unsigned int n) {
+  std::string hex;
+  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", d[i]);
+  return hex;
+}
+}  // namespace
+
+std::string sha256OfBytes(std::string_view bytes) {
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(bytes.data(), bytes.size(), d, &n, EVP_sha256(), nullptr);
+  return hexOf(d, n);
+}
+
 std::string sha256OfFile(const std::filesystem::path& file) {
   std::ifstream f(file, std::ios::binary);
   if (!f) throw CompileError(fmt::format("cannot read {}", file.string()));
@@ -468,9 +483,7 @@ std::string sha256OfFile(const std::filesystem::path& file) {
   unsigned char d[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_DigestFinal_ex(ctx.get(), d, &n);
-  std::string hex;
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", d[i]);
-  return hex;
+  return hexOf(d, n);
 }
 
 CheckpointFiles writeHfCheckpoint(const CompiledUnit& unit, const std::filesystem::path& dir) {

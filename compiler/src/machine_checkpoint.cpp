@@ -2,7 +2,6 @@
 #include "qgpu/compiler/machine_checkpoint.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <chrono>
 #include <fstream>
@@ -10,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "qgpu/compiler/emit.h"
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
@@ -24,15 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string> kFiles = {"config.json", "model.safetensors", "manifest.json"};
-
-std::string sha256Hex(const std::string& bytes) {
-  unsigned char d[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(bytes.data(), bytes.size(), d, &n, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", d[i]);
-  return hex;
-}
 
 std::string readText(const fs::path& file) {
   std::ifstream f(file, std::ios::binary);
@@ -59,7 +50,7 @@ std::string machineIsaFingerprint() {
   text += fmt::format("tokens {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", kTextVocab, kChunkMore, kChunkLast, kPack4, kTop,
                       kGoto, kBlock, kWarpStart, kWarpResume, kDepth, kControl, kAt, kActive,
                       machineVocabulary(0).size());
-  return sha256Hex(text);
+  return sha256OfBytes(text);
 }
 
 void checkCheckpointFolder(const fs::path& dir) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <mutex>
 
 #include "qgpu/compiler/circuit_run.h"
 #include "qgpu/compiler/error.h"
@@ -74,6 +75,8 @@ std::unique_ptr<CompiledMachine> compileMachine() {
 }
 
 const CompiledMachine& processMachine(const std::string& checkpoint) {
+  static std::mutex guard;  // two threads asking at once compile or load it once
+  const std::lock_guard<std::mutex> lock(guard);
   static std::string source;
   static std::unique_ptr<CompiledMachine> machine;
   if (!machine || source != checkpoint) {

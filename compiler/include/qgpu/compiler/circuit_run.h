@@ -25,6 +25,9 @@ bool stepRuns(const machine::MInstr& in);
 /// The first instruction of `p` the joined step does not run, described for an error
 /// ("pc 7: CVT.f32 (not compiled into the step yet)"), or nothing.
 std::optional<std::string> firstNotRun(const machine::MachineProgram& p);
+/// Every machine op of `p` the joined step does not run, with how many instructions use it,
+/// in op order (`qgpu compile coverage`: what a kernel waits for).
+std::vector<std::pair<machine::MOp, uint32_t>> opsNotRun(const machine::MachineProgram& p);
 
 /// The first capacity of the compiled step that `launch` of `p` exceeds, named with what the
 /// launch needs and what the step holds, or nothing. The step's capacities are fixed when it
@@ -33,6 +36,12 @@ std::optional<std::string> firstNotRun(const machine::MachineProgram& p);
 /// lane copy, every window's contents and the global allocations included). Past them a
 /// launch would alias slots: the backends refuse it (ErrorKind::Input) before generating.
 std::optional<std::string> firstCapacityExceeded(const machine::MachineProgram& p, const machine::MachineLaunch& launch);
+
+/// What the circuit and model backends refuse before generating, as their errors: an
+/// instruction the step does not run (ErrorKind::Backend) or a capacity the launch exceeds
+/// (ErrorKind::Input), each naming `backend` and `kernel`.
+void refuseWhatTheStepCannotRun(const char* backend, const std::string& kernel, const machine::MachineProgram& p,
+                                const machine::MachineLaunch& launch);
 
 /// Generated token `t` of a launch described for an error: its position, the step it belongs
 /// to (the last one starting at or before it) and what the executor says there — the common

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qgpu/compiler/circuit.h"
@@ -73,6 +74,8 @@ CheckpointFiles writeHfCheckpoint(const CompiledUnit& unit, const std::filesyste
 
 /// The sha256 of a file, as hex (the checkpoint's identity in manifests and tests).
 std::string sha256OfFile(const std::filesystem::path& file);
+/// The sha256 of bytes in memory, lowercase hex.
+std::string sha256OfBytes(std::string_view bytes);
 
 /// The config.json text of a compiled unit (stable key order).
 std::string hfConfigJson(const model::ModelConfig& config);

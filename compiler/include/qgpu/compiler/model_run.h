@@ -60,8 +60,9 @@ std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, P
 
 /// The process's compiled machine: compiled and proven in memory (`checkpoint` empty; about a
 /// minute and 17 GB) or loaded from a checkpoint folder (machine_checkpoint.h; seconds, the
-/// non-zeros in memory), kept for later calls with the same source. One at a time: a call
-/// naming another source lets go of the last machine first (invalidating its reference).
+/// non-zeros in memory), kept for later calls with the same source. Calls are serialised (two
+/// threads asking at once build it once). One at a time: a call naming another source lets go
+/// of the last machine first (invalidating its reference).
 const CompiledMachine& processMachine(const std::string& checkpoint = "");
 
 struct ModelRun {
