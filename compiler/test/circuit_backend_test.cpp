@@ -72,15 +72,16 @@ TEST(CircuitBackend, ALaunchPastTheCompiledCapacitiesIsRefusedNamingTheLimit) {
 TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;
   // Through the circuit today (docs/compiler.md §4): one block or many, one warp or many,
-  // barriers that every warp reaches together; no atomic, no deeper SIMT stack than the
-  // control decides.
+  // barriers that every warp reaches together, the lane-serial compare family (MIN MAX FMIN
+  // FMAX FNEG FABS FSETP); no atomic, no deeper SIMT stack than the control decides.
   const std::set<std::string> mustRun = {
       "const_mem_nvcc",   "const_mem_clang",  "crc32_nvcc",       "dot_nvcc",          "dot_clang",
       "dyn_shared_nvcc",  "dyn_shared_clang", "grid_3d_nvcc",     "grid_3d_clang",     "local_array_nvcc",
       "matmul_tiled_nvcc", "matmul_tiled_clang", "reduce_smem_nvcc", "reduce_smem_clang", "saxpy_nvcc",
       "saxpy_clang",      "scan_hs_nvcc",     "scan_hs_clang",    "sha256_round_nvcc", "sha256_round_clang",
       "shared_kinds_nvcc", "shared_kinds_clang", "transpose_nvcc", "vector_add_nvcc",   "vector_add_clang",
-      "vector_ldst_nvcc", "vector_ldst_clang"};
+      "vector_ldst_nvcc", "vector_ldst_clang", "fma_vs_muladd_nvcc", "fma_vs_muladd_clang", "shfl_reduce_scan_nvcc",
+      "shfl_reduce_scan_clang", "compare_select_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();

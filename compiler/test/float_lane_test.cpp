@@ -8,6 +8,7 @@
 
 #include <iostream>
 #include <map>
+#include <random>
 
 #include "corpus_runs.h"
 #include "qgpu/compiler/float_lane.h"
@@ -73,13 +74,153 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
   EXPECT_GT(lanes[machine::MOp::FSub], 0u);
   EXPECT_GT(lanes[machine::MOp::FMul], 1000u);
   EXPECT_GT(lanes[machine::MOp::FFma], 1000u);
+  // The compare family (lane-serial too): the corpus' MIN, MAX, FNEG and FABS lanes.
+  EXPECT_GT(lanes[machine::MOp::Min], 10u);
+  EXPECT_GT(lanes[machine::MOp::Max], 10u);
+  EXPECT_GT(lanes[machine::MOp::FNeg], 0u);
+  EXPECT_GT(lanes[machine::MOp::FAbs], 0u);
+  EXPECT_GT(lanes[machine::MOp::FSetp], 10u);
+  EXPECT_GT(lanes[machine::MOp::I2F], 10u);
   RecordProperty("fadd_lanes", static_cast<int>(lanes[machine::MOp::FAdd]));
   RecordProperty("fsub_lanes", static_cast<int>(lanes[machine::MOp::FSub]));
   RecordProperty("fmul_lanes", static_cast<int>(lanes[machine::MOp::FMul]));
   RecordProperty("ffma_lanes", static_cast<int>(lanes[machine::MOp::FFma]));
   std::cout << "[ float ] " << runs << " runs: " << lanes[machine::MOp::FAdd] << " FADD, " << lanes[machine::MOp::FSub]
             << " FSUB, " << lanes[machine::MOp::FMul] << " FMUL and " << lanes[machine::MOp::FFma]
-            << " FFMA lane results, one per position\n";
+            << " FFMA lane results, one per position; of the compare family " << lanes[machine::MOp::Min] << " MIN, "
+            << lanes[machine::MOp::Max] << " MAX, " << lanes[machine::MOp::FNeg] << " FNEG, "
+            << lanes[machine::MOp::FAbs] << " FABS, " << lanes[machine::MOp::FSetp] << " FSETP, "
+            << lanes[machine::MOp::FMin] << " FMIN, " << lanes[machine::MOp::FMax] << " FMAX; " << lanes[machine::MOp::I2F]
+            << " I2F\n";
+}
+
+// The compare family alone (buildLaneSerialCompare) in the exact evaluator against
+// machine::computeLane: MIN and MAX signed and unsigned, FNEG and FABS with and without
+// .ftz, FMIN and FMAX, FSETP with each of its 14 codes, on every pair of 24 edge values
+// (zeros, extremes, infinities, NaNs, subnormals, the smallest normals) and 200,000 random
+// pairs, half of them equal but for one byte so that the chunk compares meet equal chunks.
+TEST(LaneSerialFloat, TheCompareFamilyEqualsTheExecutorsUnits) {
+  using machine::MOp;
+  Circuit c("compare");
+  Bus word;
+  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
+  const MOp ops[] = {MOp::Min, MOp::Max, MOp::FNeg, MOp::FAbs, MOp::FMin, MOp::FMax, MOp::FSetp};
+  std::vector<Expr> is;
+  for (MOp o : ops) is.push_back(w(c.inputBit(machine::opName(o))));
+  const Bus a = c.inputBus("a", 32), b = c.inputBus("b", 32);
+  Bus out;
+  for (const Expr& e : buildLaneSerialCompare(c, word, a, b, {is[0], is[1], is[2], is[3], is[4], is[5], is[6]}))
+    out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
+  c.outputBus("result", out);
+  Evaluator ev(c);
+  std::map<MOp, size_t> checked;
+  auto run = [&](MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y) {
+    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
+    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
+    for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
+    for (MOp o : ops) in.push_back(o == op);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((y >> i) & 1);
+    const std::vector<int64_t> got = ev.stepOutputs(in);
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
+    machine::MInstr mi;
+    mi.op = op;
+    mi.ty = ty;
+    mi.fl = fl;
+    const uint32_t want = static_cast<uint32_t>(machine::computeLane(mi, x, y, 0));
+    ++checked[op];
+    ASSERT_EQ(v, want) << fmt::format("{} ty {} fl {}: a {:#010x} b {:#010x}: got {:#010x}", machine::opName(op), ty, fl, x,
+                                      y, v);
+  };
+  auto all = [&](uint32_t x, uint32_t y) {
+    for (uint8_t ty : {uint8_t{2}, uint8_t{6}}) {
+      run(MOp::Min, ty, 0, x, y);
+      run(MOp::Max, ty, 0, x, y);
+    }
+    for (uint8_t fl : {uint8_t{0}, machine::kFlFtz}) {
+      run(MOp::FNeg, 2, fl, x, y);
+      run(MOp::FAbs, 2, fl, x, y);
+    }
+    run(MOp::FMin, 2, 0, x, y);
+    run(MOp::FMax, 2, 0, x, y);
+    for (uint8_t code = 0; code < 14; ++code) run(MOp::FSetp, 2, code, x, y);
+  };
+  const uint32_t edges[] = {0,          1,          2,          0x7f,       0x80,       0xff,
+                            0x7fffffff, 0x80000000, 0x80000001, 0xffffffff, 0x7f800000, 0xff800000,
+                            0x7fc00000, 0x7f800001, 0xffc00001, 0x007fffff, 0x807fffff, 0x00800000,
+                            0x80800000, 0x3f800000, 0xbf800000, 0x00010000, 0x01000000, 0xfeffffff};
+  for (uint32_t x : edges)
+    for (uint32_t y : edges) all(x, y);
+  std::mt19937 gen(7);
+  auto rng = [&] { return static_cast<uint32_t>(gen()); };
+  for (int i = 0; i < 100'000; ++i) {
+    const uint32_t x = rng();
+    all(x, rng());
+    const uint32_t byte = (rng() % 4) * 8;
+    all(x, (x & ~(0xffu << byte)) | ((rng() & 0xffu) << byte));
+  }
+  for (MOp o : ops) EXPECT_GE(checked[o], 200'000u) << machine::opName(o);
+}
+
+// I2F (buildLaneSerialI2F) in the exact evaluator against machine::computeLane: s32 and u32
+// sources in the four rounding modes, on the integers next to every power of two (where the
+// leading one, the guard and the sticky bit change), ties and near-ties of every magnitude,
+// and 250,000 random values.
+TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
+  Circuit c("i2f");
+  Bus word;
+  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
+  const WireId i2f = c.inputBit("I2F");
+  const Bus a = c.inputBus("a", 32);
+  Bus out;
+  for (const Expr& e : buildLaneSerialI2F(c, word, a, w(i2f))) out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
+  c.outputBus("result", out);
+  Evaluator ev(c);
+  size_t checked = 0;
+  auto run = [&](uint8_t ty, uint8_t mode, uint32_t x, bool on) {
+    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
+    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
+    for (uint32_t k = 0; k < 2; ++k) in[machine::kWordFlAt + k] = (mode >> k) & 1;
+    in.push_back(on);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
+    const std::vector<int64_t> got = ev.stepOutputs(in);
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
+    machine::MInstr mi;
+    mi.op = machine::MOp::I2F;
+    mi.ty = ty;
+    mi.fl = mode;
+    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+    ++checked;
+    ASSERT_EQ(v, want) << fmt::format("I2F ty {} mode {}{}: a {:#010x}: got {:#010x}", ty, mode, on ? "" : " (not I2F)",
+                                      x, v);
+  };
+  auto all = [&](uint32_t x) {
+    for (uint8_t ty : {uint8_t{2}, uint8_t{6}})
+      for (uint8_t mode = 0; mode < 4; ++mode) run(ty, mode, x, true);
+  };
+  for (uint32_t p = 0; p < 32; ++p)
+    for (int64_t d = -3; d <= 3; ++d) {
+      all(static_cast<uint32_t>((int64_t{1} << p) + d));
+      all(static_cast<uint32_t>(-((int64_t{1} << p) + d)));
+    }
+  for (uint32_t p = 25; p < 32; ++p)  // ties and near-ties: the guard bit alone, with the lsb, with sticky
+    for (uint32_t lsb : {0u, 1u})
+      for (uint32_t sticky : {0u, 1u}) {
+        const uint32_t shift = p - 24;
+        const uint32_t x = (1u << p) | (lsb << (shift + 1)) | (1u << shift) | (sticky ? 1u : 0u);
+        all(x);
+        all(static_cast<uint32_t>(-static_cast<int64_t>(x)));
+      }
+  std::mt19937 gen(11);
+  for (int i = 0; i < 250'000; ++i) {
+    const uint32_t x = static_cast<uint32_t>(gen()) >> (gen() % 32);
+    all(x);
+    all(static_cast<uint32_t>(-static_cast<int64_t>(x)));
+  }
+  for (uint32_t x : {0u, 1u, 0x80000000u, 0xffffffffu, 0x12345678u}) run(6, 0, x, false);  // another op: 0
+  EXPECT_GT(checked, 4'000'000u);
 }
 
 // The weights against the IR at every position and output, the launches of up to 1,500

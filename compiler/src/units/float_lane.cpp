@@ -5,11 +5,15 @@
 // that rounds to zero keeps its sign; machine MachineLaneSerial.FmulIsFfmaWithASignedZeroAddend);
 // FADD and FSUB (f32) are FFMA(a, 1, b) and FFMA(a, 1, -b): b's bits go to the addend port
 // (its sign flipped for FSUB) and the factor is the constant 1.0
-// (MachineLaneSerial.FaddAndFsubAreFfmaWithAFactorOfOne).
+// (MachineLaneSerial.FaddAndFsubAreFfmaWithAFactorOfOne). The compare family's lane-serial
+// ops (MIN, MAX of 4-byte integers; FMIN, FMAX, FNEG, FABS, FSETP of f32) share the operand
+// muxes: four levels of their own beside the datapath, whose result they replace
+// (laneSerialResult).
 #include "qgpu/compiler/float_lane.h"
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <optional>
 
 #include "ffma.h"
@@ -28,7 +32,18 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const Expr f32 = bitsMatching(Bus{word[machine::kWordTyAt], word[machine::kWordTyAt + 1]}, 2) - 2;
   const Expr fadd = w(c.step("FADD f32", w(operands.op.at(static_cast<size_t>(MOp::FAdd))) + f32 - 1));
   const Expr fsub = w(c.step("FSUB f32", w(operands.op.at(static_cast<size_t>(MOp::FSub))) + f32 - 1));
-  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub);
+  // The compare family (lane-serial on the same operand muxes, beside the datapath): MIN and
+  // MAX of 4-byte integers, FMIN, FMAX, FNEG, FABS and FSETP of f32.
+  const Expr imin = w(operands.op.at(static_cast<size_t>(MOp::Min)));
+  const Expr imax = w(operands.op.at(static_cast<size_t>(MOp::Max)));
+  const Expr fneg = w(operands.op.at(static_cast<size_t>(MOp::FNeg)));
+  const Expr fabs = w(operands.op.at(static_cast<size_t>(MOp::FAbs)));
+  const Expr fmin = w(operands.op.at(static_cast<size_t>(MOp::FMin)));
+  const Expr fmax = w(operands.op.at(static_cast<size_t>(MOp::FMax)));
+  const Expr fsetp = w(operands.op.at(static_cast<size_t>(MOp::FSetp)));
+  const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
+  const Expr i2f = w(operands.op.at(static_cast<size_t>(MOp::I2F)));
+  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + i2f);
   // fl: bit 0 ftz, bit 1 sat, bits 2-3 the rounding mode (rn rz rm rp).
   const uint32_t fl = machine::kWordFlAt;
   std::vector<Expr> rounding;
@@ -70,8 +85,131 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
     }
     return bits;
   };
-  const Bus a = lanes("a", 0, Expr(1)), b = lanes("b", 1, fmul + ffma), cc = lanes("c", 2, ffma, 1, fadd + fsub, fsub);
-  return {sel, buildFfma(c, "float", modes, a, b, cc), fmul + ffma + fadd + fsub};
+  const Bus a = lanes("a", 0, Expr(1)), b = lanes("b", 1, fmul + ffma + imin + imax + fmin + fmax + fsetp),
+            cc = lanes("c", 2, ffma, 1, fadd + fsub, fsub);
+  LaneSerialFloatWires out{sel, buildFfma(c, "float", modes, a, b, cc), {}, {}, {}, fmul + ffma + fadd + fsub + compares + i2f};
+  out.ffmaFamily = c.step("float FFMA family", fmul + ffma + fadd + fsub - 1);
+  // The compare family's and I2F's bits (each 0 unless its op runs), a channel each at its
+  // own level: summed into one, the compare's would wait for I2F's where the datapath is widest.
+  const std::vector<Expr> compare = buildLaneSerialCompare(c, word, a, b, {imin, imax, fneg, fabs, fmin, fmax, fsetp});
+  const std::vector<Expr> convert = buildLaneSerialI2F(c, word, a, i2f);
+  for (uint32_t i = 0; i < 32; ++i) {
+    out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i]));
+    out.convert.push_back(c.exclusiveOr(fmt::format("lane I2F result[{}]", i), convert[i]));
+  }
+  return out;
+}
+
+std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus& a, const Bus& b, const CompareOps& op) {
+  auto sum = [](const Bus& x, uint32_t from, uint32_t to) {
+    Expr e;
+    for (uint32_t k = from; k < to; ++k) e += w(x[k]);
+    return e;
+  };
+  // ---- the float classes: NaN (exponent all ones, mantissa not 0), a magnitude not 0, and
+  // for FNEG/FABS with .ftz a subnormal that becomes the signed zero (units_f32.cpp) ----
+  const Expr ftz = w(word[machine::kWordFlAt]);
+  auto nanOf = [&](const Bus& x, const std::string& n) {
+    const WireId anyMantissa = c.step(n + " mantissa != 0", sum(x, 0, 23) - 1);
+    return std::pair{w(anyMantissa), w(c.step(n + " NaN", sum(x, 23, 31) + w(anyMantissa) - 9))};
+  };
+  const auto [anyMantissaA, nanA] = nanOf(a, "float a");
+  const Expr nanB = nanOf(b, "float b").second;
+  const WireId zeroExponent = c.step("FNEG/FABS exponent = 0", -sum(a, 23, 31));
+  const Expr flushed = w(c.step("FNEG/FABS flushed", w(zeroExponent) + anyMantissaA + ftz - 3));
+  const Expr nonZero = w(c.step("float a != 0", sum(a, 0, 31) - 1)) + w(c.step("float b != 0", sum(b, 0, 31) - 1));
+  // ---- a against b in 8-bit chunks (SETP's digits in alu.cpp): unsigned, signed (the top
+  // chunk's sign bit counts -2^7) and the floats' magnitudes (bits 0-30), |D| <= 15 ----
+  Expr du, ds, dm;
+  for (uint32_t m = 0; m < 4; ++m) {
+    Expr ua, ub;
+    for (uint32_t j = 0; j < 8; ++j) {
+      ua += (int64_t{1} << j) * w(a[8 * m + j]);
+      ub += (int64_t{1} << j) * w(b[8 * m + j]);
+    }
+    const std::string n = fmt::format("compare chunk {}", m);
+    auto digit = [&](const std::string& what, const Expr& x, const Expr& y) {
+      return w(c.step(n + what + " >", x - y - 1)) - w(c.step(n + what + " <", y - x - 1));
+    };
+    const Expr d = digit("", ua, ub);
+    du += (int64_t{1} << m) * d;
+    if (m < 3) {
+      ds += (int64_t{1} << m) * d;
+      dm += (int64_t{1} << m) * d;
+    } else {
+      ds += 8 * digit(" signed", ua + 128 - 256 * w(a[31]), ub + 128 - 256 * w(b[31]));
+      dm += 8 * digit(" magnitude", ua - 128 * w(a[31]), ub - 128 * w(b[31]));
+    }
+  }
+  constexpr int64_t M = 16;  // beyond |D| <= 15 (and the sign terms): a closed selector wins
+  // ---- MIN, MAX of integers: a or b by the compare ----
+  const Expr isSigned = w(word[machine::kWordTyAt + 2]);
+  const Expr minU = w(c.step("MIN unsigned", op.imin - isSigned - 1)), minS = w(c.step("MIN signed", op.imin + isSigned - 2));
+  const Expr maxU = w(c.step("MAX unsigned", op.imax - isSigned - 1)), maxS = w(c.step("MAX signed", op.imax + isSigned - 2));
+  const Expr picksA = w(c.channel(
+      "MIN/MAX picks a",  // MIN and a < b, or MAX and a > b (equal: b, the same value)
+      w(c.step("MIN a (unsigned)", -du - 1 + M * (minU - 1))) + w(c.step("MAX a (unsigned)", du - 1 + M * (maxU - 1))) +
+          w(c.step("MIN a (signed)", -ds - 1 + M * (minS - 1))) + w(c.step("MAX a (signed)", ds - 1 + M * (maxS - 1)))));
+  // ---- the floats' order: sign and magnitude, -0 below +0 (FMIN's and FMAX's tie rule);
+  // FSETP's less and greater treat the two zeros as equal ----
+  const Expr sa = w(a[31]), sb = w(b[31]);
+  // [a below b] (or, with the magnitude compare turned, [a above b]): `signs` decides where
+  // the signs differ, the magnitudes where they agree.
+  // `closed`: 0 where the order counts, else <= -M (a selector), in each of the three steps.
+  auto order = [&](const std::string& n, const Expr& signs, const Expr& magnitude, const Expr& closed = Expr(0)) {
+    return w(c.step(n + " (signs)", signs + closed)) + w(c.step(n + " (both +)", magnitude - 1 - M * (sa + sb) + closed)) +
+           w(c.step(n + " (both -)", -magnitude - 1 - M * (2 - sa - sb) + closed));
+  };
+  // FMIN and FMAX by the order, gated by the op (-0 below +0: FMIN's and FMAX's tie rule).
+  const Expr ordered = w(c.channel("FMIN/FMAX order picks a",
+                                   order("FMIN a below b", sa - sb - 1, -dm, M * (op.fmin - 1)) +
+                                       order("FMAX a above b", sb - sa - 1, dm, M * (op.fmax - 1))));
+  // FSETP: the zeros are equal (a sign difference counts where a magnitude is not 0).
+  const Expr less = w(c.channel("FSETP less", order("FSETP less", 2 * (sa - sb) + nonZero - 3, -dm)));
+  const Expr greater = w(c.channel("FSETP greater", order("FSETP greater", 2 * (sb - sa) + nonZero - 3, dm)));
+  // Which operand the result is: MIN/MAX's pick, or FMIN/FMAX's (one NaN gives the other
+  // operand, two the canonical NaN) — one level, so that every bit's pick is at one level.
+  const Expr fmm = op.fmin + op.fmax, imm = op.imin + op.imax;
+  const WireId takeA = c.step("compare takes a", ordered + 2 * nanB - 3 * nanA - 1 + 4 * (fmm - 1));
+  const Expr takesA = w(takeA) + picksA;  // exclusive: picksA is 0 unless MIN or MAX
+  const Expr takesB = w(c.step("compare takes b (float)", 2 * nanA - 3 * nanB - ordered + 4 * (fmm - 1))) +
+                      w(c.step("compare takes b (integer)", imm - picksA - 1));
+  const Expr floatNaN = w(c.step("FMIN/FMAX NaN", nanA + nanB + fmm - 3));
+  // FSETP (codes of units_f32.cpp's compareFloat in fl): one threshold per code on less (L),
+  // greater (G) and the NaN count (U).
+  const Expr L = less, G = greater, U = nanA + nanB;
+  const Expr codes[] = {-L - G - U,      L + G - 1 - 2 * U, L - 1 - 2 * U, -G - U,     G - 1 - 2 * U,
+                        -L - U,          2 * U - L - G,     2 * U + L + G - 1, 2 * U + L - 1, 2 * U - G,
+                        2 * U + G - 1,   2 * U - L,         -U,            U - 1};
+  Expr setpTerms;
+  for (uint32_t k = 0; k < std::size(codes); ++k) {
+    const WireId sel = c.step(fmt::format("FSETP code {}", k),
+                              op.fsetp + bitsMatching(Bus(word.begin() + machine::kWordFlAt, word.begin() + machine::kWordFlAt + 4), k) - 5);
+    setpTerms += w(c.step(fmt::format("FSETP code {} holds", k), codes[k] + 8 * (w(sel) - 1)));
+  }
+  const Expr setp = w(c.channel("FSETP result", setpTerms));
+  // Every bit's terms at one level (the picks'), so that none waits in a channel of its own.
+  std::vector<Expr> result;
+  for (uint32_t i = 0; i < 32; ++i) {
+    const std::string n = fmt::format("compare result[{}]", i);
+    Expr terms = w(c.step(n + " a", takesA + w(a[i]) - 2)) + w(c.step(n + " b", takesB + w(b[i]) - 2));
+    WireId sign;
+    if (i < 31) {
+      sign = c.step(n + " FNEG/FABS", 3 * (op.fneg + op.fabs) + 2 * nanA + w(a[i]) - 2 * flushed - 4);
+      terms += floatNaN;  // the canonical NaN, 0x7fffffff
+    } else {
+      sign = c.step(n + " FNEG sign", op.fneg - nanA - w(a[31]) - 1);
+    }
+    c.notBefore(sign, takeA);
+    terms += w(sign);
+    if (i == 0) terms += setp;
+    result.push_back(std::move(terms));
+  }
+  return result;
+}
+
+Expr laneSerialResult(const LaneSerialFloatWires& f, uint32_t i) {
+  return w(f.result[i]) + w(f.ffmaFamily) + 2 * (w(f.compare[i]) + w(f.convert[i])) - 2;
 }
 
 Unit laneSerialFloatUnit() {
@@ -79,7 +217,9 @@ Unit laneSerialFloatUnit() {
   Circuit& c = u.circuit;
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
-  const Bus result = buildLaneSerialFloat(c, front, operands, guardedLanes(c, front), countWaits(c, front)).result;
+  const LaneSerialFloatWires f = buildLaneSerialFloat(c, front, operands, guardedLanes(c, front), countWaits(c, front));
+  Bus result;
+  for (uint32_t i = 0; i < 32; ++i) result.push_back(c.step(fmt::format("lane result[{}]", i), laneSerialResult(f, i)));
   c.outputBus("result", result);
   LaneBuses lb;
   lb.results.push_back(result);

@@ -26,7 +26,15 @@ namespace qgpu::compiler {
 using machine::MOp;
 
 bool floatLaneComputes(const machine::MInstr& in) {
-  return in.op == MOp::FMul || in.op == MOp::FFma || ((in.op == MOp::FAdd || in.op == MOp::FSub) && in.bytes() == 4);
+  switch (in.op) {
+    case MOp::FMul: case MOp::FFma: return true;
+    case MOp::FAdd: case MOp::FSub: case MOp::Min: case MOp::Max: case MOp::FNeg: case MOp::FAbs:
+      return in.bytes() == 4;  // f64's and 64-bit integers' are lane-serial too, not computed here
+    case MOp::FMin: case MOp::FMax: return in.bytes() == 4 && (in.fl & machine::kFlFtz) == 0;
+    case MOp::FSetp: return in.bytes() == 4 && (in.ty & 4) == 0;  // FSETP's .ftz: ty bit 2
+    case MOp::I2F: return in.bytes() == 4 && (in.fl & machine::kFlI2FDest64) == 0;  // from 4 bytes to f32
+    default: return false;
+  }
 }
 
 bool stepComputes(const machine::MInstr& in) { return aluComputes(in) || in.op == MOp::Ld || floatLaneComputes(in); }
@@ -45,7 +53,7 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
   // declaration): one threshold each.
   Bus data;
   for (uint32_t i = 0; i < 32; ++i)
-    data.push_back(c.step(fmt::format("float result[{}] (bit)", i), w(out.floats.result[i]) - 1));
+    data.push_back(c.step(fmt::format("float result[{}] (bit)", i), laneSerialResult(out.floats, i)));
   for (uint32_t l = 0; l < 4; ++l) {
     MemoryBank b;
     b.writeKey = {one};

@@ -44,7 +44,7 @@ enum Flag : uint32_t {
   kBra,         // the op is BRA
   kExitOrBar,   // the op is EXIT or BAR
   kBraOrCall,   // the op is BRA or CALL
-  kLaneSerial,  // the op is lane-serial (FADD, FSUB, FMUL, FFMA, ST: one position per active lane)
+  kLaneSerial,  // the op is lane-serial (the float, compare and conversion ops, ST: one position per active lane)
   kStore,       // the op is ST (DONE at its last lane's position)
   kPopEnd,      // a step ended at depth 2 and the next pc is the base entry's join: a pop
   kBIsJoin,     // the word's b is the base entry's join
@@ -151,7 +151,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   std::vector<Expr> following;
   for (WireId x : nextWarp) following.push_back(w(x));
   for (WireId x : nextBlock) following.push_back(w(x));
-  flags[kLaneSerial] = isOp(MOp::FAdd) + isOp(MOp::FSub) + isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St);
+  flags[kLaneSerial] = isOp(MOp::FAdd) + isOp(MOp::FSub) + isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St) +
+                       isOp(MOp::Min) + isOp(MOp::Max) + isOp(MOp::FMin) + isOp(MOp::FMax) + isOp(MOp::FNeg) +
+                       isOp(MOp::FAbs) + isOp(MOp::FSetp) + isOp(MOp::I2F) + isOp(MOp::F2I) + isOp(MOp::H2F) +
+                       isOp(MOp::F2H) + isOp(MOp::F2D) + isOp(MOp::D2F) + isOp(MOp::FRndI);
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
   // laneSerialPositions, store): the WAITs read since the last token that is none.

@@ -1,8 +1,9 @@
-// The lane-serial float step (docs/machine.md §5.2): FADD, FSUB, FMUL and FFMA run on one
+// The lane-serial step (docs/machine.md §5.2): FADD, FSUB, FMUL and FFMA run on one
 // one-lane FFMA datapath, one active lane per position — at each of the step's positions the
 // (W + 1)-th active lane's a, b and c (FMUL: a signed zero, +0 when rounding down and -0
 // otherwise, which makes FFMA's one rounding FMUL's; FADD and FSUB: a factor of 1 and b, or
-// -b, as the addend) — from the tokens alone.
+// -b, as the addend) — from the tokens alone; beside it the compare family (MIN, MAX, FNEG,
+// FABS) on the same lane's operands.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,29 @@ namespace qgpu::compiler {
 /// that the four lanes' 768 are not).
 struct LaneSerialFloatWires {
   Bus lane;
-  Bus result;
-  Expr computes;  // [the step is one the datapath computes] (a form whose values are bits)
+  Bus result;     // the FFMA datapath's (meaningful for FADD FSUB FMUL FFMA only)
+  Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP), 0 for any other op
+  Bus convert;    // I2F's (int_to_float.cpp), 0 for any other op
+  WireId ffmaFamily = 0;  // [FADD, FSUB, FMUL or FFMA]
+  Expr computes;  // [the step is one the lane computes] (a form whose values are bits)
 };
+/// The lane's result bit i as a threshold condition ([cond >= 0] is the bit): the
+/// datapath's for its ops, the compare family's for theirs — one threshold, no level of its own.
+Expr laneSerialResult(const LaneSerialFloatWires& f, uint32_t i);
+/// The compare family's ops, each a form whose value is [the step is that op].
+struct CompareOps {
+  Expr imin, imax, fneg, fabs, fmin, fmax, fsetp;
+};
+/// The compare family on the lane's operand bits a and b (32 each) and the word's ty and fl
+/// bits (`word` holds at least kWordFlAt + 4 bits): MIN and MAX of 4-byte integers (signed by
+/// the type's bit); FNEG and FABS of f32 (.ftz by fl bit 0); FMIN, FMAX and FSETP (its code
+/// in fl) of f32 without .ftz (stepRuns refuses those with it). Per bit a form whose value is
+/// the bit, 0 for any other op.
+std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus& a, const Bus& b, const CompareOps& op);
+/// I2F of a 4-byte integer (signed by the type's bit) to f32 with the rounding mode of fl
+/// bits 0-1 (rn rz rm rp) on the lane's operand bits a (int_to_float.cpp): 32 forms whose
+/// values are the bits, 0 unless `i2f` (a form whose value is [the step is I2F]).
+std::vector<Expr> buildLaneSerialI2F(Circuit& c, const Bus& word, const Bus& a, const Expr& i2f);
 LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
                                           const Bus& active, const Bus& waits,
                                           std::optional<WireId> after = std::nullopt);
