@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   } catch (const qgpu::Error& e) {
     std::cerr << fmt::format("qgpu: {}: {}\n", qgpu::errorKindName(e.kind()), e.what());
-    return 2;
+    return e.kind() == qgpu::ErrorKind::Diverged ? 1 : 2;  // exit 1: a divergence, not bad input
   } catch (const std::exception& e) {
     std::cerr << fmt::format("qgpu: error: {}\n", e.what());
     return 2;

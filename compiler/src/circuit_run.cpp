@@ -113,7 +113,7 @@ CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, c
     const size_t t = run.tokens.size();
     const SpelledToken next = spelledToken(out, kAluOutputs);
     if (!next.id || t >= expected.tokens.size() || *next.id != expected.tokens[t])
-      throw Error(ErrorKind::Backend, fmt::format("{}, the step circuit spells {}", where(t),
+      throw Error(ErrorKind::Diverged, fmt::format("{}, the step circuit spells {}", where(t),
                                                   next.id ? machine::tokenName(*next.id) : "no token: " + next.why));
     run.tokens.push_back(*next.id);
     if (*next.id == machine::ctl(machine::Ctl::Halt)) return run;

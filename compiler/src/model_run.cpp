@@ -133,7 +133,7 @@ ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prom
       } catch (const CompileError& e) {
         where = fmt::format("the IR refuses the position ({}): the circuit's fault, not the weights'", e.what());
       }
-      throw Error(ErrorKind::Backend, fmt::format("{}, the weights' argmax is {}; {}", describeGenerated("model", prompt, expected, k),
+      throw Error(ErrorKind::Diverged, fmt::format("{}, the weights' argmax is {}; {}", describeGenerated("model", prompt, expected, k),
                                                   machine::tokenName(got), where));
     }
     run.tokens.push_back(got);

@@ -15,6 +15,7 @@ const char* errorKindName(ErrorKind kind) {
     case ErrorKind::Undefined: return "undefined behaviour";
     case ErrorKind::Input: return "input error";
     case ErrorKind::Backend: return "backend error";
+    case ErrorKind::Diverged: return "divergence";
   }
   return "error";
 }

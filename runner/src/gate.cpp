@@ -1,4 +1,5 @@
-// The conformance gate: interpreter results against every non-stale golden of a kernel.
+// The conformance gate: interpreter results (or a named backend's) against every non-stale
+// golden of a kernel.
 #include "qgpu/gate.h"
 
 #include <algorithm>
@@ -59,18 +60,21 @@ std::string firstWriter(const LaunchSpec& spec, RunOptions ro, const Comparison&
 }  // namespace
 
 GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t warpWidth,
-                    const std::filesystem::path& goldensDir, uint64_t maxSteps) {
+                    const std::filesystem::path& goldensDir, uint64_t maxSteps, const std::string& backend) {
   GateOutcome o;
   o.kernel = spec.name;
   o.flavour = flavour;
   o.warpWidth = warpWidth;
-  std::string repro = fmt::format("build/bin/qgpu check {} --flavour {} --warp {}", spec.name, flavour, warpWidth);
+  const bool oracle = backend == "interp";
+  std::string repro = fmt::format("build/bin/qgpu check {} --flavour {} --warp {}{}", spec.name, flavour, warpWidth,
+                                  oracle ? "" : " --backend " + backend);
   // On a divergence: the full report of the first golden that differs.
   auto diffCommand = [&](const Golden& g) {
-    return fmt::format("build/bin/qgpu diff {} interp:{} --flavour {} --warp {} --html {}-diff.html",
-                       g.path.string(), spec.dir.string(), flavour, warpWidth, spec.name);
+    return fmt::format("build/bin/qgpu diff {} {}:{} --flavour {} --warp {} --html {}-diff.html", g.path.string(), backend,
+                       spec.dir.string(), flavour, warpWidth, spec.name);
   };
-  std::string label = fmt::format("{} [{}, W={}]", spec.name, flavour, warpWidth);
+  std::string label = oracle ? fmt::format("{} [{}, W={}]", spec.name, flavour, warpWidth)
+                             : fmt::format("{} [{}, {}, W={}]", spec.name, backend, flavour, warpWidth);
   std::vector<Golden> goldens;
   try {
     goldens = loadGoldens(goldensDir, spec);
@@ -95,10 +99,20 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
   ro.maxSteps = maxSteps;
   RunResult actual;
   try {
-    actual = makeOracleBackend()->run(spec, ro);
+    actual = (oracle ? makeOracleBackend() : makeBackend(backend))->run(spec, ro);
   } catch (const Error& e) {
+    if (!oracle && e.kind() == ErrorKind::Backend) {
+      o.notRun = true;
+      o.message = fmt::format("{}: not run: {}", label, e.what());
+      return o;
+    }
+    if (e.kind() == ErrorKind::Diverged) {  // the backend checked itself against its reference
+      o.message = fmt::format("{}: DIVERGES: {}\n  reproduce: build/bin/qgpu run {} --backend {} --flavour {}", label,
+                              e.what(), spec.dir.string(), backend, flavour);
+      return o;
+    }
     o.error = true;
-    o.message = fmt::format("{}: interpreter failed: {} ({})\n  reproduce: {}", label, e.what(),
+    o.message = fmt::format("{}: {} failed: {} ({})\n  reproduce: {}", label, oracle ? "interpreter" : backend, e.what(),
                             errorKindName(e.kind()), repro);
     return o;
   }
@@ -110,7 +124,7 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
     if (!c.equal) {
       if (o.pass) repro = diffCommand(*g);
       o.pass = false;
-      details += "\n" + describeComparison(c, "golden " + g->path.string(), "interp " + label);
+      details += "\n" + describeComparison(c, "golden " + g->path.string(), (oracle ? "interp " : "") + label);
       details += firstWriter(spec, ro, c);
     }
   }

@@ -34,18 +34,24 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const Expr fsub = w(c.step("FSUB f32", w(operands.op.at(static_cast<size_t>(MOp::FSub))) + f32 - 1));
   // The compare family (lane-serial on the same operand muxes, beside the datapath): MIN and
   // MAX of 4-byte integers, FMIN, FMAX, FNEG, FABS and FSETP of f32.
-  const Expr imin = w(operands.op.at(static_cast<size_t>(MOp::Min)));
-  const Expr imax = w(operands.op.at(static_cast<size_t>(MOp::Max)));
-  const Expr fneg = w(operands.op.at(static_cast<size_t>(MOp::FNeg)));
-  const Expr fabs = w(operands.op.at(static_cast<size_t>(MOp::FAbs)));
-  const Expr fmin = w(operands.op.at(static_cast<size_t>(MOp::FMin)));
-  const Expr fmax = w(operands.op.at(static_cast<size_t>(MOp::FMax)));
-  const Expr fsetp = w(operands.op.at(static_cast<size_t>(MOp::FSetp)));
-  const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
-  const Expr i2f = w(operands.op.at(static_cast<size_t>(MOp::I2F)));
-  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + i2f);
   // fl: bit 0 ftz, bit 1 sat, bits 2-3 the rounding mode (rn rz rm rp).
   const uint32_t fl = machine::kWordFlAt;
+  // Each op form is [the op, in the forms floatLaneComputes names]: 4-byte operands (ty's
+  // width bits 2), FMIN/FMAX without .ftz, FSETP without its .ftz (ty bit 2), I2F to f32 —
+  // so the lane computes exactly those and any other step's result is 0.
+  const Bus tyBits{word[machine::kWordTyAt], word[machine::kWordTyAt + 1]};
+  const Expr fourBytes = bitsMatching(tyBits, 2) - 2;  // 0 for 4-byte operands, else < 0
+  auto form = [&](MOp o, const Expr& more) {
+    return w(c.step(fmt::format("{} (lane-serial form)", machine::opName(o)),
+                    w(operands.op.at(static_cast<size_t>(o))) + fourBytes + more - 1));
+  };
+  const Expr imin = form(MOp::Min, Expr(0)), imax = form(MOp::Max, Expr(0));
+  const Expr fneg = form(MOp::FNeg, Expr(0)), fabs = form(MOp::FAbs, Expr(0));
+  const Expr fmin = form(MOp::FMin, -w(word[fl])), fmax = form(MOp::FMax, -w(word[fl]));
+  const Expr fsetp = form(MOp::FSetp, -w(word[machine::kWordTyAt + 2]));
+  const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
+  const Expr i2f = form(MOp::I2F, -w(word[fl + 2]));  // fl bit 2: the destination is f64
+  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + i2f);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
     rounding.push_back(w(c.step(fmt::format("float rounding {}", v), bitsMatching(Bus{word[fl + 2], word[fl + 3]}, v) - 2)));

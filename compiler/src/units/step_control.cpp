@@ -4,8 +4,9 @@
 //   early (from the sequencer and the fetched word, layers up to 12): the checkpoint, the
 //     step's own token, the op and depth flags, the WAITs since the last other token (a
 //     counter), the entry under depth 2 (last-write slots written at every BRA at depth 1:
-//     the join and the running lanes) and the compares against its join: the pop after a
-//     step, b = join, pc + 1 = join
+//     the join and the running lanes; and that BRA's pc, whose + 1 is the fall-through entry
+//     under depth 3) and the compares against its join: the pop after a step (to depth 1
+//     from depth 2, to depth 2 from depth 3), b = join, pc + 1 = join
 //   carried packed (four bits to a channel) across the register reads, the step's widest
 //     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
 //   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
@@ -50,7 +51,9 @@ enum Flag : uint32_t {
   kBIsJoin,     // the word's b is the base entry's join
   kNextIsJoin,  // pc + 1 is the base entry's join
   kWaits,       // [WAITs read since the step began >= 1, 2, 3] (three flags)
-  kFlags = kWaits + 3
+  kDepth3 = kWaits + 3,  // the SIMT depth is 3
+  kPop3End,     // a step ended at depth 3 and the next pc is the join: a pop to the fall-through entry
+  kFlags
 };
 constexpr uint32_t kWarpBits = 8, kBlockBits = 12;
 constexpr uint32_t kPcBits = 10;
@@ -90,6 +93,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kDeep3] = w(c.step("the last DEPTH is 3", bitsMatching(s.lastDepth, 2) - static_cast<int64_t>(s.lastDepth.size())));
   flags[kDepth1] = w(c.step("SIMT depth 1", -depthSum));
   flags[kDepth2] = w(c.step("SIMT depth 2", bitsMatching(s.depth, 1) - static_cast<int64_t>(s.depth.size())));
+  flags[kDepth3] = w(c.step("SIMT depth 3", bitsMatching(s.depth, 2) - static_cast<int64_t>(s.depth.size())));
   // The base entry under a divergence at depth 1 (branchUpdate): its pc becomes the join and
   // it keeps the lanes that ran. Depth 2 is entered only from a BRA at depth 1 that diverges
   // (or a CALL, not decided here), so a last-write slot written at every BRA at depth 1 holds
@@ -100,6 +104,12 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   for (uint32_t l = 0; l < 4; ++l) runningLanes.push_back(c.step(fmt::format("running lane {}", l), w(s.mask[l]) - 1));
   const Bus baseJoin = lastWritten(c, "base entry pc", s.machineToken, braAtDepth1, joinField);
   const Bus baseLanes = lastWritten(c, "base entry lanes", s.machineToken, braAtDepth1, runningLanes);
+  // The fall-through entry over it when a BRA at depth 1 pushed three (depth 3): pc + 1 of that
+  // BRA and the running lanes it did not take — the base entry's lanes less the ones running
+  // at depth 3 (the taken entry's), so only the BRA's pc needs a slot.
+  Bus braPc;
+  for (uint32_t i = 0; i < kPcBits; ++i) braPc.push_back(front.pcBits[i]);
+  const Bus divergedAt = lastWritten(c, "divergent BRA pc", s.machineToken, braAtDepth1, braPc);
   std::vector<Expr> J, pcNow;
   for (WireId x : baseJoin) J.push_back(w(x));
   // The pc as bits of its own for the compares after the slot's read (the sequencer's pc is a
@@ -111,8 +121,11 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   };
   // A step ended at depth 2 and the running entry's next pc is its join: the sync pops to the
   // base entry, a TOP at depth 1 before anything the next step says (core.cpp's runWarpSteps).
-  flags[kPopEnd] = w(andStep(c, "pop to the base entry", {w(s.ended), w(front.fetch.generating), flags[kDepth2],
-                                                            equal("pc = join", valueOf(pcNow) - valueOf(J))}));
+  const Expr atJoin = equal("pc = join", valueOf(pcNow) - valueOf(J));
+  flags[kPopEnd] = w(andStep(c, "pop to the base entry", {w(s.ended), w(front.fetch.generating), flags[kDepth2], atJoin}));
+  // The same at depth 3: the taken entry reached the join, the fall-through entry runs (TOP at
+  // depth 2).
+  flags[kPop3End] = w(andStep(c, "pop to the fall-through entry", {w(s.ended), w(front.fetch.generating), flags[kDepth3], atJoin}));
   flags[kBIsJoin] = equal("b = join", valueOf(b) - valueOf(J));
   flags[kNextIsJoin] = equal("pc+1 = join", valueOf(pcNow) + 1 - valueOf(J));
   // Packed from steps: a memory read's re-quantiser writes its channel with a large gain, and
@@ -120,6 +133,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   std::vector<Expr> base;
   for (uint32_t i = 0; i < kPcBits; ++i) base.push_back(w(c.step(fmt::format("base entry pc[{}] (bit)", i), J[i] - 1)));
   for (uint32_t l = 0; l < 4; ++l) base.push_back(w(c.step(fmt::format("base entry lane {} (bit)", l), w(baseLanes[l]) - 1)));
+  std::vector<Expr> divergedPc;
+  for (uint32_t i = 0; i < kPcBits; ++i)
+    divergedPc.push_back(w(c.step(fmt::format("divergent BRA pc[{}] (bit)", i), w(divergedAt[i]) - 1)));
+  for (WireId x : addBuses(c, "fall-through entry pc", divergedPc, std::vector<Expr>(kPcBits, Expr(0)), 1)) base.push_back(w(x));
   flags[kBra] = isOp(MOp::Bra);
   flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
   flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
@@ -257,14 +274,19 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
 
   // Whatever the step at this position would say waits for a pop's TOP, or for the tokens
   // that start the next warp or block or resume a warp.
-  const Expr preempted = f[kPopEnd] + w(out.warpStart) + w(out.warp) + w(out.block) + w(topResumed);
+  const Expr preempted = f[kPopEnd] + f[kPop3End] + w(out.warpStart) + w(out.warp) + w(out.block) + w(topResumed);
   // A BRA at depth 2 that every lane or none takes pops to the base entry where its new pc
   // (b, or pc + 1) is the join; otherwise it says what it says at depth 1.
   const WireId bra2 = andStep(c, "BRA at depth 2", {f[kOwn], f[kBra], f[kDepth2]}, -preempted, 0);
   const WireId popAll = andStep(c, "BRA at depth 2 taken by all to the join", {w(bra2), w(all), f[kBIsJoin]});
   const WireId popNone = andStep(c, "BRA at depth 2 taken by none, the join next", {w(bra2), w(none), f[kNextIsJoin]});
   const Expr popBra = w(popAll) + w(popNone);
-  const WireId braUniform = c.step("BRA at depth 1 or 2, no pop", bra + w(bra2) - popBra - 1 - 2 * preempted);
+  // At depth 3 the same pops to the fall-through entry.
+  const WireId bra3 = andStep(c, "BRA at depth 3", {f[kOwn], f[kBra], f[kDepth3]}, -preempted, 0);
+  const Expr popBra3 = w(andStep(c, "BRA at depth 3 taken by all to the join", {w(bra3), w(all), f[kBIsJoin]})) +
+                       w(andStep(c, "BRA at depth 3 taken by none, the join next", {w(bra3), w(none), f[kNextIsJoin]}));
+  const WireId braUniform =
+      c.step("BRA at depth 1, 2 or 3, no pop", bra + w(bra2) + w(bra3) - popBra - popBra3 - 1 - 2 * preempted);
 
   // Nothing changes: none taken, all to pc + 1, or a divergence that pushes nothing: FALL, or
   // the checkpoint GOTO when the BRA's sync is the 16th since a pc.
@@ -283,10 +305,11 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   out.depth3 = ifNotPreempted("DEPTH 3 next", {taken3New, diverged});
   out.top3 = ifNotPreempted("TOP depth 3 next", {taken3, diverged});
   const WireId topBase = c.step("TOP of the base entry next", f[kPopEnd] + popBra - 1);
+  const WireId topFallEntry = c.step("TOP of the fall-through entry (a pop) next", f[kPop3End] + popBra3 - 1);
   out.checkpoint = ifNotPreempted("GOTO pc next", {f[kCheckpoint]});
   out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
   out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase, topResumed});
-  out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F});
+  out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F, topFallEntry});
   // WAIT: a lane-serial step (a store too) with more active lanes than WAITs + 1 so far.
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
   out.wait =
@@ -312,6 +335,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   }
   for (uint32_t l = 0; l < 4; ++l) gated(topBase, "TOP base", l, baseEntry[kPcBits + l]);
   for (uint32_t i = 0; i < kPcBits; ++i) gated(topBase, "TOP base", 4 + i, baseEntry[i]);
+  for (uint32_t l = 0; l < 4; ++l)
+    gated(topFallEntry, "TOP fall-through entry", l,
+          w(c.step(fmt::format("fall-through entry lane {}", l), baseEntry[kPcBits + l] - w(s.mask[l]) - 1)));
+  for (uint32_t i = 0; i < kPcBits; ++i) gated(topFallEntry, "TOP fall-through entry", 4 + i, baseEntry[kPcBits + 4 + i]);
   const WireId topT = c.step("TOP of the taken entry next", w(top1T) + w(top2T) + w(out.top3) - 1);
   const WireId topF = c.step("TOP of the fall-through entry next", w(top1F) + w(top2F) - 1);
   for (uint32_t l = 0; l < 4; ++l) {

@@ -1,5 +1,5 @@
-// The conformance gate: a kernel's interpreter results, at a warp width and
-// PTX flavour, against every non-stale golden it has. Used by `qgpu check`
+// The conformance gate: a kernel's interpreter results (or another backend's), at a warp
+// width and PTX flavour, against every non-stale golden it has. Used by `qgpu check`
 // and by the ctest conformance tests.
 #pragma once
 
@@ -16,6 +16,7 @@ struct GateOutcome {
   uint32_t warpWidth = 4;
   bool pass = false;
   bool error = false;     // the run itself failed (fault, bad input)
+  bool notRun = false;    // the backend cannot run this launch (ErrorKind::Backend: no driver, an op not compiled)
   std::string message;    // one line on success; diff summary + repro command on failure
   std::vector<std::string> goldensUsed;
   std::vector<std::string> staleGoldens;
@@ -24,7 +25,12 @@ struct GateOutcome {
 /// Kernel folders (those with a launch.json) under kernelsDir, sorted.
 std::vector<std::filesystem::path> discoverKernels(const std::filesystem::path& kernelsDir);
 
+/// The launch on `backend` (the interpreter by default; any registered backend, e.g. the
+/// compiled machine's "circuit" or "model") against every usable golden. A backend that
+/// cannot run the launch (ErrorKind::Backend) gives notRun; one whose run leaves its reference
+/// mid-launch (ErrorKind::Diverged) fails like a golden mismatch.
 GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t warpWidth,
-                    const std::filesystem::path& goldensDir, uint64_t maxSteps = 200'000'000);
+                    const std::filesystem::path& goldensDir, uint64_t maxSteps = 200'000'000,
+                    const std::string& backend = "interp");
 
 }  // namespace qgpu

@@ -55,8 +55,8 @@ struct CircuitRun {
 };
 /// Runs `step` (machineStepUnit's circuit) on `prompt` and generates until HALT. `expected`
 /// is the reference executor's trace of the same launch: the first generated token that
-/// differs from it, or a position whose outputs spell no token, throws ErrorKind::Backend
-/// naming the position, the step, what the executor says there and what the circuit spells.
+/// differs from it, or a position whose outputs spell no token, throws ErrorKind::Diverged
+/// (qgpu exits 1; an evaluator that refuses a position: ErrorKind::Backend) naming the position, the step, what the executor says there and what the circuit spells.
 CircuitRun runInCircuit(const Unit& step, const std::vector<uint32_t>& prompt, const machine::Trace& expected);
 
 }  // namespace qgpu::compiler

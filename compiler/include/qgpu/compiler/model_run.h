@@ -71,7 +71,7 @@ struct ModelRun {
   double prefillSeconds = 0, generateSeconds = 0;
 };
 /// Prefills `prompt` into a fresh state of the machine's engine and generates greedily until
-/// HALT. The first argmax that differs from `expected`'s stream throws ErrorKind::Backend
+/// HALT. The first argmax that differs from `expected`'s stream throws ErrorKind::Diverged
 /// naming the position, the step, what the executor says there, what the weights chose, and
 /// the probe's finding at that position (probe.h): the first layer, channel, wire and
 /// neurons where the weights part from the IR, or the token head if nowhere.

@@ -21,7 +21,8 @@ enum class ErrorKind {
   Trap,       // the kernel executed trap
   Undefined,  // PTX whose result is undefined (e.g. shfl from an inactive lane)
   Input,      // bad files or options outside the PTX (JSON, goldens, CLI)
-  Backend,    // a backend could not run (e.g. no CUDA driver)
+  Backend,    // a backend could not run (e.g. no CUDA driver, an op the compiled machine lacks)
+  Diverged,   // a backend's run left its reference mid-launch (a token the compiled machine got wrong)
 };
 
 const char* errorKindName(ErrorKind kind);
