@@ -1,5 +1,6 @@
 // Lane-serial steps (docs/machine.md §5.2): FADD, FSUB, FMUL and FFMA are computed by one
-// one-lane FFMA unit (four lanes' do not fit hidden 2048 beside the rest of the step), so
+// one-lane FFMA unit (four lanes' do not fit hidden 2048 beside the rest of the step), the
+// compare family and the float conversions beside it on the same lane's operands, so
 // their steps take one token position per active lane — a WAIT for each lane but the last,
 // then the write — and the replay decoder needs every one of them. FMUL on that unit is FFMA
 // with a zero addend, FADD and FSUB FFMA with a factor of 1: checked here on the machine's
@@ -69,9 +70,9 @@ TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
   EXPECT_EQ(countContaining(r.trace, "float lane 1/3"), 2u);  // the fma and the mul
   EXPECT_EQ(countContaining(r.trace, "float lane 2/3"), 2u);
   EXPECT_EQ(countContaining(r.trace, "float lane 3/3"), 0u);  // the last lane's position spells the write
-  EXPECT_EQ(countContaining(r.trace, "float lane 3/4"), 1u);  // the add, four lanes
+  EXPECT_EQ(countContaining(r.trace, "float lane 3/4"), 2u);  // the add and the cvt (I2F), four lanes each
   EXPECT_EQ(countContaining(r.trace, "float lane 4/"), 0u);
-  EXPECT_EQ(countContaining(r.trace, "float lane"), 7u);       // not the integer add, mul.wide or cvt
+  EXPECT_EQ(countContaining(r.trace, "float lane"), 10u);      // not the integer add or mul.wide
 }
 
 TEST(MachineLaneSerial, OnlyTheFloatCompareAndConversionOpsAreLaneSerial) {
