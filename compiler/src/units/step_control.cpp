@@ -168,10 +168,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   std::vector<Expr> following;
   for (WireId x : nextWarp) following.push_back(w(x));
   for (WireId x : nextBlock) following.push_back(w(x));
-  flags[kLaneSerial] = isOp(MOp::FAdd) + isOp(MOp::FSub) + isOp(MOp::FMul) + isOp(MOp::FFma) + isOp(MOp::St) +
-                       isOp(MOp::Min) + isOp(MOp::Max) + isOp(MOp::FMin) + isOp(MOp::FMax) + isOp(MOp::FNeg) +
-                       isOp(MOp::FAbs) + isOp(MOp::FSetp) + isOp(MOp::I2F) + isOp(MOp::F2I) + isOp(MOp::H2F) +
-                       isOp(MOp::F2H) + isOp(MOp::F2D) + isOp(MOp::D2F) + isOp(MOp::FRndI);
+  // Every op ops.def marks LaneSerial, and ST (one position per active lane as well).
+  flags[kLaneSerial] = isOp(MOp::St);
+  for (uint32_t o = 0; o < static_cast<uint32_t>(MOp::Count); ++o)
+    if (machine::opInfo(static_cast<MOp>(o)).exec == machine::MExec::LaneSerial) flags[kLaneSerial] = flags[kLaneSerial] + isOp(static_cast<MOp>(o));
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
   // laneSerialPositions, store): the WAITs read since the last token that is none.
