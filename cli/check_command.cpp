@@ -45,14 +45,7 @@ void addCheckCommand(CLI::App& app, Context& ctx) {
     if (warps.empty())
       throw Error(ErrorKind::Input, fmt::format("--backend {} runs no warp width asked for (it runs {})", o->backend,
                                                 fmt::join(info.warpWidths, ", ")));
-    std::vector<std::filesystem::path> dirs;
-    if (o->kernels.empty()) {
-      dirs = discoverKernels(o->kernelsDir);
-    } else {
-      for (const std::string& k : o->kernels)
-        dirs.push_back(std::filesystem::exists(k) ? std::filesystem::path(k)
-                                                  : std::filesystem::path(o->kernelsDir) / k);
-    }
+    const std::vector<std::filesystem::path> dirs = resolveKernels(o->kernels, o->kernelsDir);
     int passed = 0, failed = 0, errors = 0, notRun = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& dir : dirs) {

@@ -50,10 +50,7 @@ Coverage coverageOf(const LaunchSpec& spec, const std::string& flavour) {
 }  // namespace
 
 int compileCoverageCommand(const std::vector<std::string>& kernels, const std::string& kernelsDir, bool json) {
-  std::vector<std::filesystem::path> dirs;
-  if (kernels.empty()) dirs = discoverKernels(kernelsDir);
-  for (const std::string& k : kernels)
-    dirs.push_back(std::filesystem::exists(k) ? std::filesystem::path(k) : std::filesystem::path(kernelsDir) / k);
+  const std::vector<std::filesystem::path> dirs = resolveKernels(kernels, kernelsDir);
   std::vector<Coverage> rows;
   for (const auto& dir : dirs) {
     const LaunchSpec spec = loadLaunchSpec(dir);  // bad input: qgpu::Error, exit 2

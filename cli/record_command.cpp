@@ -47,10 +47,7 @@ void addRecordCommand(CLI::App& app, Context& ctx) {
   cmd->callback([o, &ctx] {
     if (o->all == !o->kernels.empty())
       throw Error(ErrorKind::Input, "record: name kernels or pass --all (not both)");
-    std::vector<std::filesystem::path> dirs;
-    if (o->all) dirs = discoverKernels(o->kernelsDir);
-    for (const std::string& k : o->kernels)
-      dirs.push_back(std::filesystem::exists(k) ? std::filesystem::path(k) : std::filesystem::path(o->kernelsDir) / k);
+    const std::vector<std::filesystem::path> dirs = resolveKernels(o->kernels, o->kernelsDir);  // --all: none named
     const BackendInfo& info = backendInfo(o->backend);
     auto backend = info.make();
     int written = 0, failed = 0;

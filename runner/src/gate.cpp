@@ -24,6 +24,15 @@ std::vector<std::filesystem::path> discoverKernels(const std::filesystem::path& 
   return out;
 }
 
+std::vector<std::filesystem::path> resolveKernels(const std::vector<std::string>& names,
+                                                  const std::filesystem::path& kernelsDir) {
+  if (names.empty()) return discoverKernels(kernelsDir);
+  std::vector<std::filesystem::path> out;
+  for (const std::string& k : names)
+    out.push_back(std::filesystem::exists(k) ? std::filesystem::path(k) : kernelsDir / k);
+  return out;
+}
+
 namespace {
 
 // "  first mismatch out[0] was written by block (0,0,0) thread (0,0,0) at pc 31 (...)":

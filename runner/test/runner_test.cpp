@@ -194,6 +194,19 @@ TEST(Gate, PassesDetectsDivergenceAndStaleness) {
   EXPECT_NE(stale.staleGoldens[0].find("launch.json changed"), std::string::npos);
 }
 
+TEST(Gate, ResolvesKernelNamesAndPaths) {
+  const std::filesystem::path corpus = kSource / "kernels";
+  const std::vector<std::filesystem::path> all = resolveKernels({}, corpus);
+  EXPECT_EQ(all, discoverKernels(corpus));
+  EXPECT_GE(all.size(), 49u);
+  const std::string byPath = (corpus / "saxpy").string();
+  const std::vector<std::filesystem::path> named = resolveKernels({"dot", byPath}, corpus);
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0], corpus / "dot");
+  EXPECT_EQ(named[1], std::filesystem::path(byPath));
+  EXPECT_THROW(resolveKernels({}, corpus / "no-such-folder"), Error);
+}
+
 TEST(Backends, UnknownBackendAndCudaWithoutDriver) {
   EXPECT_THROW(makeBackend("tpu"), Error);
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

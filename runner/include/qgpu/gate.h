@@ -25,6 +25,12 @@ struct GateOutcome {
 /// Kernel folders (those with a launch.json) under kernelsDir, sorted.
 std::vector<std::filesystem::path> discoverKernels(const std::filesystem::path& kernelsDir);
 
+/// The kernel folders a command names: each name is a path where one exists, else a folder
+/// under kernelsDir; no names means the whole corpus (discoverKernels). What is not a kernel
+/// folder is found when its launch.json is loaded (ErrorKind::Input).
+std::vector<std::filesystem::path> resolveKernels(const std::vector<std::string>& names,
+                                                  const std::filesystem::path& kernelsDir);
+
 /// The launch on `backend` (the interpreter by default; any registered backend, e.g. the
 /// compiled machine's "circuit" or "model") against every usable golden. A backend that
 /// cannot run the launch (ErrorKind::Backend) gives notRun; one whose run leaves its reference
