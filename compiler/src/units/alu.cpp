@@ -178,22 +178,14 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
     for (uint32_t m = 0; m < 8; ++m) {
-      Expr ua, ub;
-      for (uint32_t j = 0; j < 8; ++j) {
-        ua += (int64_t{1} << j) * w(a[8 * m + j]);
-        ub += (int64_t{1} << j) * w(b[8 * m + j]);
-      }
       const std::string n = fmt::format("{} chunk {}", lane, m);
-      auto late = [&](WireId x) {  // beside the adder's second level: the operands are read then anyway
-        c.notBefore(x, beforeResult);
-        return w(x);
-      };
-      digit[m] = late(c.step(n + " >", ua - ub - 1)) - late(c.step(n + " <", ub - ua - 1));
+      // beside the adder's second level: the operands are read then anyway
+      auto late = [&](WireId x) { c.notBefore(x, beforeResult); };
+      digit[m] = chunkDigit(c, n, chunkValue(a, m), chunkValue(b, m), late);
       for (uint32_t t = 0; t < kWidthClasses; ++t) {
         if (m + 1 != (1u << t)) continue;
-        // The width's sign bit (the chunk's top bit) counts as -2^7: flipped.
-        const Expr sa = ua + 128 - 256 * w(a[8 * m + 7]), sb = ub + 128 - 256 * w(b[8 * m + 7]);
-        signedDigit[t] = late(c.step(n + " signed >", sa - sb - 1)) - late(c.step(n + " signed <", sb - sa - 1));
+        // The width's sign bit (the chunk's top bit) counts as -2^7.
+        signedDigit[t] = chunkDigit(c, n + " signed", signedChunkValue(a, m), signedChunkValue(b, m), late);
       }
     }
     constexpr int64_t M = int64_t{1} << 9;  // beyond |D| < 2^8: a closed selector wins

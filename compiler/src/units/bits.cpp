@@ -22,6 +22,25 @@ Expr bitsMatching(const Bus& bits, uint64_t value) {
   return e;
 }
 
+Expr chunkValue(const Bus& bits, uint32_t m) {
+  Expr e(0);
+  for (uint32_t j = 0; j < 8; ++j) e += (int64_t{1} << j) * w(bits.at(8 * m + j));
+  return e;
+}
+
+Expr signedChunkValue(const Bus& bits, uint32_t m) { return chunkValue(bits, m) + 128 - 256 * w(bits.at(8 * m + 7)); }
+
+Expr chunkDigit(Circuit& c, const std::string& name, const Expr& x, const Expr& y,
+                const std::function<void(WireId)>& place) {
+  const WireId greater = c.step(name + " >", x - y - 1);
+  const WireId less = c.step(name + " <", y - x - 1);
+  if (place) {
+    place(greater);
+    place(less);
+  }
+  return w(greater) - w(less);
+}
+
 std::vector<Expr> forms(const Bus& bus) {
   std::vector<Expr> out;
   for (WireId x : bus) out.push_back(w(x));

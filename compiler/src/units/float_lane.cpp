@@ -38,7 +38,8 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const uint32_t fl = machine::kWordFlAt;
   // Each op form is [the op, in the forms floatLaneComputes names]: 4-byte operands (ty's
   // width bits 2), FMIN/FMAX without .ftz, FSETP without its .ftz (ty bit 2), I2F to f32 —
-  // so the lane computes exactly those and any other step's result is 0.
+  // so the lane computes exactly those and any other step's result is 0. Change the two
+  // together (machine_step.cpp).
   const Bus tyBits{word[machine::kWordTyAt], word[machine::kWordTyAt + 1]};
   const Expr fourBytes = bitsMatching(tyBits, 2) - 2;  // 0 for 4-byte operands, else < 0
   auto form = [&](MOp o, const Expr& more) {
@@ -128,23 +129,16 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   // chunk's sign bit counts -2^7) and the floats' magnitudes (bits 0-30), |D| <= 15 ----
   Expr du, ds, dm;
   for (uint32_t m = 0; m < 4; ++m) {
-    Expr ua, ub;
-    for (uint32_t j = 0; j < 8; ++j) {
-      ua += (int64_t{1} << j) * w(a[8 * m + j]);
-      ub += (int64_t{1} << j) * w(b[8 * m + j]);
-    }
     const std::string n = fmt::format("compare chunk {}", m);
-    auto digit = [&](const std::string& what, const Expr& x, const Expr& y) {
-      return w(c.step(n + what + " >", x - y - 1)) - w(c.step(n + what + " <", y - x - 1));
-    };
-    const Expr d = digit("", ua, ub);
+    const Expr d = chunkDigit(c, n, chunkValue(a, m), chunkValue(b, m));
     du += (int64_t{1} << m) * d;
     if (m < 3) {
       ds += (int64_t{1} << m) * d;
       dm += (int64_t{1} << m) * d;
     } else {
-      ds += 8 * digit(" signed", ua + 128 - 256 * w(a[31]), ub + 128 - 256 * w(b[31]));
-      dm += 8 * digit(" magnitude", ua - 128 * w(a[31]), ub - 128 * w(b[31]));
+      ds += 8 * chunkDigit(c, n + " signed", signedChunkValue(a, m), signedChunkValue(b, m));
+      const Expr magnitudeA = chunkValue(a, m) - 128 * w(a[31]), magnitudeB = chunkValue(b, m) - 128 * w(b[31]);
+      dm += 8 * chunkDigit(c, n + " magnitude", magnitudeA, magnitudeB);
     }
   }
   constexpr int64_t M = 16;  // beyond |D| <= 15 (and the sign terms): a closed selector wins
@@ -199,15 +193,17 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   for (uint32_t i = 0; i < 32; ++i) {
     const std::string n = fmt::format("compare result[{}]", i);
     Expr terms = w(c.step(n + " a", takesA + w(a[i]) - 2)) + w(c.step(n + " b", takesB + w(b[i]) - 2));
-    WireId sign;
+    // FNEG/FABS: bits 0-30 are a's (NaN: the canonical NaN's, flushed subnormal: 0), bit 31
+    // is a's sign flipped by FNEG (0 for FABS and a NaN).
+    WireId negOrAbs;
     if (i < 31) {
-      sign = c.step(n + " FNEG/FABS", 3 * (op.fneg + op.fabs) + 2 * nanA + w(a[i]) - 2 * flushed - 4);
+      negOrAbs = c.step(n + " FNEG/FABS", 3 * (op.fneg + op.fabs) + 2 * nanA + w(a[i]) - 2 * flushed - 4);
       terms += floatNaN;  // the canonical NaN, 0x7fffffff
     } else {
-      sign = c.step(n + " FNEG sign", op.fneg - nanA - w(a[31]) - 1);
+      negOrAbs = c.step(n + " FNEG sign", op.fneg - nanA - w(a[31]) - 1);
     }
-    c.notBefore(sign, takeA);
-    terms += w(sign);
+    c.notBefore(negOrAbs, takeA);
+    terms += w(negOrAbs);
     if (i == 0) terms += setp;
     result.push_back(std::move(terms));
   }

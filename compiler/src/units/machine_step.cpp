@@ -25,6 +25,9 @@ namespace qgpu::compiler {
 
 using machine::MOp;
 
+// The lane-serial forms the step computes. float_lane.cpp gates each op by the same forms
+// (its `form`), so a form left out here gives 0 there, never a half-computed value; change
+// the two together (the joined IR test, MachineStep.*, checks them against the executor).
 bool floatLaneComputes(const machine::MInstr& in) {
   switch (in.op) {
     case MOp::FMul: case MOp::FFma: return true;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,17 @@ Expr negationBit(Circuit& c, const std::string& name, const Expr& bit, const Exp
 /// How many of `bits` equal the bits of `value` (least significant first): a form that reaches
 /// bits.size() exactly where they hold value — the condition of an equality threshold.
 Expr bitsMatching(const Bus& bits, uint64_t value);
+
+/// Chunk m of `bits` (bits 8m .. 8m+7) as the form sum_j 2^j bit, and the same with its top
+/// bit counted as -2^7 and shifted by +128 (the chunk that holds a sign bit, in signed order).
+Expr chunkValue(const Bus& bits, uint32_t m);
+Expr signedChunkValue(const Bus& bits, uint32_t m);
+/// The digit of two chunk values x and y: [x > y] - [x < y], two steps named `name` + " >"
+/// and " <" (in that order). Digits weighted 2^m compare as the numbers do, one level for
+/// every chunk at once (SETP, MIN/MAX, the floats' order). `place`, if given, is applied to
+/// each step's wire before it is read (e.g. a notBefore).
+Expr chunkDigit(Circuit& c, const std::string& name, const Expr& x, const Expr& y,
+                const std::function<void(WireId)>& place = nullptr);
 
 /// Each wire of `bus` as a form (w(x)): what the adders and packers take.
 std::vector<Expr> forms(const Bus& bus);
