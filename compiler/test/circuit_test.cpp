@@ -212,6 +212,62 @@ TEST(Circuit, AddAndSubtractShareOneCarryChain) {
   }
 }
 
+// The same chain with a carry-in of its own (CADD, CARRY): a + b + cin and a + ~b + cin for
+// every combination, and the carry out of bit 31 and bit 63 (CARRY of 4 and 8 bytes).
+TEST(Circuit, AddAndSubtractTakeACarryInOfTheirOwn) {
+  Circuit c("t");
+  const Bus a = c.inputBus("a", 64), b = c.inputBus("b", 64);
+  const WireId sub = c.inputBit("sub"), cin = c.inputBit("cin");
+  std::vector<Expr> x, y;
+  for (uint32_t i = 0; i < 64; ++i) {
+    x.push_back(w(a[i]));
+    y.push_back(w(b[i]));
+  }
+  const AddSubCarries k = addSubCarries(c, "as", x, y, sub, std::nullopt, cin);
+  ASSERT_EQ(k.carry.size(), 65u);
+  auto valueOf = [](const Expr& e, const std::vector<int64_t>& v) {
+    int64_t sum = e.constant;
+    for (const Term& t : e.terms) sum += t.coeff * v[t.wire];
+    return sum;
+  };
+  std::mt19937_64 rng(12);
+  for (int t = 0; t < 4000; ++t) {
+    uint64_t va = rng(), vb = rng();
+    if (t % 5 == 0) vb = ~va;  // long carry chains: the carry-in decides them
+    if (t % 7 == 0) vb = va;
+    if (t % 11 == 0) va = ~uint64_t{0};
+    const int64_t s = t % 2, ci = (t / 2) % 2;
+    std::vector<int64_t> in;
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((va >> i) & 1));
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((vb >> i) & 1));
+    in.push_back(s);
+    in.push_back(ci);
+    const std::vector<int64_t> v = evaluate(c, in);
+    const uint64_t bv = s ? ~vb : vb;
+    // The sum and its carry out without a 128-bit type: the carry out of the 64-bit sum.
+    const uint64_t partial = va + bv, full = partial + static_cast<uint64_t>(ci);
+    const uint64_t carryOut = (partial < va) || (full < partial) ? 1 : 0;
+    // The low chunk's carries are the reader's: [pair + cin >= 2].
+    auto carryInto = [&](uint32_t i) {
+      if (i == 0 || i > k.lowPairs.size()) return valueOf(k.carry[i], v);
+      const int64_t p = valueOf(k.lowPairs[i - 1], v);
+      EXPECT_TRUE(p >= 0 && p <= 2) << t << " pair " << i;
+      return static_cast<int64_t>(p + ci >= 2);
+    };
+    uint64_t got = 0;
+    for (uint32_t i = 0; i < 64; ++i) {
+      const int64_t bit = v[a[i]] + (s ? 1 - v[b[i]] : v[b[i]]) + carryInto(i) - 2 * carryInto(i + 1);
+      ASSERT_TRUE(bit == 0 || bit == 1) << t << " bit " << i;
+      got |= static_cast<uint64_t>(bit) << i;
+    }
+    ASSERT_EQ(k.lowPairs.size(), 12u);
+    ASSERT_EQ(got, full) << t << ": " << va << (s ? " - " : " + ") << vb << " + " << ci;
+    const uint64_t low32 = (va & 0xffffffffu) + (bv & 0xffffffffu) + static_cast<uint64_t>(ci);
+    ASSERT_EQ(valueOf(k.carry[32], v), static_cast<int64_t>(low32 >> 32)) << t;
+    ASSERT_EQ(valueOf(k.carry[64], v), static_cast<int64_t>(carryOut)) << t;
+  }
+}
+
 // A declared exclusive group: the token head takes it in place of a proof, and the evaluator
 // refuses a position where two of its bits are 1.
 TEST(Circuit, AnExclusiveGroupIsCheckedAtEveryPosition) {

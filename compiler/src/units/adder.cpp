@@ -79,17 +79,23 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
 }
 
 AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
-                            WireId sub, std::optional<WireId> firstLevelAt) {
+                            WireId sub, std::optional<WireId> firstLevelAt, std::optional<WireId> carryIn) {
   if (a.size() != b.size() || a.empty()) throw CompileError(fmt::format("{}: adder operands differ in width", name));
-  const size_t n = a.size(), chunks = (n + kChunk - 1) / kChunk;
+  const size_t n = a.size();
+  // The chunks: (first bit, width).
+  std::vector<std::pair<size_t, size_t>> chunk;
+  for (size_t lo = 0; lo < n; lo += kChunk) chunk.push_back({lo, std::min(kChunk, n - lo)});
+  const size_t chunks = chunk.size();
+  if (chunks == 1) throw CompileError(fmt::format("{}: addSubCarries wants more than one chunk", name));
   const Expr isSub = w(sub), isAdd = 1 - w(sub);
   // Level 1, per chunk and bit j: [low + cin >= 2^j] for both carry-ins, where low is the
   // lower bits' sum of a and b (ADD) or of a and ~b, a - b + 2^j - 1 (SUB). The four steps of a
   // bit (two per op, the other op's silenced) are written into one channel: for chunk 0 with
-  // the real carry-in (0 for ADD, 1 for SUB) the carry itself; beyond, c0 + c1 of the op.
+  // the real carry-in (0 for ADD, 1 for SUB) the carry itself; beyond, and for every chunk
+  // where the carry-in is a bit of its own, c0 + c1 of the op.
   std::vector<std::vector<Expr>> carry(chunks), pair(chunks);
   for (size_t m = 0; m < chunks; ++m) {
-    const size_t lo = m * kChunk, width = std::min(kChunk, n - lo);
+    const auto [lo, width] = chunk[m];
     Expr lowA, lowB;
     for (size_t j = 1; j <= width; ++j) {
       const int64_t weight = int64_t{1} << (j - 1), threshold = int64_t{1} << j;
@@ -106,7 +112,7 @@ AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vect
         if (firstLevelAt) c.notBefore(k, *firstLevelAt);
         return w(k);
       };
-      if (m == 0) {
+      if (m == 0 && !carryIn) {
         carry[0].push_back(w(c.channel(fmt::format("{}.c[{}]", name, j), both("c0", 0, false) + both("c1", 1, true))));
       } else {
         const Expr p = both("c0", 0, false) + both("c1", 1, false) + both("c0", 0, true) + both("c1", 1, true);
@@ -114,28 +120,50 @@ AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vect
       }
     }
   }
-  carry[0].insert(carry[0].begin(), isSub);
-  // Level 2: addBuses' chunk carries over the generate/propagate digits (c0 + c1 of a chunk's
-  // top bit), merged with the bit carries.
   WireId last = 0;
-  for (size_t m = 1; m < chunks; ++m) {
-    Expr v = carry[0].back();
-    for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * pair[k].back();
-    const int64_t Mm = int64_t{1} << m, T = int64_t{1} << (m - 1);
-    last = c.step(fmt::format("{}.cin[{}]", name, m * kChunk), v - T);
-    carry[m].push_back(w(last));
-    for (size_t j = 0; j < pair[m].size(); ++j) {
-      last = c.step(fmt::format("{}.carry[{}]", name, m * kChunk + j + 1), v + Mm * (pair[m][j] - 1) - T);
+  if (carryIn) {
+    // Level 2: every carry a threshold over the chunks' digits pair - 1 (kill -1, propagate
+    // 0, generate +1) weighted 2, 4, 8 … above the carry-in's cin - 1 (weight 1).
+    // Chunk 0's own carries are left to the reader, [pair + cin >= 2] at its level
+    // (AddSubCarries::lowPairs): as wires here they would each be a channel more at this level.
+    const Expr cin = w(*carryIn);
+    carry[0] = {cin};
+    for (size_t m = 1; m < chunks; ++m) {
+      Expr u = cin - 1;
+      for (size_t k = 0; k < m; ++k) u += (int64_t{2} << k) * (pair[k].back() - 1);
+      const int64_t Mm = int64_t{2} << m;  // beyond |u| <= 2^(m+1) - 1
+      last = c.step(fmt::format("{}.cin[{}]", name, chunk[m].first), u);
       carry[m].push_back(w(last));
+      for (size_t j = 0; j < pair[m].size(); ++j) {
+        last = c.step(fmt::format("{}.carry[{}]", name, chunk[m].first + j + 1), u + Mm * (pair[m][j] - 1));
+        carry[m].push_back(w(last));
+      }
+    }
+  } else {
+    carry[0].insert(carry[0].begin(), isSub);
+    // Level 2: addBuses' chunk carries over the generate/propagate digits (c0 + c1 of a chunk's
+    // top bit), merged with the bit carries.
+    for (size_t m = 1; m < chunks; ++m) {
+      Expr v = carry[0].back();
+      for (size_t k = 1; k < m; ++k) v += (int64_t{1} << (k - 1)) * pair[k].back();
+      const int64_t Mm = int64_t{1} << m, T = int64_t{1} << (m - 1);
+      last = c.step(fmt::format("{}.cin[{}]", name, chunk[m].first), v - T);
+      carry[m].push_back(w(last));
+      for (size_t j = 0; j < pair[m].size(); ++j) {
+        last = c.step(fmt::format("{}.carry[{}]", name, chunk[m].first + j + 1), v + Mm * (pair[m][j] - 1) - T);
+        carry[m].push_back(w(last));
+      }
     }
   }
-  if (chunks == 1) throw CompileError(fmt::format("{}: addSubCarries wants more than one chunk", name));
   AddSubCarries out;
   out.last = last;
+  if (carryIn) {
+    out.lowPairs = pair[0];
+    carry[0].resize(chunk[0].second);  // carries into bits 1 .. 11: none (lowPairs)
+  }
   for (size_t m = 0; m < chunks; ++m) {
-    const size_t width = std::min(kChunk, n - m * kChunk);
     // carry[m] holds carries into bits lo..lo+width; the next chunk's first repeats the last.
-    for (size_t j = 0; j < width; ++j) out.carry.push_back(carry[m][j]);
+    for (size_t j = 0; j < chunk[m].second; ++j) out.carry.push_back(carry[m][j]);
   }
   out.carry.push_back(carry[chunks - 1].back());
   return out;

@@ -6,11 +6,13 @@
 // last-level terms: one exclusiveOr channel per bit, no level of its own.
 //
 //   guard + 1  the adder's chunk carries for ADD and SUB at once (addSubCarries: SUB is
-//              a + ~b + 1, each threshold built for both ops, the other silenced)
-//   guard + 2  its carries into every chunk; SETP's chunk digits (8-bit chunks: each
-//              width's sign bit tops a chunk)
-//   guard + 3  the sum bits as gates on [ADD or SUB and bit fits], the logic ops' and SETP's
-//              code thresholds: one channel per bit, where a, b and the carries are read last
+//              a + ~b + 1, each threshold built for both ops, the other silenced); CADD and
+//              CARRY's own carry-in (c's bit 0, CC.CF) from c's read
+//   guard + 2  its carries into every chunk past the first, by the carry-in; SETP's chunk
+//              digits (8-bit chunks: each width's sign bit tops a chunk)
+//   guard + 3  the sum bits as gates on [ADD/SUB/CADD and bit fits] (the first chunk's
+//              carries as thresholds here), CARRY's carry out, the logic ops' and SETP's code
+//              thresholds: one channel per bit, where a, b and the carries are read last
 //   op + 5  with SHFL's value pick: the ALU's result channel
 //   c + 1 … c + 6   the 32x32 multiplier (MULLO MULHI MULWIDE MADLO), c's addend as bits
 //   op + 5 … op + 8 the shifter (shifter.cpp: SHR SHL SHF), its amount at c + 1 and c + 2
@@ -22,6 +24,8 @@
 #include "qgpu/compiler/alu.h"
 
 #include <fmt/format.h>
+
+#include <map>
 
 #include "qgpu/compiler/commit.h"
 
@@ -48,6 +52,7 @@ bool aluComputes(const machine::MInstr& in) {
     case MOp::MadWide: return false;  // its 64-bit addend: c's high half is not read (channels)
     case MOp::Shr: case MOp::Shl: return in.bytes() >= 4;
     case MOp::CvtI: return (in.fl & 8) == 0;  // .sat: a range compare, not built yet
+    case MOp::CAdd: case MOp::Carry: return in.bytes() >= 4;  // add.cc and its kin: 32 and 64 bits
     default: return false;
   }
 }
@@ -61,11 +66,26 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   const Bus& word = front.fetch.word;
   const WireId sub = operands.op.at(static_cast<size_t>(MOp::Sub));
   // ---- the adders: a + b, or a + ~b + 1 for SUB, every lane: the carries of both in one
-  // chain (addSubCarries), so no lane holds ~b in 64 channels of its own ----
+  // chain (addSubCarries), so no lane holds ~b in 64 channels of its own. CADD and CARRY
+  // (add.cc, addc, sub.cc, subc: machine carryAdd) share it: fl bit 2 subtracts (a + ~b +
+  // cin), bit 0 takes the carry-in from c's bit 0 (CC.CF), else it is 1 for a subtraction.
+  // The carry-in is read at the adder's second level, c's bit a level after its read ----
+  const Expr carryOp = w(operands.op.at(static_cast<size_t>(MOp::CAdd))) + w(operands.op.at(static_cast<size_t>(MOp::Carry)));
+  const Expr flCf = w(word[machine::kWordFlAt]), flSub = w(word[machine::kWordFlAt + 2]);
+  const WireId carrySubtracts = c.step("CADD/CARRY subtracts", carryOp + flSub - 2);
+  const WireId inverts = c.exclusiveOr("the adder inverts b", std::vector<WireId>{sub, carrySubtracts});
+  WireId carryInOne = 0;
   std::vector<AddSubCarries> sums;
-  for (uint32_t l = 0; l < 4; ++l)
+  for (uint32_t l = 0; l < 4; ++l) {
+    const WireId fromCf = c.step(fmt::format("l{} CADD/CARRY carry-in CC.CF", l), carryOp + flCf + w(operands.selected[8 + l][0]) - 3);
+    if (l == 0) {  // beside the lanes' CC.CF steps, not live from the fetch on
+      carryInOne = c.step("CADD/CARRY carry-in 1", carryOp + flSub - flCf - 2);
+      c.notBefore(carryInOne, fromCf);
+    }
+    const WireId carryIn = c.exclusiveOr(fmt::format("l{} adder carry-in", l), std::vector<WireId>{sub, carryInOne, fromCf});
     sums.push_back(addSubCarries(c, fmt::format("l{} add", l), forms(operands.selected[l]), forms(operands.selected[4 + l]),
-                                 sub, front.reads[4 * 3][0]));
+                                 inverts, front.reads[4 * 3][0], carryIn));
+  }
   // ---- selectors (shared by the lanes): one threshold each on the word's op, ty and fl
   // bits, computed the level before the last one reads them (not live from the fetch on) ----
   const WireId beforeResult = sums[0].last;
@@ -80,34 +100,39 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   auto opFits = [&](MOp o, uint32_t k) {
     return selector(fmt::format("{} width class {}", machine::opName(o), k), 4 * isOp(o) + width - int64_t{k});
   };
-  std::vector<WireId> addSel, subSel;  // ADD, SUB, per width class
+  std::vector<WireId> addSel, subSel;  // ADD or CADD adding, SUB or CADD subtracting, per width class
   std::vector<WireId> orSel, andSel, xorSel, notSel, selpSel;
   for (uint32_t k = 0; k < kWidthClasses; ++k) {
-    addSel.push_back(opFits(MOp::Add, k));
-    subSel.push_back(opFits(MOp::Sub, k));
+    const std::string n = fmt::format("CADD width class {}", k);
+    const WireId cadd = selector(n + " adds", 4 * isOp(MOp::CAdd) - 4 * flSub + width - int64_t{k});
+    const WireId csub = selector(n + " subtracts", 4 * isOp(MOp::CAdd) + 4 * flSub - 4 + width - int64_t{k});
+    addSel.push_back(c.exclusiveOr(fmt::format("ADD/CADD width class {}", k), std::vector<WireId>{opFits(MOp::Add, k), cadd}));
+    subSel.push_back(c.exclusiveOr(fmt::format("SUB/CADD width class {}", k), std::vector<WireId>{opFits(MOp::Sub, k), csub}));
     orSel.push_back(opFits(MOp::Or, k));
     andSel.push_back(opFits(MOp::And, k));
     xorSel.push_back(opFits(MOp::Xor, k));
     notSel.push_back(opFits(MOp::Not, k));
     selpSel.push_back(opFits(MOp::Selp, k));
   }
+  // CARRY: the carry out of bit 31 or bit 63 as the result's bit 0, by the exact width.
+  const WireId carry4 = selector("CARRY 4 bytes", 4 * isOp(MOp::Carry) + matches(word, machine::kWordTyAt, 2, 2) - 2);
+  const WireId carry8 = selector("CARRY 8 bytes", 4 * isOp(MOp::Carry) + matches(word, machine::kWordTyAt, 2, 3) - 2);
   std::vector<WireId> movSel;
   for (uint32_t k = 0; k < kWidthClasses; ++k) movSel.push_back(opFits(MOp::Mov, k));
-  // SETP: per code and width, and signedness for eq..ge.
-  auto setpSel = [&](uint32_t code, uint32_t t, int s) {
-    Expr cond = isOp(MOp::Setp) + matches(word, machine::kWordFlAt, 4, code) - 4 +
-                matches(word, machine::kWordTyAt, 2, t) - 2;
+  // SETP: per code (and signedness for eq..ge), and per width: two selectors in each code's
+  // thresholds rather than one per code and width (20 channels, not 64, where the ALU's
+  // levels are the step's widest).
+  auto setpSel = [&](uint32_t code, int s) {
+    Expr cond = isOp(MOp::Setp) + matches(word, machine::kWordFlAt, 4, code) - 4;
     if (s >= 0) cond += matches(word, machine::kWordTyAt + 2, 1, static_cast<uint32_t>(s)) - 1;
-    return selector(s >= 0 ? fmt::format("SETP code {} width {} signed {}", code, t, s)
-                           : fmt::format("SETP code {} width {}", code, t),
-                    cond);
+    return selector(s >= 0 ? fmt::format("SETP code {} signed {}", code, s) : fmt::format("SETP code {}", code), cond);
   };
-  std::vector<std::vector<std::array<WireId, 2>>> signedSel(kSignedCodes);
-  std::vector<std::vector<WireId>> unsignedSel(kUnsignedCodes);
-  for (uint32_t k = 0; k < kSignedCodes; ++k)
-    for (uint32_t t = 0; t < kWidthClasses; ++t) signedSel[k].push_back({setpSel(k, t, 0), setpSel(k, t, 1)});
-  for (uint32_t k = 0; k < kUnsignedCodes; ++k)
-    for (uint32_t t = 0; t < kWidthClasses; ++t) unsignedSel[k].push_back(setpSel(kSignedCodes + k, t, -1));
+  std::vector<std::array<WireId, 2>> signedSel;
+  std::vector<WireId> unsignedSel, setpWidth;
+  for (uint32_t k = 0; k < kSignedCodes; ++k) signedSel.push_back({setpSel(k, 0), setpSel(k, 1)});
+  for (uint32_t k = 0; k < kUnsignedCodes; ++k) unsignedSel.push_back(setpSel(kSignedCodes + k, -1));
+  for (uint32_t t = 0; t < kWidthClasses; ++t)
+    setpWidth.push_back(selector(fmt::format("SETP width {}", t), matches(word, machine::kWordTyAt, 2, t) - 2));
 
   AluWires out;
   // ---- the active mask: the running lanes whose guard holds (machine::guardedMask) ----
@@ -167,13 +192,27 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     const Bus& p = operands.selected[8 + l];  // SELP's predicate: c's bit 0
     const std::string lane = fmt::format("l{}", l);
     std::vector<Expr> added;
+    // The low chunk's carries (into bits 1 .. 11) are thresholds here, [pair + cin >= 2] and
+    // the bit's ADD or SUB (addSubCarries' lowPairs), each shared by the two bits that read it.
+    const std::vector<Expr>& carry = sums[l].carry;
+    const std::vector<Expr>& lowPairs = sums[l].lowPairs;
+    std::map<std::pair<size_t, uint32_t>, Expr> lowCarry;
+    auto carryInto = [&](size_t j, uint32_t t) -> Expr {
+      if (j == 0 || j > lowPairs.size()) return Expr(0);
+      auto [it, fresh] = lowCarry.try_emplace({j, t});
+      if (fresh)
+        it->second = w(c.step(fmt::format("{} add.carry[{}] class {}", lane, j, t),
+                              3 * (w(addSel[t]) + w(subSel[t])) + lowPairs[j - 1] + carry[0] - 5));  // pair + cin <= 3
+      return it->second;
+    };
+    auto inGate = [&](size_t j) { return j == 0 || j > lowPairs.size() ? carry[j] : Expr(0); };
     for (uint32_t i = 0; i < 64; ++i) {
-      const std::vector<Expr>& k = sums[l].carry;
-      const Expr carries = k[i] - 2 * k[i + 1];
       const uint32_t t = widthClassOfBit(i);
+      const Expr carries = inGate(i) - 2 * inGate(i + 1);
       // The sum bit is a linear form (a bit by the carries' values): a gate each, one neuron.
       added.push_back(w(c.gate(fmt::format("{} ADD[{}]", lane, i), addSel[t], w(a[i]) + w(b[i]) + carries)) +
-                      w(c.gate(fmt::format("{} SUB[{}]", lane, i), subSel[t], w(a[i]) + 1 - w(b[i]) + carries)));
+                      w(c.gate(fmt::format("{} SUB[{}]", lane, i), subSel[t], w(a[i]) + 1 - w(b[i]) + carries)) +
+                      carryInto(i, t) - 2 * carryInto(i + 1, t));
     }
     // ---- SETP: digits of 8-bit chunks, then every code as one threshold ----
     std::vector<Expr> digit(8), signedDigit(kWidthClasses);
@@ -198,15 +237,18 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
         D[s] += (int64_t{1} << top) * (s ? signedDigit[t] : digit[top]);
       }
       const std::string n = fmt::format("{} SETP width {}", lane, t);
+      const Expr widthHolds = M * (w(setpWidth[t]) - 1);
       for (uint32_t s = 0; s < 2; ++s) {
-        auto sel = [&](uint32_t k) { return M * (w(signedSel[k][t][s]) - 1); };
+        auto sel = [&](uint32_t k) { return M * (w(signedSel[k][s]) - 1) + widthHolds; };
         auto th = [&](const char* what, const Expr& cond) { return w(c.step(fmt::format("{} s{} {}", n, s, what), cond)); };
         const Expr& d = D[s];
-        setp += th("eq1", d + sel(0)) + th("eq2", -d + sel(0)) - w(signedSel[0][t][s]);
-        setp += 2 * w(signedSel[1][t][s]) - th("ne1", d + sel(1)) - th("ne2", -d + sel(1));
+        // Every code a sum of thresholds that are all 0 unless its selectors hold: eq is
+        // [d >= 0] - [d >= 1], ne [d >= 1] + [d <= -1].
+        setp += th("eq1", d + sel(0)) - th("eq2", d - 1 + sel(0));
+        setp += th("ne1", d - 1 + sel(1)) + th("ne2", -d - 1 + sel(1));
         setp += th("lt", -d - 1 + sel(2)) + th("le", -d + sel(3)) + th("gt", d - 1 + sel(4)) + th("ge", d + sel(5));
       }
-      auto usel = [&](uint32_t k) { return M * (w(unsignedSel[k][t]) - 1); };
+      auto usel = [&](uint32_t k) { return M * (w(unsignedSel[k]) - 1) + widthHolds; };
       auto uth = [&](const char* what, const Expr& cond) { return w(c.step(fmt::format("{} {}", n, what), cond)); };
       const Expr& u = D[0];
       setp += uth("lo", -u - 1 + usel(0)) + uth("ls", -u + usel(1)) + uth("hi", u - 1 + usel(2)) + uth("hs", u + usel(3));
@@ -224,7 +266,10 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
       logic -= w(c.step(n + " xor carry", 3 * w(xorSel[k]) + ai + bi - 5));
       logic += w(c.gate(n + " not", notSel[k], 1 - ai));
       logic += w(c.step(n + " selp a", w(selpSel[k]) + pi + ai - 3)) + w(c.step(n + " selp b", w(selpSel[k]) - pi + bi - 2));
-      if (i == 0) logic += setp;
+      if (i == 0) {
+        logic += setp;
+        logic += w(c.gate(n + " CARRY 4 bytes", carry4, sums[l].carry[32])) + w(c.gate(n + " CARRY 8 bytes", carry8, sums[l].carry[64]));
+      }
       // The adder's, logic ops' and SETP's terms at their level, where a, b and the adder's
       // carries are read last; SHFL's value pick one level on.
       Expr r = w(c.exclusiveOr(n + " ADD/logic/SETP", logic));

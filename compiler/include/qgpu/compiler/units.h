@@ -104,13 +104,20 @@ Bus addBuses(Circuit& c, const std::string& name, const std::vector<Expr>& a, co
 /// as addBuses'. Returns carry[j], j = 0..n (forms whose values are bits; carry[0] = sub):
 /// result bit j is a_j + b_j + carry_j - 2 carry_{j+1} for ADD and a_j + 1 - b_j + carry_j -
 /// 2 carry_{j+1} for SUB. `last` is a wire of the second level. With `firstLevelAt`, the first
-/// level waits for that wire's level (notBefore).
+/// level waits for that wire's level (notBefore). With `carryIn` (a structural bit or a
+/// declared one), the carry into bit 0 is that bit for either op (CADD, CARRY: a + b + cin,
+/// a + ~b + cin), and carry[0] is it; the carry-in is read at the second level only. The
+/// carries into bits 1 .. lowPairs.size() are then not wires (empty forms): each is
+/// [lowPairs[j - 1] + carryIn >= 2], for the reader to fold into its own thresholds (the
+/// first chunk's pairs c0 + c1, values 0 1 2).
 struct AddSubCarries {
   std::vector<Expr> carry;
+  std::vector<Expr> lowPairs;
   WireId last = 0;
 };
 AddSubCarries addSubCarries(Circuit& c, const std::string& name, const std::vector<Expr>& a, const std::vector<Expr>& b,
-                            WireId sub, std::optional<WireId> firstLevelAt = std::nullopt);
+                            WireId sub, std::optional<WireId> firstLevelAt = std::nullopt,
+                            std::optional<WireId> carryIn = std::nullopt);
 
 /// ADD or SUB of `bits`-bit integers (machine ADD/SUB), modulo 2^bits.
 Unit integerAddUnit(uint32_t bits, uint32_t lanes, bool subtract);
