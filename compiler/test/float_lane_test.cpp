@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <bit>
 #include <map>
 #include <random>
 
@@ -220,6 +221,60 @@ TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
     all(static_cast<uint32_t>(-static_cast<int64_t>(x)));
   }
   for (uint32_t x : {0u, 1u, 0x80000000u, 0xffffffffu, 0x12345678u}) run(6, 0, x, false);  // another op: 0
+  EXPECT_GT(checked, 4'000'000u);
+}
+
+// F2I (buildLaneSerialF2I) in the exact evaluator against machine::computeLane: f32 to s32
+// and u32 in the four rounding modes, with and without .ftz, on every exponent with edge
+// mantissas (both signs: zeros, subnormals, 1/2, the saturation edges, inf, NaN), the values
+// next to every k + 1/2, and 250,000 random floats around the integer range.
+TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
+  Circuit c("f2i");
+  Bus word;
+  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
+  const WireId f2i = c.inputBit("F2I");
+  const Bus a = c.inputBus("a", 32);
+  Bus out;
+  for (const Expr& e : buildLaneSerialF2I(c, word, a, w(f2i))) out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
+  c.outputBus("result", out);
+  Evaluator ev(c);
+  size_t checked = 0;
+  auto run = [&](uint8_t ty, uint8_t fl, uint32_t x, bool on) {
+    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
+    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
+    for (uint32_t k = 0; k < 3; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
+    in.push_back(on);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
+    const std::vector<int64_t> got = ev.stepOutputs(in);
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
+    machine::MInstr mi;
+    mi.op = machine::MOp::F2I;
+    mi.ty = ty;
+    mi.fl = fl;
+    mi.c = 2;  // a 4-byte register
+    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+    ++checked;
+    ASSERT_EQ(v, want) << fmt::format("F2I ty {} fl {}{}: a {:#010x} ({}): got {:#010x}", ty, fl, on ? "" : " (not F2I)", x,
+                                      std::bit_cast<float>(x), v);
+  };
+  auto all = [&](uint32_t x) {
+    for (uint8_t ty : {uint8_t{2}, uint8_t{6}})
+      for (uint8_t fl = 0; fl < 8; ++fl) run(ty, fl, x, true);
+  };
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : {0u, 1u, 2u, 0x3fffffu, 0x400000u, 0x400001u, 0x7fffffu, 0x555555u})
+      for (uint32_t sign : {0u, 1u}) all(sign << 31 | e << 23 | m);
+  for (int64_t k = -70; k <= 70; ++k)  // k + 1/2 and its neighbours: ties and near-ties
+    for (int d = -2; d <= 2; ++d) all(std::bit_cast<uint32_t>(std::bit_cast<float>(std::bit_cast<uint32_t>(static_cast<float>(k) + 0.5f) + d)));
+  for (float f : {2147483520.0f, 2147483648.0f, 4294967040.0f, 4294967296.0f, -2147483648.0f, -2147483904.0f, 8388607.5f, 16777215.0f})
+    all(std::bit_cast<uint32_t>(f));
+  std::mt19937 gen(12);
+  for (int i = 0; i < 250'000; ++i) {
+    const uint32_t e = 100 + static_cast<uint32_t>(gen() % 70);  // |a| from 2^-27 to 2^42
+    all((static_cast<uint32_t>(gen()) & 0x807fffffu) | e << 23);
+  }
+  for (uint32_t x : {0u, 0x3f800000u, 0xbfc00000u, 0x7f800000u, 0x4f000000u}) run(6, 0, x, false);  // another op: 0
   EXPECT_GT(checked, 4'000'000u);
 }
 

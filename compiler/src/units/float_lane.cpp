@@ -52,7 +52,11 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const Expr fsetp = form(MOp::FSetp, -w(word[machine::kWordTyAt + 2]));
   const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
   const Expr i2f = form(MOp::I2F, -w(word[fl + 2]));  // fl bit 2: the destination is f64
-  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + i2f);
+  // F2I from f32 (fl bit 3: from f64) into a 4-byte register (c's width code 2).
+  const Bus widthCode{word[machine::kWordCAt], word[machine::kWordCAt + 1]};
+  const Expr f2i = form(MOp::F2I, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
+  const Expr converts = i2f + f2i;
+  const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
     rounding.push_back(w(c.step(fmt::format("float rounding {}", v), bitsMatching(Bus{word[fl + 2], word[fl + 3]}, v) - 2)));
@@ -94,15 +98,16 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   };
   const Bus a = lanes("a", 0, Expr(1)), b = lanes("b", 1, fmul + ffma + imin + imax + fmin + fmax + fsetp),
             cc = lanes("c", 2, ffma, 1, fadd + fsub, fsub);
-  LaneSerialFloatWires out{sel, buildFfma(c, "float", modes, a, b, cc), {}, {}, {}, fmul + ffma + fadd + fsub + compares + i2f};
+  LaneSerialFloatWires out{sel, buildFfma(c, "float", modes, a, b, cc), {}, {}, {}, fmul + ffma + fadd + fsub + compares + converts};
   out.ffmaFamily = c.step("float FFMA family", fmul + ffma + fadd + fsub - 1);
   // The compare family's and I2F's bits (each 0 unless its op runs), a channel each at its
   // own level: summed into one, the compare's would wait for I2F's where the datapath is widest.
   const std::vector<Expr> compare = buildLaneSerialCompare(c, word, a, b, {imin, imax, fneg, fabs, fmin, fmax, fsetp});
-  const std::vector<Expr> convert = buildLaneSerialI2F(c, word, a, i2f);
+  const std::vector<Expr> toFloat = buildLaneSerialI2F(c, word, a, i2f);
+  const std::vector<Expr> toInt = buildLaneSerialF2I(c, word, a, f2i);
   for (uint32_t i = 0; i < 32; ++i) {
     out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i]));
-    out.convert.push_back(c.exclusiveOr(fmt::format("lane I2F result[{}]", i), convert[i]));
+    out.convert.push_back(c.exclusiveOr(fmt::format("lane I2F/F2I result[{}]", i), toFloat[i] + toInt[i]));
   }
   return out;
 }

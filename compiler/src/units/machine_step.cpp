@@ -36,6 +36,8 @@ bool floatLaneComputes(const machine::MInstr& in) {
     case MOp::FMin: case MOp::FMax: return in.bytes() == 4 && (in.fl & machine::kFlFtz) == 0;
     case MOp::FSetp: return in.bytes() == 4 && (in.ty & 4) == 0;  // FSETP's .ftz: ty bit 2
     case MOp::I2F: return in.bytes() == 4 && (in.fl & machine::kFlI2FDest64) == 0;  // from 4 bytes to f32
+    case MOp::F2I:  // from f32 to 4 bytes, into a 4-byte register (c: its width code)
+      return in.bytes() == 4 && (in.fl & machine::kFlF2ISource64) == 0 && (in.c & 3) == 2;
     default: return false;
   }
 }

@@ -26,7 +26,7 @@ struct LaneSerialFloatWires {
   Bus lane;
   Bus result;     // the FFMA datapath's (meaningful for FADD FSUB FMUL FFMA only)
   Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP), 0 for any other op
-  Bus convert;    // I2F's (int_to_float.cpp), 0 for any other op
+  Bus convert;    // I2F's and F2I's (int_to_float.cpp, float_to_int.cpp), 0 for any other op
   WireId ffmaFamily = 0;  // [FADD, FSUB, FMUL or FFMA]
   Expr computes;  // [the step is one the lane computes] (a form whose values are bits)
 };
@@ -47,6 +47,10 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
 /// bits 0-1 (rn rz rm rp) on the lane's operand bits a (int_to_float.cpp): 32 forms whose
 /// values are the bits, 0 unless `i2f` (a form whose value is [the step is I2F]).
 std::vector<Expr> buildLaneSerialI2F(Circuit& c, const Bus& word, const Bus& a, const Expr& i2f);
+/// F2I of an f32 (.ftz by fl bit 2) to a 4-byte integer (signed by the type's bit) with the
+/// rounding mode of fl bits 0-1 (rni rzi rmi rpi), saturating, NaN to 0 (float_to_int.cpp):
+/// 32 forms whose values are the bits, 0 unless `f2i` (a form whose value is [the step is F2I]).
+std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, const Expr& f2i);
 LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
                                           const Bus& active, const Bus& waits,
                                           std::optional<WireId> after = std::nullopt);
