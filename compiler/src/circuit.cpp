@@ -234,13 +234,14 @@ WireId Circuit::exclusiveSum(const std::string& name, Expr e, Range declared) {
   return add(std::move(n));
 }
 
-void Circuit::notBefore(WireId id, WireId other) {
+void Circuit::notBefore(WireId id, WireId other, uint32_t levelsAfter) {
   if (id >= nodes_.size() || other >= id)
     throw CompileError(fmt::format("{}: notBefore: wire {} must follow wire {}", name_, id, other));
   Node& n = nodes_[id];
   if (n.kind != NodeKind::Step && n.kind != NodeKind::Gate)
     throw CompileError(fmt::format("{}: notBefore: '{}' is no step or gate", name_, n.name));
   n.notBefore = other;
+  n.notBeforeGap = levelsAfter;
 }
 
 void Circuit::exclusiveGroup(const std::string& name, const std::vector<WireId>& bits) {

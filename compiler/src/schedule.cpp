@@ -199,7 +199,7 @@ Schedule schedule(const Circuit& c) {
       case NodeKind::Sum: s.level[i] = levelOf(n.value, s.level); break;
       case NodeKind::MemoryRead: case NodeKind::LookupRead: case NodeKind::CountRead: break;
     }
-    if (n.notBefore) s.level[i] = std::max(s.level[i], s.level[*n.notBefore]);
+    if (n.notBefore) s.level[i] = std::max(s.level[i], s.level[*n.notBefore] + static_cast<int>(n.notBeforeGap));
   }
   sink(c, s);
   s.depth = 1;

@@ -106,6 +106,9 @@ TEST(Circuit, NotBeforeDelaysAStepToAnotherWiresLevel) {
   EXPECT_EQ(s.level[s3], 3);
   EXPECT_EQ(s.level[d], 3);
   EXPECT_EQ(evaluate(c, {1, 1})[d], 1);  // a hint, not a dependency: the value is the same
+  c.notBefore(d, s3, 2);  // two levels after s3's
+  EXPECT_EQ(schedule(c).level[d], 5);
+  EXPECT_EQ(evaluate(c, {1, 0})[d], 0);
   EXPECT_THROW(c.notBefore(s1, d), CompileError);  // only after an earlier wire
   WireId x = c.sum("x", w(d));
   EXPECT_THROW(c.notBefore(x, s1), CompileError) << "a sum has no level of its own to delay";

@@ -278,6 +278,79 @@ TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
   EXPECT_GT(checked, 4'000'000u);
 }
 
+// H2F and F2H (half_float.cpp) in the exact evaluator against machine::computeLane: every
+// f16 to f32; f32 to f16 in the four modes with and without .ftz on every exponent with edge
+// mantissas and both signs, the neighbours of every f16's rounding boundary (ties and
+// near-ties, normal and subnormal), and 250,000 random floats around the f16 range.
+TEST(LaneSerialFloat, HalfConversionsEqualTheExecutorsConversions) {
+  Circuit c("half");
+  Bus word;
+  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
+  const WireId h2f = c.inputBit("H2F"), f2h = c.inputBit("F2H");
+  const Bus a = c.inputBus("a", 32);
+  std::array<Expr, 4> rounding;  // the one-hot over fl bits 2-3, as the datapath's
+  for (uint32_t v = 0; v < 4; ++v)
+    rounding[v] = w(c.step(fmt::format("rounding {}", v),
+                           bitsMatching(Bus{word[machine::kWordFlAt + 2], word[machine::kWordFlAt + 3]}, v) - 2));
+  const std::vector<Expr> from = buildLaneSerialH2F(c, a, w(h2f));
+  const std::vector<Expr> to = buildLaneSerialF2H(c, rounding, w(word[machine::kWordFlAt]), a, w(f2h));
+  Bus out;
+  for (uint32_t i = 0; i < 32; ++i) out.push_back(c.exclusiveOr(fmt::format("result[{}]", i), from[i] + to[i]));
+  c.outputBus("result", out);
+  Evaluator ev(c);
+  size_t checked = 0;
+  auto run = [&](machine::MOp op, uint8_t fl, uint32_t x, bool on) {
+    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
+    for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
+    in.push_back(on && op == machine::MOp::H2F);
+    in.push_back(on && op == machine::MOp::F2H);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
+    const std::vector<int64_t> got = ev.stepOutputs(in);
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
+    machine::MInstr mi;
+    mi.op = op;
+    mi.ty = 1;  // 2 bytes
+    mi.fl = fl;
+    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+    ++checked;
+    ASSERT_EQ(v, want) << fmt::format("{} fl {}{}: a {:#010x}: got {:#010x}", machine::opName(op), fl, on ? "" : " (off)", x, v);
+  };
+  for (uint32_t h = 0; h < 0x10000; ++h) run(machine::MOp::H2F, 0, h, true);
+  auto toHalf = [&](uint32_t x) {
+    for (uint8_t mode = 0; mode < 4; ++mode)
+      for (uint8_t ftz = 0; ftz < 2; ++ftz) run(machine::MOp::F2H, static_cast<uint8_t>(mode << 2 | ftz), x, true);
+  };
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x2000u, 0x3fffffu, 0x400000u, 0x7fe000u, 0x7fefffu, 0x7ff000u, 0x7fffffu})
+      for (uint32_t sign : {0u, 1u}) toHalf(sign << 31 | e << 23 | m);
+  auto halfAsFloatBits = [](uint32_t h) {  // the executor's H2F
+    machine::MInstr mi;
+    mi.op = machine::MOp::H2F;
+    mi.ty = 1;
+    return static_cast<uint32_t>(machine::computeLane(mi, h, 0, 0));
+  };
+  for (uint32_t h = 0; h < 0x7c00; h += 7) {  // around each f16's upper rounding boundary
+    const uint32_t f = halfAsFloatBits(h), next = halfAsFloatBits(h + 1);
+    const uint32_t mid = f + (next - f) / 2;
+    for (int d = -1; d <= 1; ++d) {
+      toHalf(mid + static_cast<uint32_t>(d));
+      toHalf((mid + static_cast<uint32_t>(d)) | 0x80000000u);
+    }
+  }
+  std::mt19937 gen(13);
+  for (int i = 0; i < 250'000; ++i) {
+    const uint32_t e = 95 + static_cast<uint32_t>(gen() % 55);  // |a| from 2^-32 to 2^22
+    const uint32_t x = (static_cast<uint32_t>(gen()) & 0x807fffffu) | e << 23;
+    run(machine::MOp::F2H, static_cast<uint8_t>((i % 4) << 2 | (i / 4) % 2), x, true);
+  }
+  for (uint32_t x : {0u, 0x3c00u, 0x7e00u, 0x3f800000u}) {  // another op: 0
+    run(machine::MOp::H2F, 0, x, false);
+    run(machine::MOp::F2H, 0, x, false);
+  }
+  EXPECT_GT(checked, 580'000u);
+}
+
 // The weights against the IR at every position and output, the launches of up to 1,500
 // positions, at the 2B's hidden size.
 TEST(LaneSerialFloat, CompiledThroughTheEngine) {

@@ -55,7 +55,14 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   // F2I from f32 (fl bit 3: from f64) into a 4-byte register (c's width code 2).
   const Bus widthCode{word[machine::kWordCAt], word[machine::kWordCAt + 1]};
   const Expr f2i = form(MOp::F2I, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
-  const Expr converts = i2f + f2i;
+  // H2F and F2H (2-byte ty), without .sat (fl bit 1).
+  const Expr twoBytes = bitsMatching(tyBits, 1) - 2;  // 0 for 2-byte operands, else < 0
+  auto halfForm = [&](MOp o) {
+    return w(c.step(fmt::format("{} (lane-serial form)", machine::opName(o)),
+                    w(operands.op.at(static_cast<size_t>(o))) + twoBytes - w(word[fl + 1]) - 1));
+  };
+  const Expr h2f = halfForm(MOp::H2F), f2h = halfForm(MOp::F2H);
+  const Expr converts = i2f + f2i + h2f + f2h;
   const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
@@ -105,9 +112,14 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const std::vector<Expr> compare = buildLaneSerialCompare(c, word, a, b, {imin, imax, fneg, fabs, fmin, fmax, fsetp});
   const std::vector<Expr> toFloat = buildLaneSerialI2F(c, word, a, i2f);
   const std::vector<Expr> toInt = buildLaneSerialF2I(c, word, a, f2i);
+  // The half conversions a level after F2I's last: up to it the lane's layers are full.
+  const WireId afterF2I = toInt[0].terms.at(0).wire;
+  const std::vector<Expr> fromHalf = buildLaneSerialH2F(c, a, h2f, afterF2I);
+  const std::vector<Expr> toHalf = buildLaneSerialF2H(c, {rounding[0], rounding[1], rounding[2], rounding[3]}, modes.ftz, a, f2h, afterF2I);
   for (uint32_t i = 0; i < 32; ++i) {
     out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i]));
-    out.convert.push_back(c.exclusiveOr(fmt::format("lane I2F/F2I result[{}]", i), toFloat[i] + toInt[i]));
+    out.convert.push_back(
+        c.exclusiveOr(fmt::format("lane conversion result[{}]", i), toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i]));
   }
   return out;
 }

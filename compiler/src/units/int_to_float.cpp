@@ -80,7 +80,7 @@ std::vector<Expr> buildLaneSerialI2F(Circuit& c, const Bus& word, const Bus& a, 
   auto mode = [&](uint32_t k) { return bitsMatching(modeBits, k) - 2; };  // 0 where the mode is k, else < 0
   const Expr inc = w(c.step(n + " round up (rn)", 2 * guard + sticky + v[0] - 3 + 4 * mode(0))) +
                    w(c.step(n + " round up (rm)", 2 * negative + guard + sticky - 3 + 4 * mode(2))) +
-                   w(c.step(n + " round up (rp)", 2 * (1 - negative) + guard + sticky - 3 + 4 * mode(3) + 4 * (i2f - 1)));
+                   w(c.step(n + " round up (rp)", 2 * (1 - negative) + guard + sticky - 3 + 4 * mode(3)));  // guard, sticky: 0 unless I2F runs
   std::vector<Expr> allOnes(31);  // [V_i = 1 for every i < j]
   Expr low;
   for (uint32_t j = 1; j < 31; ++j) {

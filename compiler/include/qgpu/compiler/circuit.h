@@ -77,6 +77,7 @@ struct Node {
   bool exclusive = false;      // Sum: an exclusiveOr (a declared bit with a channel of its own)
   bool ownChannel = false;     // Sum: written into a channel of its own (an exclusiveOr, a packed carry)
   std::optional<WireId> notBefore;  // Step, Gate: scheduled at this wire's level or later (notBefore)
+  uint32_t notBeforeGap = 0;        // … plus this many levels
 };
 
 /// A named bundle of wires, least significant first (a 32-bit register is 32 bit wires).
@@ -201,8 +202,9 @@ class Circuit {
   /// `other` (an earlier wire) or later, not as soon as its inputs allow. For wires whose
   /// readers come later anyway — the second register copy's decoders, computed beside the
   /// first copy's read rather than with the first's decoders — so fewer channels are live
-  /// at once.
-  void notBefore(WireId id, WireId other);
+  /// at once. With `levelsAfter`, that many levels after `other`'s (a wire whose level is
+  /// known to be full: the next one is where `id` belongs).
+  void notBefore(WireId id, WireId other, uint32_t levelsAfter = 0);
   /// Declares that at most one of `bits` (structural bits) is 1 at any position: like an
   /// exclusiveOr's, a property of the machine that the circuit cannot prove (the token
   /// head's classes, each summed from the units that spell that class). No neurons; the

@@ -6,6 +6,7 @@
 // FABS) on the same lane's operands.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -26,7 +27,7 @@ struct LaneSerialFloatWires {
   Bus lane;
   Bus result;     // the FFMA datapath's (meaningful for FADD FSUB FMUL FFMA only)
   Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP), 0 for any other op
-  Bus convert;    // I2F's and F2I's (int_to_float.cpp, float_to_int.cpp), 0 for any other op
+  Bus convert;    // I2F's, F2I's, H2F's and F2H's (int_to_float.cpp, float_to_int.cpp, half_float.cpp), 0 for any other op
   WireId ffmaFamily = 0;  // [FADD, FSUB, FMUL or FFMA]
   Expr computes;  // [the step is one the lane computes] (a form whose values are bits)
 };
@@ -51,6 +52,15 @@ std::vector<Expr> buildLaneSerialI2F(Circuit& c, const Bus& word, const Bus& a, 
 /// rounding mode of fl bits 0-1 (rni rzi rmi rpi), saturating, NaN to 0 (float_to_int.cpp):
 /// 32 forms whose values are the bits, 0 unless `f2i` (a form whose value is [the step is F2I]).
 std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, const Expr& f2i);
+/// H2F: the f16 in a's low 16 bits to f32 (exact; NaN to 0x7fffffff), and F2H: the f32 a to
+/// f16 with the rounding mode `rounding` (one-hot rn rz rm rp: fl bits 2-3) and `ftz` (fl bit
+/// 0) (overflow to inf or the
+/// largest finite by the mode, NaN to 0x7fff), neither with .sat (half_float.cpp): 32 forms
+/// whose values are the bits, 0 unless `h2f` / `f2h` (forms whose values are [the step is
+/// that op]). With `after`, their first level comes a level after that wire's.
+std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after = std::nullopt);
+std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
+                                     const Expr& f2h, std::optional<WireId> after = std::nullopt);
 LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
                                           const Bus& active, const Bus& waits,
                                           std::optional<WireId> after = std::nullopt);
