@@ -71,32 +71,15 @@ std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, 
   stickyTerms += w(c.step(n + " sticky (subnormal)", zeroExponent + lowerSet[23] - ftz - 2));
   const Expr sticky = w(c.exclusiveOr(n + " sticky", stickyTerms));
   // Level 3: the increment by the mode (fl bits 0-1: rn rz rm rp), and r's runs of ones.
-  const Bus modeBits{word[fl], word[fl + 1]};
-  auto mode = [&](uint32_t k) { return bitsMatching(modeBits, k) - 2; };  // 0 where the mode is k, else < 0
-  const Expr inc = w(c.step(n + " round up (rn)", 2 * guard + sticky + r[0] - 3 + 4 * mode(0))) +
-                   w(c.step(n + " round up (rm)", 2 * negative + guard + sticky - 3 + 4 * mode(2))) +
-                   w(c.step(n + " round up (rp)", 2 * (1 - negative) + guard + sticky - 3 + 4 * mode(3)));
-  // An increment comes only with a fraction (t <= 22: r < 2^23), so its carries stop at bit 23.
+  const Expr inc = roundingIncrement(c, n, guard, sticky, r[0], negative, modeOffsets({word[fl], word[fl + 1]}));
+  // Level 4: v = r + inc. An increment comes only with a fraction (t <= 22: r < 2^23), so
+  // its carries stop at bit 23; above, v is r.
   constexpr uint32_t kCarried = 24;
-  std::vector<Expr> allOnes(kCarried);  // [r_i = 1 for every i < j]
-  Expr low;
-  for (uint32_t j = 1; j < kCarried; ++j) {
-    low += r[j - 1];
-    allOnes[j] = w(c.step(fmt::format("{} ones below {}", n, j), low - static_cast<int64_t>(j)));
-  }
-  // Level 4: v = r + inc (bits 0-23; above, v is r).
+  const std::vector<Expr> sum = addIncrement(c, n, r, inc, kCarried);
   std::vector<Expr> v;
-  for (uint32_t j = 0; j < 32; ++j) {
-    if (j >= kCarried) {
-      v.push_back(r[j]);
-      continue;
-    }
-    const Expr carry = j == 0 ? Expr(0) : allOnes[j] - 1;  // 0 where every bit below is 1, else -1
-    const Expr flips = w(c.step(fmt::format("{} flips {}", n, j), inc + carry - 1));
-    const Expr flipsOne = w(c.step(fmt::format("{} flips a 1 at {}", n, j), inc + carry + r[j] - 2));
+  for (uint32_t j = 0; j < 32; ++j)
     // A channel of its own: r and the flips would be 96 channels into the last level.
-    v.push_back(w(c.exclusiveOr(fmt::format("{} v[{}]", n, j), r[j] + flips - 2 * flipsOne)));
-  }
+    v.push_back(j < kCarried ? w(c.exclusiveOr(fmt::format("{} v[{}]", n, j), sum[j])) : r[j]);
   // Level 5. s32 saturates where v >= 2^31 (bit 31; -2^31 itself is the saturated value),
   // u32 where |a| >= 2^32; a negative u32 is 0 whatever v is, NaN is 0.
   const Expr overS32 = tooLarge + v[31];

@@ -94,11 +94,15 @@ std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& roun
   for (uint32_t s = 14; s <= 24; ++s)
     sub[s] = first(fmt::format("{} E = {}", n, 126 - s), bitsMatching(exponent, 126 - s) - 8 + off);
   const Expr tiny = first(n + " E <= 101", 101 - E + off), zero = first(n + " E = 0", -E + off);
-  std::vector<Expr> lowerSet(24);  // [a mantissa bit below j is set]
+  // [a mantissa bit below j is set], for the j the sticky bits read (12: a normal's, 13-23: a
+  // subnormal's). F2I computes the same prefix of the same operand, but six levels earlier (in
+  // the step's plan layer 23, F2H's read at 29): shared, these 12 wires would be carried
+  // through layer 26, which has no channel left. Twelve neurons are cheaper than that.
+  std::vector<Expr> lowerSet(24);
   Expr below;
   for (uint32_t j = 1; j < 24; ++j) {
     below += w(a[j - 1]);
-    lowerSet[j] = first(fmt::format("{} mantissa below bit {}", n, j), below - 1 + off);
+    if (j >= 12) lowerSet[j] = first(fmt::format("{} mantissa below bit {}", n, j), below - 1 + off);
   }
   auto M = [&](uint32_t j) { return j == 23 ? Expr(1) : w(a[j]); };  // the significand, implicit one at 23
   // Level 2: R, guard, sticky.
@@ -134,22 +138,13 @@ std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& roun
   const Expr inf = all - nan;
   const Expr sign = w(c.step(n + " sign", negative - nan - 1 + off));
   // Level 3: the increment by the mode, R's runs of ones.
-  const Expr inc = w(c.step(n + " round up (rn)", 2 * guard + sticky + R[0] - 3 + mode(0))) +
-                   w(c.step(n + " round up (rm)", 2 * negative + guard + sticky - 3 + mode(2))) +
-                   w(c.step(n + " round up (rp)", 2 * (1 - negative) + guard + sticky - 3 + mode(3)));  // guard, sticky: 0 unless F2H runs
-  std::vector<Expr> allOnes(15);  // [R_i = 1 for every i < j]
-  Expr low;
-  for (uint32_t j = 1; j < 15; ++j) {
-    low += R[j - 1];
-    allOnes[j] = w(c.step(fmt::format("{} ones below {}", n, j), low - static_cast<int64_t>(j)));
-  }
+  // guard, sticky: 0 unless F2H runs.
+  const Expr inc = roundingIncrement(c, n, guard, sticky, R[0], negative, {mode(0), mode(1), mode(2), mode(3)});
   // Level 4: v = R + inc (at most 0x7bff + 1 = 0x7c00, inf).
+  const std::vector<Expr> sum = addIncrement(c, n, R, inc, 15);
   std::vector<Expr> out(32);
   for (uint32_t j = 0; j < 15; ++j) {
-    const Expr carry = j == 0 ? Expr(0) : allOnes[j] - 1;  // 0 where every bit below is 1, else -1
-    const Expr flips = w(c.step(fmt::format("{} flips {}", n, j), inc + carry - 1));
-    const Expr flipsOne = w(c.step(fmt::format("{} flips a 1 at {}", n, j), inc + carry + R[j] - 2));
-    Expr bit = R[j] + flips - 2 * flipsOne + nan;  // NaN: 0x7fff
+    Expr bit = sum[j] + nan;  // NaN: 0x7fff
     if (j >= 10) bit += inf + toInf;                // inf: 0x7c00
     if (j != 10) bit += toMax;                      // 0x7bff
     out[j] = bit;

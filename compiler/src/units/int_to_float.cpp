@@ -76,25 +76,11 @@ std::vector<Expr> buildLaneSerialI2F(Circuit& c, const Bus& word, const Bus& a, 
   for (uint32_t p = 0; p < 32; ++p) anyLead += lead[p];
   const Expr sticky = w(c.step(n + " sticky", ones - kept - anyLead - 1 + 32 * (anyLead - 1)));
   // Level 6: the increment by the mode (fl bits 0-1: rn rz rm rp).
-  const Bus modeBits{word[machine::kWordFlAt], word[machine::kWordFlAt + 1]};
-  auto mode = [&](uint32_t k) { return bitsMatching(modeBits, k) - 2; };  // 0 where the mode is k, else < 0
-  const Expr inc = w(c.step(n + " round up (rn)", 2 * guard + sticky + v[0] - 3 + 4 * mode(0))) +
-                   w(c.step(n + " round up (rm)", 2 * negative + guard + sticky - 3 + 4 * mode(2))) +
-                   w(c.step(n + " round up (rp)", 2 * (1 - negative) + guard + sticky - 3 + 4 * mode(3)));  // guard, sticky: 0 unless I2F runs
-  std::vector<Expr> allOnes(31);  // [V_i = 1 for every i < j]
-  Expr low;
-  for (uint32_t j = 1; j < 31; ++j) {
-    low += v[j - 1];
-    allOnes[j] = w(c.step(fmt::format("{} ones below {}", n, j), low - static_cast<int64_t>(j)));
-  }
+  // guard, sticky: 0 unless I2F runs.
+  const Expr inc = roundingIncrement(c, n, guard, sticky, v[0], negative,
+                                     modeOffsets({word[machine::kWordFlAt], word[machine::kWordFlAt + 1]}));
   // Level 7: V + inc; the sign.
-  std::vector<Expr> out;
-  for (uint32_t j = 0; j < 31; ++j) {
-    const Expr carry = j == 0 ? Expr(0) : allOnes[j] - 1;  // 0 where every bit below is 1, else -1
-    const Expr flips = w(c.step(fmt::format("{} flips {}", n, j), inc + carry - 1));
-    const Expr flipsOne = w(c.step(fmt::format("{} flips a 1 at {}", n, j), inc + carry + v[j] - 2));
-    out.push_back(v[j] + flips - 2 * flipsOne);
-  }
+  std::vector<Expr> out = addIncrement(c, n, v, inc, 31);
   out.push_back(negative);
   return out;
 }

@@ -3,6 +3,7 @@
 // buses (least significant bit first), as the register file holds them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -61,6 +62,20 @@ Expr signedChunkValue(const Bus& bits, uint32_t m);
 /// each step's wire before it is read (e.g. a notBefore).
 Expr chunkDigit(Circuit& c, const std::string& name, const Expr& x, const Expr& y,
                 const std::function<void(WireId)>& place = nullptr);
+
+/// The rounding back end of the conversions (I2F, F2I, F2H; rounding.cpp). The mode's
+/// increment, a form whose value is a bit: rn rounds up on guard and (sticky or `lowBit`, the
+/// kept value's bit 0), rm on guard or sticky where `negative`, rp where not, rz never;
+/// modeOff[k] is 0 where the mode is k (rn rz rm rp) and at most -4 otherwise. Three steps.
+Expr roundingIncrement(Circuit& c, const std::string& name, const Expr& guard, const Expr& sticky, const Expr& lowBit,
+                       const Expr& negative, const std::array<Expr, 4>& modeOff);
+/// modeOff of a mode held as two bits (rn rz rm rp = 0 1 2 3, least significant first).
+std::array<Expr, 4> modeOffsets(const Bus& modeBits);
+/// value + inc on bits 0 .. width-1 (value's forms and inc have bit values; a carry out of
+/// the top is the caller's): per bit the form value_j + flips - 2 flipsOne, whose value is the
+/// sum's bit — one level of [ones below j] steps, with inc, then one of flips.
+std::vector<Expr> addIncrement(Circuit& c, const std::string& name, const std::vector<Expr>& value, const Expr& inc,
+                               uint32_t width);
 
 /// Each wire of `bus` as a form (w(x)): what the adders and packers take.
 std::vector<Expr> forms(const Bus& bus);
