@@ -3,8 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-
+#include <optional>
 #include <random>
+#include <vector>
 
 #include "qgpu/compiler/circuit.h"
 #include "qgpu/compiler/emit.h"
@@ -174,35 +175,45 @@ TEST(Circuit, AnExclusiveSumIsADeclaredRangeTheEvaluatorChecks) {
   EXPECT_THROW(accumulatePacked(c, "mismatch", &p, three), CompileError) << "3 bits onto a 2-bit channel";
 }
 
+// Two 64-bit operands, the subtract bit and (if wanted) a carry-in as inputs, for the
+// adder tests below; inputs() their values in that order.
+struct AdderRig {
+  Circuit c{"t"};
+  Bus a = c.inputBus("a", 64), b = c.inputBus("b", 64);
+  WireId sub = c.inputBit("sub");
+  std::optional<WireId> cin;
+
+  std::vector<int64_t> inputs(uint64_t va, uint64_t vb, int64_t s, int64_t ci = 0) const {
+    std::vector<int64_t> in;
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((va >> i) & 1));
+    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((vb >> i) & 1));
+    in.push_back(s);
+    if (cin) in.push_back(ci);
+    return in;
+  }
+};
+
+// A form's value given every wire's.
+int64_t valueOf(const Expr& e, const std::vector<int64_t>& v) {
+  int64_t sum = e.constant;
+  for (const Term& t : e.terms) sum += t.coeff * v[t.wire];
+  return sum;
+}
+
 // ADD and SUB in one carry chain (addSubCarries): every result bit, from the carries, equals
 // the machine's sum or difference modulo 2^64.
 TEST(Circuit, AddAndSubtractShareOneCarryChain) {
-  Circuit c("t");
-  const Bus a = c.inputBus("a", 64), b = c.inputBus("b", 64);
-  const WireId sub = c.inputBit("sub");
-  std::vector<Expr> x, y;
-  for (uint32_t i = 0; i < 64; ++i) {
-    x.push_back(w(a[i]));
-    y.push_back(w(b[i]));
-  }
-  const AddSubCarries k = addSubCarries(c, "as", x, y, sub);
+  AdderRig r;
+  const Bus &a = r.a, &b = r.b;
+  const AddSubCarries k = addSubCarries(r.c, "as", forms(a), forms(b), r.sub);
   ASSERT_EQ(k.carry.size(), 65u);
-  auto valueOf = [](const Expr& e, const std::vector<int64_t>& v) {
-    int64_t sum = e.constant;
-    for (const Term& t : e.terms) sum += t.coeff * v[t.wire];
-    return sum;
-  };
   std::mt19937_64 rng(11);
   for (int t = 0; t < 3000; ++t) {
     uint64_t va = rng(), vb = rng();
     if (t % 5 == 0) vb = ~va;  // long carry chains
     if (t % 7 == 0) vb = va;
     const int64_t s = t % 2;
-    std::vector<int64_t> in;
-    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((va >> i) & 1));
-    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((vb >> i) & 1));
-    in.push_back(s);
-    const std::vector<int64_t> v = evaluate(c, in);
+    const std::vector<int64_t> v = evaluate(r.c, r.inputs(va, vb, s));
     const uint64_t want = s ? va - vb : va + vb;
     uint64_t got = 0;
     for (uint32_t i = 0; i < 64; ++i) {
@@ -218,21 +229,11 @@ TEST(Circuit, AddAndSubtractShareOneCarryChain) {
 // The same chain with a carry-in of its own (CADD, CARRY): a + b + cin and a + ~b + cin for
 // every combination, and the carry out of bit 31 and bit 63 (CARRY of 4 and 8 bytes).
 TEST(Circuit, AddAndSubtractTakeACarryInOfTheirOwn) {
-  Circuit c("t");
-  const Bus a = c.inputBus("a", 64), b = c.inputBus("b", 64);
-  const WireId sub = c.inputBit("sub"), cin = c.inputBit("cin");
-  std::vector<Expr> x, y;
-  for (uint32_t i = 0; i < 64; ++i) {
-    x.push_back(w(a[i]));
-    y.push_back(w(b[i]));
-  }
-  const AddSubCarries k = addSubCarries(c, "as", x, y, sub, std::nullopt, cin);
+  AdderRig r;
+  r.cin = r.c.inputBit("cin");
+  const Bus &a = r.a, &b = r.b;
+  const AddSubCarries k = addSubCarries(r.c, "as", forms(a), forms(b), r.sub, std::nullopt, *r.cin);
   ASSERT_EQ(k.carry.size(), 65u);
-  auto valueOf = [](const Expr& e, const std::vector<int64_t>& v) {
-    int64_t sum = e.constant;
-    for (const Term& t : e.terms) sum += t.coeff * v[t.wire];
-    return sum;
-  };
   std::mt19937_64 rng(12);
   for (int t = 0; t < 4000; ++t) {
     uint64_t va = rng(), vb = rng();
@@ -240,12 +241,7 @@ TEST(Circuit, AddAndSubtractTakeACarryInOfTheirOwn) {
     if (t % 7 == 0) vb = va;
     if (t % 11 == 0) va = ~uint64_t{0};
     const int64_t s = t % 2, ci = (t / 2) % 2;
-    std::vector<int64_t> in;
-    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((va >> i) & 1));
-    for (int i = 0; i < 64; ++i) in.push_back(static_cast<int64_t>((vb >> i) & 1));
-    in.push_back(s);
-    in.push_back(ci);
-    const std::vector<int64_t> v = evaluate(c, in);
+    const std::vector<int64_t> v = evaluate(r.c, r.inputs(va, vb, s, ci));
     const uint64_t bv = s ? ~vb : vb;
     // The sum and its carry out without a 128-bit type: the carry out of the 64-bit sum.
     const uint64_t partial = va + bv, full = partial + static_cast<uint64_t>(ci);

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
-#include <iostream>
+#include <array>
 #include <bit>
+#include <iostream>
 #include <map>
+#include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "corpus_runs.h"
 #include "qgpu/compiler/float_lane.h"
@@ -94,6 +98,57 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
             << lanes[machine::MOp::FMin] << " FMIN, " << lanes[machine::MOp::FMax] << " FMAX; " << lanes[machine::MOp::I2F]
             << " I2F\n";
 }
+// One lane-serial circuit in the exact evaluator, as the unit tests below build it: the
+// word's bits up to fl's (inputs first), one selector bit per op, the operand a (and b); the
+// caller's 32 result forms as the outputs. lane() evaluates one assignment: ty's bit 2 (the
+// signedness), fl's four bits, which selectors are on, the operands.
+class LaneRig {
+ public:
+  LaneRig(const std::string& name, const std::vector<machine::MOp>& ops, bool withB) : c_(name), ops_(ops) {
+    for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c_.inputBit(fmt::format("word[{}]", i)));
+    for (machine::MOp o : ops) selectors.push_back(w(c_.inputBit(machine::opName(o))));
+    a = c_.inputBus("a", 32);
+    if (withB) b = c_.inputBus("b", 32);
+  }
+  Circuit& circuit() { return c_; }
+  void outputs(const std::vector<Expr>& result) {
+    Bus out;
+    for (const Expr& e : result) out.push_back(c_.exclusiveOr(fmt::format("result[{}]", out.size()), e));
+    c_.outputBus("result", out);
+    ev_.emplace(c_);
+  }
+  /// The circuit's result with `on` the selected op (none if std::nullopt).
+  uint32_t lane(std::optional<machine::MOp> on, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0) {
+    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
+    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
+    for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
+    for (machine::MOp o : ops_) in.push_back(on == o);
+    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
+    for (uint32_t i = 0; i < b.size(); ++i) in.push_back((y >> i) & 1);
+    const std::vector<int64_t> got = ev_->stepOutputs(in);
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
+    return v;
+  }
+
+  Bus word, a, b;
+  std::vector<Expr> selectors;
+
+ private:
+  Circuit c_;
+  std::vector<machine::MOp> ops_;
+  std::optional<Evaluator> ev_;
+};
+
+/// The executor's lane result (machine::computeLane) of `op` with ty, fl and the c field.
+uint32_t executorLane(machine::MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0, uint8_t cField = 0) {
+  machine::MInstr mi;
+  mi.op = op;
+  mi.ty = ty;
+  mi.fl = fl;
+  mi.c = cField;
+  return static_cast<uint32_t>(machine::computeLane(mi, x, y, 0));
+}
 
 // The compare family alone (buildLaneSerialCompare) in the exact evaluator against
 // machine::computeLane: MIN and MAX signed and unsigned, FNEG and FABS with and without
@@ -102,34 +157,13 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
 // pairs, half of them equal but for one byte so that the chunk compares meet equal chunks.
 TEST(LaneSerialFloat, TheCompareFamilyEqualsTheExecutorsUnits) {
   using machine::MOp;
-  Circuit c("compare");
-  Bus word;
-  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
-  const MOp ops[] = {MOp::Min, MOp::Max, MOp::FNeg, MOp::FAbs, MOp::FMin, MOp::FMax, MOp::FSetp};
-  std::vector<Expr> is;
-  for (MOp o : ops) is.push_back(w(c.inputBit(machine::opName(o))));
-  const Bus a = c.inputBus("a", 32), b = c.inputBus("b", 32);
-  Bus out;
-  for (const Expr& e : buildLaneSerialCompare(c, word, a, b, {is[0], is[1], is[2], is[3], is[4], is[5], is[6]}))
-    out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
-  c.outputBus("result", out);
-  Evaluator ev(c);
+  const std::vector<MOp> ops = {MOp::Min, MOp::Max, MOp::FNeg, MOp::FAbs, MOp::FMin, MOp::FMax, MOp::FSetp};
+  LaneRig rig("compare", ops, true);
+  const std::vector<Expr>& is = rig.selectors;
+  rig.outputs(buildLaneSerialCompare(rig.circuit(), rig.word, rig.a, rig.b, {is[0], is[1], is[2], is[3], is[4], is[5], is[6]}));
   std::map<MOp, size_t> checked;
   auto run = [&](MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y) {
-    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
-    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
-    for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
-    for (MOp o : ops) in.push_back(o == op);
-    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
-    for (uint32_t i = 0; i < 32; ++i) in.push_back((y >> i) & 1);
-    const std::vector<int64_t> got = ev.stepOutputs(in);
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
-    machine::MInstr mi;
-    mi.op = op;
-    mi.ty = ty;
-    mi.fl = fl;
-    const uint32_t want = static_cast<uint32_t>(machine::computeLane(mi, x, y, 0));
+    const uint32_t v = rig.lane(op, ty, fl, x, y), want = executorLane(op, ty, fl, x, y);
     ++checked[op];
     ASSERT_EQ(v, want) << fmt::format("{} ty {} fl {}: a {:#010x} b {:#010x}: got {:#010x}", machine::opName(op), ty, fl, x,
                                       y, v);
@@ -169,30 +203,13 @@ TEST(LaneSerialFloat, TheCompareFamilyEqualsTheExecutorsUnits) {
 // leading one, the guard and the sticky bit change), ties and near-ties of every magnitude,
 // and 250,000 random values.
 TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
-  Circuit c("i2f");
-  Bus word;
-  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
-  const WireId i2f = c.inputBit("I2F");
-  const Bus a = c.inputBus("a", 32);
-  Bus out;
-  for (const Expr& e : buildLaneSerialI2F(c, word, a, w(i2f))) out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
-  c.outputBus("result", out);
-  Evaluator ev(c);
+  using machine::MOp;
+  LaneRig rig("i2f", {MOp::I2F}, false);
+  rig.outputs(buildLaneSerialI2F(rig.circuit(), rig.word, rig.a, rig.selectors[0]));
   size_t checked = 0;
   auto run = [&](uint8_t ty, uint8_t mode, uint32_t x, bool on) {
-    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
-    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
-    for (uint32_t k = 0; k < 2; ++k) in[machine::kWordFlAt + k] = (mode >> k) & 1;
-    in.push_back(on);
-    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
-    const std::vector<int64_t> got = ev.stepOutputs(in);
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
-    machine::MInstr mi;
-    mi.op = machine::MOp::I2F;
-    mi.ty = ty;
-    mi.fl = mode;
-    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+    const uint32_t v = rig.lane(on ? std::optional(MOp::I2F) : std::nullopt, ty, mode, x);
+    const uint32_t want = on ? executorLane(MOp::I2F, ty, mode, x) : 0;
     ++checked;
     ASSERT_EQ(v, want) << fmt::format("I2F ty {} mode {}{}: a {:#010x}: got {:#010x}", ty, mode, on ? "" : " (not I2F)",
                                       x, v);
@@ -229,31 +246,13 @@ TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
 // mantissas (both signs: zeros, subnormals, 1/2, the saturation edges, inf, NaN), the values
 // next to every k + 1/2, and 250,000 random floats around the integer range.
 TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
-  Circuit c("f2i");
-  Bus word;
-  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
-  const WireId f2i = c.inputBit("F2I");
-  const Bus a = c.inputBus("a", 32);
-  Bus out;
-  for (const Expr& e : buildLaneSerialF2I(c, word, a, w(f2i))) out.push_back(c.exclusiveOr(fmt::format("result[{}]", out.size()), e));
-  c.outputBus("result", out);
-  Evaluator ev(c);
+  using machine::MOp;
+  LaneRig rig("f2i", {MOp::F2I}, false);
+  rig.outputs(buildLaneSerialF2I(rig.circuit(), rig.word, rig.a, rig.selectors[0]));
   size_t checked = 0;
   auto run = [&](uint8_t ty, uint8_t fl, uint32_t x, bool on) {
-    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
-    in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
-    for (uint32_t k = 0; k < 3; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
-    in.push_back(on);
-    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
-    const std::vector<int64_t> got = ev.stepOutputs(in);
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
-    machine::MInstr mi;
-    mi.op = machine::MOp::F2I;
-    mi.ty = ty;
-    mi.fl = fl;
-    mi.c = 2;  // a 4-byte register
-    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+    const uint32_t v = rig.lane(on ? std::optional(MOp::F2I) : std::nullopt, ty, fl, x);
+    const uint32_t want = on ? executorLane(MOp::F2I, ty, fl, x, 0, 2) : 0;  // c = 2: a 4-byte register
     ++checked;
     ASSERT_EQ(v, want) << fmt::format("F2I ty {} fl {}{}: a {:#010x} ({}): got {:#010x}", ty, fl, on ? "" : " (not F2I)", x,
                                       std::bit_cast<float>(x), v);
@@ -283,36 +282,22 @@ TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
 // mantissas and both signs, the neighbours of every f16's rounding boundary (ties and
 // near-ties, normal and subnormal), and 250,000 random floats around the f16 range.
 TEST(LaneSerialFloat, HalfConversionsEqualTheExecutorsConversions) {
-  Circuit c("half");
-  Bus word;
-  for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c.inputBit(fmt::format("word[{}]", i)));
-  const WireId h2f = c.inputBit("H2F"), f2h = c.inputBit("F2H");
-  const Bus a = c.inputBus("a", 32);
+  using machine::MOp;
+  LaneRig rig("half", {MOp::H2F, MOp::F2H}, false);
+  Circuit& c = rig.circuit();
   std::array<Expr, 4> rounding;  // the one-hot over fl bits 2-3, as the datapath's
   for (uint32_t v = 0; v < 4; ++v)
     rounding[v] = w(c.step(fmt::format("rounding {}", v),
-                           bitsMatching(Bus{word[machine::kWordFlAt + 2], word[machine::kWordFlAt + 3]}, v) - 2));
-  const std::vector<Expr> from = buildLaneSerialH2F(c, a, w(h2f));
-  const std::vector<Expr> to = buildLaneSerialF2H(c, rounding, w(word[machine::kWordFlAt]), a, w(f2h));
-  Bus out;
-  for (uint32_t i = 0; i < 32; ++i) out.push_back(c.exclusiveOr(fmt::format("result[{}]", i), from[i] + to[i]));
-  c.outputBus("result", out);
-  Evaluator ev(c);
+                           bitsMatching(Bus{rig.word[machine::kWordFlAt + 2], rig.word[machine::kWordFlAt + 3]}, v) - 2));
+  const std::vector<Expr> from = buildLaneSerialH2F(c, rig.a, rig.selectors[0]);
+  const std::vector<Expr> to = buildLaneSerialF2H(c, rounding, w(rig.word[machine::kWordFlAt]), rig.a, rig.selectors[1]);
+  std::vector<Expr> sum;
+  for (uint32_t i = 0; i < 32; ++i) sum.push_back(from[i] + to[i]);
+  rig.outputs(sum);
   size_t checked = 0;
-  auto run = [&](machine::MOp op, uint8_t fl, uint32_t x, bool on) {
-    std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
-    for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
-    in.push_back(on && op == machine::MOp::H2F);
-    in.push_back(on && op == machine::MOp::F2H);
-    for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
-    const std::vector<int64_t> got = ev.stepOutputs(in);
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
-    machine::MInstr mi;
-    mi.op = op;
-    mi.ty = 1;  // 2 bytes
-    mi.fl = fl;
-    const uint32_t want = on ? static_cast<uint32_t>(machine::computeLane(mi, x, 0, 0)) : 0;
+  auto run = [&](MOp op, uint8_t fl, uint32_t x, bool on) {
+    const uint32_t v = rig.lane(on ? std::optional(op) : std::nullopt, 1, fl, x);  // ty 1: 2 bytes
+    const uint32_t want = on ? executorLane(op, 1, fl, x) : 0;
     ++checked;
     ASSERT_EQ(v, want) << fmt::format("{} fl {}{}: a {:#010x}: got {:#010x}", machine::opName(op), fl, on ? "" : " (off)", x, v);
   };
