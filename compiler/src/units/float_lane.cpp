@@ -37,31 +37,27 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   // fl: bit 0 ftz, bit 1 sat, bits 2-3 the rounding mode (rn rz rm rp).
   const uint32_t fl = machine::kWordFlAt;
   // Each op form is [the op, in the forms floatLaneComputes names]: 4-byte operands (ty's
-  // width bits 2), FMIN/FMAX without .ftz, FSETP without its .ftz (ty bit 2), I2F to f32 —
+  // width bits 2; H2F and F2H 2-byte), FMIN/FMAX without .ftz, FSETP without its .ftz (ty bit 2), I2F to f32 —
   // so the lane computes exactly those and any other step's result is 0. Change the two
   // together (machine_step.cpp).
   const Bus tyBits{word[machine::kWordTyAt], word[machine::kWordTyAt + 1]};
   const Expr fourBytes = bitsMatching(tyBits, 2) - 2;  // 0 for 4-byte operands, else < 0
-  auto form = [&](MOp o, const Expr& more) {
+  const Expr twoBytes = bitsMatching(tyBits, 1) - 2;   // 0 for 2-byte operands (H2F, F2H), else < 0
+  auto form = [&](MOp o, const Expr& width, const Expr& more) {
     return w(c.step(fmt::format("{} (lane-serial form)", machine::opName(o)),
-                    w(operands.op.at(static_cast<size_t>(o))) + fourBytes + more - 1));
+                    w(operands.op.at(static_cast<size_t>(o))) + width + more - 1));
   };
-  const Expr imin = form(MOp::Min, Expr(0)), imax = form(MOp::Max, Expr(0));
-  const Expr fneg = form(MOp::FNeg, Expr(0)), fabs = form(MOp::FAbs, Expr(0));
-  const Expr fmin = form(MOp::FMin, -w(word[fl])), fmax = form(MOp::FMax, -w(word[fl]));
-  const Expr fsetp = form(MOp::FSetp, -w(word[machine::kWordTyAt + 2]));
+  const Expr imin = form(MOp::Min, fourBytes, Expr(0)), imax = form(MOp::Max, fourBytes, Expr(0));
+  const Expr fneg = form(MOp::FNeg, fourBytes, Expr(0)), fabs = form(MOp::FAbs, fourBytes, Expr(0));
+  const Expr fmin = form(MOp::FMin, fourBytes, -w(word[fl])), fmax = form(MOp::FMax, fourBytes, -w(word[fl]));
+  const Expr fsetp = form(MOp::FSetp, fourBytes, -w(word[machine::kWordTyAt + 2]));
   const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
-  const Expr i2f = form(MOp::I2F, -w(word[fl + 2]));  // fl bit 2: the destination is f64
+  const Expr i2f = form(MOp::I2F, fourBytes, -w(word[fl + 2]));  // fl bit 2: the destination is f64
   // F2I from f32 (fl bit 3: from f64) into a 4-byte register (c's width code 2).
   const Bus widthCode{word[machine::kWordCAt], word[machine::kWordCAt + 1]};
-  const Expr f2i = form(MOp::F2I, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
-  // H2F and F2H (2-byte ty), without .sat (fl bit 1).
-  const Expr twoBytes = bitsMatching(tyBits, 1) - 2;  // 0 for 2-byte operands, else < 0
-  auto halfForm = [&](MOp o) {
-    return w(c.step(fmt::format("{} (lane-serial form)", machine::opName(o)),
-                    w(operands.op.at(static_cast<size_t>(o))) + twoBytes - w(word[fl + 1]) - 1));
-  };
-  const Expr h2f = halfForm(MOp::H2F), f2h = halfForm(MOp::F2H);
+  const Expr f2i = form(MOp::F2I, fourBytes, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
+  // H2F and F2H without .sat (fl bit 1).
+  const Expr h2f = form(MOp::H2F, twoBytes, -w(word[fl + 1])), f2h = form(MOp::F2H, twoBytes, -w(word[fl + 1]));
   const Expr converts = i2f + f2i + h2f + f2h;
   const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
