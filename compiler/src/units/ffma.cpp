@@ -157,7 +157,9 @@ Bus buildFfma(Circuit& c, const std::string& unit, const F32Modes& modes, const 
       const Expr d = coarseC(x - k) - coarseC(x - k + 1);
       if (!d.terms.empty()) v += w(c.gate(n(fmt::format("c.Y[{}].{}", wb, k)), hc[static_cast<size_t>(k)], d));
     }
-    Y[static_cast<size_t>(wb)] = v;
+    // One channel per window bit, written by its gates' neurons: else each of the ~530 gates
+    // would hold a channel of its own until Yx reads it.
+    Y[static_cast<size_t>(wb)] = v.terms.empty() ? v : w(c.channel(n(fmt::format("c.Y[{}]", wb)), v));
   }
   // The addend's bits below w2 (j < 23 - s), or all of it when s < 0: one-hot over s.
   Expr stC;
