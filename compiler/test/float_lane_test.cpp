@@ -86,6 +86,7 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
   EXPECT_GT(lanes[machine::MOp::FAbs], 0u);
   EXPECT_GT(lanes[machine::MOp::FSetp], 10u);
   EXPECT_GT(lanes[machine::MOp::I2F], 10u);
+  EXPECT_GT(lanes[machine::MOp::Bfe], 10u);
   RecordProperty("fadd_lanes", static_cast<int>(lanes[machine::MOp::FAdd]));
   RecordProperty("fsub_lanes", static_cast<int>(lanes[machine::MOp::FSub]));
   RecordProperty("fmul_lanes", static_cast<int>(lanes[machine::MOp::FMul]));
@@ -96,19 +97,20 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
             << lanes[machine::MOp::Max] << " MAX, " << lanes[machine::MOp::FNeg] << " FNEG, "
             << lanes[machine::MOp::FAbs] << " FABS, " << lanes[machine::MOp::FSetp] << " FSETP, "
             << lanes[machine::MOp::FMin] << " FMIN, " << lanes[machine::MOp::FMax] << " FMAX; " << lanes[machine::MOp::I2F]
-            << " I2F\n";
+            << " I2F; " << lanes[machine::MOp::Bfe] << " BFE\n";
 }
 // One lane-serial circuit in the exact evaluator, as the unit tests below build it: the
-// word's bits up to fl's (inputs first), one selector bit per op, the operand a (and b); the
-// caller's 32 result forms as the outputs. lane() evaluates one assignment: ty's bit 2 (the
-// signedness), fl's four bits, which selectors are on, the operands.
+// word's bits up to fl's (inputs first), one selector bit per op, the operands a (and b, c:
+// `operands` of them); the caller's 32 result forms as the outputs. lane() evaluates one
+// assignment: ty's bit 2 (the signedness), fl's four bits, which selector is on, the operands.
 class LaneRig {
  public:
-  LaneRig(const std::string& name, const std::vector<machine::MOp>& ops, bool withB) : c_(name), ops_(ops) {
+  LaneRig(const std::string& name, const std::vector<machine::MOp>& ops, uint32_t operands = 1) : c_(name), ops_(ops) {
     for (uint32_t i = 0; i < machine::kWordFlAt + 4; ++i) word.push_back(c_.inputBit(fmt::format("word[{}]", i)));
     for (machine::MOp o : ops) selectors.push_back(w(c_.inputBit(machine::opName(o))));
     a = c_.inputBus("a", 32);
-    if (withB) b = c_.inputBus("b", 32);
+    if (operands >= 2) b = c_.inputBus("b", 32);
+    if (operands >= 3) c = c_.inputBus("c", 32);
   }
   Circuit& circuit() { return c_; }
   void outputs(const std::vector<Expr>& result) {
@@ -118,20 +120,21 @@ class LaneRig {
     ev_.emplace(c_);
   }
   /// The circuit's result with `on` the selected op (none if std::nullopt).
-  uint32_t lane(std::optional<machine::MOp> on, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0) {
+  uint32_t lane(std::optional<machine::MOp> on, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0, uint32_t z = 0) {
     std::vector<int64_t> in(machine::kWordFlAt + 4, 0);
     in[machine::kWordTyAt + 2] = (ty >> 2) & 1;
     for (uint32_t k = 0; k < 4; ++k) in[machine::kWordFlAt + k] = (fl >> k) & 1;
     for (machine::MOp o : ops_) in.push_back(on == o);
     for (uint32_t i = 0; i < 32; ++i) in.push_back((x >> i) & 1);
     for (uint32_t i = 0; i < b.size(); ++i) in.push_back((y >> i) & 1);
+    for (uint32_t i = 0; i < c.size(); ++i) in.push_back((z >> i) & 1);
     const std::vector<int64_t> got = ev_->stepOutputs(in);
     uint32_t v = 0;
     for (uint32_t i = 0; i < 32; ++i) v |= static_cast<uint32_t>(got[i]) << i;
     return v;
   }
 
-  Bus word, a, b;
+  Bus word, a, b, c;
   std::vector<Expr> selectors;
 
  private:
@@ -141,13 +144,14 @@ class LaneRig {
 };
 
 /// The executor's lane result (machine::computeLane) of `op` with ty, fl and the c field.
-uint32_t executorLane(machine::MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0, uint8_t cField = 0) {
+uint32_t executorLane(machine::MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint32_t y = 0, uint8_t cField = 0,
+                      uint32_t z = 0) {
   machine::MInstr mi;
   mi.op = op;
   mi.ty = ty;
   mi.fl = fl;
   mi.c = cField;
-  return static_cast<uint32_t>(machine::computeLane(mi, x, y, 0));
+  return static_cast<uint32_t>(machine::computeLane(mi, x, y, z));
 }
 
 // The compare family alone (buildLaneSerialCompare) in the exact evaluator against
@@ -158,7 +162,7 @@ uint32_t executorLane(machine::MOp op, uint8_t ty, uint8_t fl, uint32_t x, uint3
 TEST(LaneSerialFloat, TheCompareFamilyEqualsTheExecutorsUnits) {
   using machine::MOp;
   const std::vector<MOp> ops = {MOp::Min, MOp::Max, MOp::FNeg, MOp::FAbs, MOp::FMin, MOp::FMax, MOp::FSetp};
-  LaneRig rig("compare", ops, true);
+  LaneRig rig("compare", ops, 2);
   const std::vector<Expr>& is = rig.selectors;
   rig.outputs(buildLaneSerialCompare(rig.circuit(), rig.word, rig.a, rig.b, {is[0], is[1], is[2], is[3], is[4], is[5], is[6]}));
   std::map<MOp, size_t> checked;
@@ -204,7 +208,7 @@ TEST(LaneSerialFloat, TheCompareFamilyEqualsTheExecutorsUnits) {
 // and 250,000 random values.
 TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
   using machine::MOp;
-  LaneRig rig("i2f", {MOp::I2F}, false);
+  LaneRig rig("i2f", {MOp::I2F});
   rig.outputs(buildLaneSerialI2F(rig.circuit(), rig.word, rig.a, rig.selectors[0]));
   size_t checked = 0;
   auto run = [&](uint8_t ty, uint8_t mode, uint32_t x, bool on) {
@@ -247,7 +251,7 @@ TEST(LaneSerialFloat, IntToFloatEqualsTheExecutorsConversion) {
 // next to every k + 1/2, and 250,000 random floats around the integer range.
 TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
   using machine::MOp;
-  LaneRig rig("f2i", {MOp::F2I}, false);
+  LaneRig rig("f2i", {MOp::F2I});
   rig.outputs(buildLaneSerialF2I(rig.circuit(), rig.word, rig.a, rig.selectors[0]));
   size_t checked = 0;
   auto run = [&](uint8_t ty, uint8_t fl, uint32_t x, bool on) {
@@ -277,13 +281,45 @@ TEST(LaneSerialFloat, FloatToIntEqualsTheExecutorsConversion) {
   EXPECT_GT(checked, 4'000'000u);
 }
 
+// BFE (bit_field.cpp) in the exact evaluator against machine::computeLane: u32 and s32 on
+// every pos and len below 72 (past the word, the clamps) and the byte's top values, for
+// values with the sign bit set and clear and alternating bits; then 400,000 random
+// operands whose pos and len are any byte (the upper bytes of b and c ignored).
+TEST(LaneSerialFloat, BitFieldExtractEqualsTheExecutorsUnit) {
+  using machine::MOp;
+  LaneRig rig("bfe", {MOp::Bfe}, 3);
+  rig.outputs(buildLaneSerialBfe(rig.circuit(), rig.word, rig.a, rig.b, rig.c, rig.selectors[0]));
+  size_t checked = 0;
+  auto run = [&](uint8_t ty, uint32_t x, uint32_t y, uint32_t z, bool on) {
+    const uint32_t v = rig.lane(on ? std::optional(MOp::Bfe) : std::nullopt, ty, 0, x, y, z);
+    const uint32_t want = on ? executorLane(MOp::Bfe, ty, 0, x, y, 0, z) : 0;
+    ++checked;
+    ASSERT_EQ(v, want) << fmt::format("BFE ty {}{}: a {:#010x} pos {} len {} (b {:#x}, c {:#x}): got {:#010x}", ty,
+                                      on ? "" : " (not BFE)", x, y & 0xff, z & 0xff, y, z, v);
+  };
+  std::vector<uint32_t> positions;
+  for (uint32_t p = 0; p < 72; ++p) positions.push_back(p);
+  for (uint32_t p : {127u, 128u, 200u, 254u, 255u}) positions.push_back(p);
+  for (uint32_t x : {0u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0xaaaaaaaau, 0x5555aaa5u, 0x12345678u, 0xfedcba98u})
+    for (uint32_t p : positions)
+      for (uint32_t l : positions)
+        for (uint8_t ty : {uint8_t{2}, uint8_t{6}}) run(ty, x, p, l, true);
+  std::mt19937 gen(14);
+  for (int i = 0; i < 200'000; ++i) {
+    const uint32_t x = static_cast<uint32_t>(gen()), y = static_cast<uint32_t>(gen()), z = static_cast<uint32_t>(gen());
+    for (uint8_t ty : {uint8_t{2}, uint8_t{6}}) run(ty, x, y, z, true);
+  }
+  for (uint32_t x : {0xffffffffu, 0x80000000u}) run(6, x, 0, 8, false);  // another op: 0
+  EXPECT_GT(checked, 480'000u);
+}
+
 // H2F and F2H (half_float.cpp) in the exact evaluator against machine::computeLane: every
 // f16 to f32; f32 to f16 in the four modes with and without .ftz on every exponent with edge
 // mantissas and both signs, the neighbours of every f16's rounding boundary (ties and
 // near-ties, normal and subnormal), and 250,000 random floats around the f16 range.
 TEST(LaneSerialFloat, HalfConversionsEqualTheExecutorsConversions) {
   using machine::MOp;
-  LaneRig rig("half", {MOp::H2F, MOp::F2H}, false);
+  LaneRig rig("half", {MOp::H2F, MOp::F2H});
   Circuit& c = rig.circuit();
   std::array<Expr, 4> rounding;  // the one-hot over fl bits 2-3, as the datapath's
   for (uint32_t v = 0; v < 4; ++v)

@@ -58,7 +58,8 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const Expr f2i = form(MOp::F2I, fourBytes, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
   // H2F and F2H without .sat (fl bit 1).
   const Expr h2f = form(MOp::H2F, twoBytes, -w(word[fl + 1])), f2h = form(MOp::F2H, twoBytes, -w(word[fl + 1]));
-  const Expr converts = i2f + f2i + h2f + f2h;
+  const Expr bfe = form(MOp::Bfe, fourBytes, Expr(0));
+  const Expr converts = i2f + f2i + h2f + f2h + bfe;
   const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
@@ -99,8 +100,8 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
     }
     return bits;
   };
-  const Bus a = lanes("a", 0, Expr(1)), b = lanes("b", 1, fmul + ffma + imin + imax + fmin + fmax + fsetp),
-            cc = lanes("c", 2, ffma, 1, fadd + fsub, fsub);
+  const Bus a = lanes("a", 0, Expr(1)), b = lanes("b", 1, fmul + ffma + imin + imax + fmin + fmax + fsetp + bfe),
+            cc = lanes("c", 2, ffma + bfe, 1, fadd + fsub, fsub);
   LaneSerialFloatWires out{sel, buildFfma(c, "float", modes, a, b, cc), {}, {}, {}, fmul + ffma + fadd + fsub + compares + converts};
   out.ffmaFamily = c.step("float FFMA family", fmul + ffma + fadd + fsub - 1);
   // The compare family's and I2F's bits (each 0 unless its op runs), a channel each at its
@@ -112,10 +113,11 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const WireId afterF2I = toInt[0].terms.at(0).wire;
   const std::vector<Expr> fromHalf = buildLaneSerialH2F(c, a, h2f, afterF2I);
   const std::vector<Expr> toHalf = buildLaneSerialF2H(c, {rounding[0], rounding[1], rounding[2], rounding[3]}, modes.ftz, a, f2h, afterF2I);
+  const std::vector<Expr> field = buildLaneSerialBfe(c, word, a, b, cc, bfe, afterF2I);
   for (uint32_t i = 0; i < 32; ++i) {
     out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i]));
-    out.convert.push_back(
-        c.exclusiveOr(fmt::format("lane conversion result[{}]", i), toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i]));
+    out.convert.push_back(c.exclusiveOr(fmt::format("lane conversion result[{}]", i),
+                                        toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i] + field[i]));
   }
   return out;
 }

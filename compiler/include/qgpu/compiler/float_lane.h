@@ -61,6 +61,11 @@ std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, 
 std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after = std::nullopt);
 std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
                                      const Expr& f2h, std::optional<WireId> after = std::nullopt);
+/// BFE of a 4-byte a (signed by the type's bit) with pos = b's and len = c's low byte
+/// (bit_field.cpp): 32 forms whose values are the bits, 0 unless `bfe` (a form whose value is
+/// [the step is BFE]); with `after`, its first level one after that wire's.
+std::vector<Expr> buildLaneSerialBfe(Circuit& c, const Bus& word, const Bus& a, const Bus& b, const Bus& cc, const Expr& bfe,
+                                     std::optional<WireId> after = std::nullopt);
 LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, const OperandWires& operands,
                                           const Bus& active, const Bus& waits,
                                           std::optional<WireId> after = std::nullopt);
