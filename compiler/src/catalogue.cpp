@@ -311,7 +311,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return aluWriteUnit(); }, false, operandsSample},
       {"memory", "the operand select and the memory: four lane copies of 64 one-byte banks written by the prompt's segments and by stores (one lane per position), an LD read per lane at a + b, extended to the register width",
        [] { return memoryAccessUnit(); }, false, operandsSample},
-      {"float_lane", "the operand select and the lane-serial float step: FADD, FSUB, FMUL and FFMA one active lane per position on one FFMA datapath (the lane from the WAITs so far); beside it on the same lane the compare family (MIN MAX FMIN FMAX FNEG FABS FSETP), the conversions I2F F2I H2F F2H and BFE",
+      {"float_lane", "the operand select and the lane-serial float step: FADD, FSUB, FMUL and FFMA one active lane per position on one FFMA datapath (the lane from the WAITs so far); beside it on the same lane the compare family (MIN MAX FMIN FMAX FNEG FABS FSETP), the conversions I2F F2I H2F F2H, BFE, POPC, CLZ, BFIND and BREV",
        [] { return laneSerialFloatUnit(); }, false, operandsSample},
       {"step", "the machine step joined: the operand select, the ALU, the memory (LD, lane-serial ST), the lane-serial float step with its lanes' results parked, one result select and the register write spelled, and the step's control tokens",
        [] { return machineStepUnit(); }, false, operandsSample, true},

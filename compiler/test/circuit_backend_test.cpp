@@ -73,7 +73,7 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;
   // Through the circuit today (docs/compiler.md §4): one block or many, one warp or many,
   // barriers that every warp reaches together, the lane-serial compare family (MIN MAX FMIN
-  // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H) and BFE, CADD and CARRY, a
+  // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H), BFE, CADD and CARRY, a
   // three-entry divergence at depth 1 and its pops; no atomic, no deeper SIMT stack than the
   // control decides.
   const std::set<std::string> mustRun = {

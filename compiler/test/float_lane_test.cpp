@@ -87,6 +87,8 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
   EXPECT_GT(lanes[machine::MOp::FSetp], 10u);
   EXPECT_GT(lanes[machine::MOp::I2F], 10u);
   EXPECT_GT(lanes[machine::MOp::Bfe], 10u);
+  for (machine::MOp o : {machine::MOp::Popc, machine::MOp::Clz, machine::MOp::Bfind, machine::MOp::Brev})
+    EXPECT_GT(lanes[o], 0u) << machine::opName(o);
   RecordProperty("fadd_lanes", static_cast<int>(lanes[machine::MOp::FAdd]));
   RecordProperty("fsub_lanes", static_cast<int>(lanes[machine::MOp::FSub]));
   RecordProperty("fmul_lanes", static_cast<int>(lanes[machine::MOp::FMul]));
@@ -97,7 +99,9 @@ TEST(LaneSerialFloat, TheIrComputesEveryLaneOfEveryFmulAndFfma) {
             << lanes[machine::MOp::Max] << " MAX, " << lanes[machine::MOp::FNeg] << " FNEG, "
             << lanes[machine::MOp::FAbs] << " FABS, " << lanes[machine::MOp::FSetp] << " FSETP, "
             << lanes[machine::MOp::FMin] << " FMIN, " << lanes[machine::MOp::FMax] << " FMAX; " << lanes[machine::MOp::I2F]
-            << " I2F; " << lanes[machine::MOp::Bfe] << " BFE\n";
+            << " I2F; " << lanes[machine::MOp::Bfe] << " BFE, " << lanes[machine::MOp::Popc] << " POPC, "
+            << lanes[machine::MOp::Clz] << " CLZ, " << lanes[machine::MOp::Bfind] << " BFIND, " << lanes[machine::MOp::Brev]
+            << " BREV\n";
 }
 // One lane-serial circuit in the exact evaluator, as the unit tests below build it: the
 // word's bits up to fl's (inputs first), one selector bit per op, the operands a (and b, c:
@@ -311,6 +315,48 @@ TEST(LaneSerialFloat, BitFieldExtractEqualsTheExecutorsUnit) {
   }
   for (uint32_t x : {0xffffffffu, 0x80000000u}) run(6, x, 0, 8, false);  // another op: 0
   EXPECT_GT(checked, 480'000u);
+}
+
+// POPC, CLZ, BFIND (u32, s32, with and without .shiftamt) and BREV (bit_count.cpp) in the
+// exact evaluator against machine::computeLane: 0, -1, every value with one or two bits set,
+// their complements, every leading-one position with random bits below, and 200,000 random
+// values; 0 where another op runs.
+TEST(LaneSerialFloat, BitCountsEqualTheExecutorsUnits) {
+  using machine::MOp;
+  const std::vector<MOp> ops = {MOp::Popc, MOp::Clz, MOp::Bfind, MOp::Brev};
+  LaneRig rig("bit counts", ops);
+  const std::vector<Expr>& is = rig.selectors;
+  rig.outputs(buildLaneSerialBitCounts(rig.circuit(), rig.word, rig.a, {is[0], is[1], is[2], is[3]}));
+  std::map<MOp, size_t> checked;
+  auto run = [&](MOp op, uint8_t ty, uint8_t fl, uint32_t x) {
+    const uint32_t v = rig.lane(op, ty, fl, x), want = executorLane(op, ty, fl, x);
+    ++checked[op];
+    ASSERT_EQ(v, want) << fmt::format("{} ty {} fl {}: a {:#010x}: got {:#010x}", machine::opName(op), ty, fl, x, v);
+  };
+  auto all = [&](uint32_t x) {
+    run(MOp::Popc, 2, 0, x);
+    run(MOp::Clz, 2, 0, x);
+    run(MOp::Brev, 2, 0, x);
+    for (uint8_t ty : {uint8_t{2}, uint8_t{6}})
+      for (uint8_t fl : {uint8_t{0}, uint8_t{1}}) run(MOp::Bfind, ty, fl, x);
+  };
+  all(0);
+  all(0xffffffffu);
+  for (uint32_t i = 0; i < 32; ++i)
+    for (uint32_t j = i; j < 32; ++j) {
+      all((1u << i) | (1u << j));
+      all(~((1u << i) | (1u << j)));
+    }
+  std::mt19937 gen(15);
+  for (uint32_t p = 0; p < 32; ++p)
+    for (int k = 0; k < 64; ++k) {
+      const uint32_t below = p == 0 ? 0 : static_cast<uint32_t>(gen()) & ((1u << p) - 1);
+      all((1u << p) | below);
+      all(~((1u << p) | below));
+    }
+  for (int i = 0; i < 200'000; ++i) all(static_cast<uint32_t>(gen()));
+  for (uint32_t x : {0u, 0xffffffffu, 0x80000000u}) EXPECT_EQ(rig.lane(std::nullopt, 6, 1, x), 0u) << x;  // no op: 0
+  for (MOp o : ops) EXPECT_GE(checked[o], 200'000u) << machine::opName(o);
 }
 
 // H2F and F2H (half_float.cpp) in the exact evaluator against machine::computeLane: every

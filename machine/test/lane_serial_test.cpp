@@ -75,13 +75,14 @@ TEST(MachineLaneSerial, FloatStepsTakeOnePositionPerActiveLane) {
   EXPECT_EQ(countContaining(r.trace, "float lane"), 10u);      // not the integer add or mul.wide
 }
 
-TEST(MachineLaneSerial, OnlyTheFloatCompareConversionAndBitFieldOpsAreLaneSerial) {
+TEST(MachineLaneSerial, OnlyTheFloatCompareConversionAndBitOpsAreLaneSerial) {
   for (size_t i = 0; i < static_cast<size_t>(MOp::Count); ++i) {
     const MOp op = static_cast<MOp>(i);
     const bool serial = op == MOp::FAdd || op == MOp::FSub || op == MOp::FMul || op == MOp::FFma || op == MOp::Min ||
                         op == MOp::Max || op == MOp::FMin || op == MOp::FMax || op == MOp::FNeg || op == MOp::FAbs ||
                         op == MOp::FSetp || op == MOp::I2F || op == MOp::F2I || op == MOp::H2F || op == MOp::F2H ||
-                        op == MOp::F2D || op == MOp::D2F || op == MOp::FRndI || op == MOp::Bfe;
+                        op == MOp::F2D || op == MOp::D2F || op == MOp::FRndI || op == MOp::Bfe ||
+                        op == MOp::Popc || op == MOp::Clz || op == MOp::Bfind || op == MOp::Brev;
     EXPECT_EQ(opInfo(op).exec == MExec::LaneSerial, serial) << opName(op);
   }
 }

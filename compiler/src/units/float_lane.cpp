@@ -59,7 +59,9 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   // H2F and F2H without .sat (fl bit 1).
   const Expr h2f = form(MOp::H2F, twoBytes, -w(word[fl + 1])), f2h = form(MOp::F2H, twoBytes, -w(word[fl + 1]));
   const Expr bfe = form(MOp::Bfe, fourBytes, Expr(0));
-  const Expr converts = i2f + f2i + h2f + f2h + bfe;
+  const BitCountOps counts{form(MOp::Popc, fourBytes, Expr(0)), form(MOp::Clz, fourBytes, Expr(0)),
+                           form(MOp::Bfind, fourBytes, Expr(0)), form(MOp::Brev, fourBytes, Expr(0))};
+  const Expr converts = i2f + f2i + h2f + f2h + bfe + counts.popc + counts.clz + counts.bfind + counts.brev;
   const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
@@ -104,18 +106,23 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
             cc = lanes("c", 2, ffma + bfe, 1, fadd + fsub, fsub);
   LaneSerialFloatWires out{sel, buildFfma(c, "float", modes, a, b, cc), {}, {}, {}, fmul + ffma + fadd + fsub + compares + converts};
   out.ffmaFamily = c.step("float FFMA family", fmul + ffma + fadd + fsub - 1);
-  // The compare family's and I2F's bits (each 0 unless its op runs), a channel each at its
-  // own level: summed into one, the compare's would wait for I2F's where the datapath is widest.
-  const std::vector<Expr> compare = buildLaneSerialCompare(c, word, a, b, {imin, imax, fneg, fabs, fmin, fmax, fsetp});
+  // The compare family's and the conversions' bits (each 0 unless its op runs), a channel
+  // each at its own level: summed into one, the compare's would wait for I2F's where the
+  // datapath is widest. POPC, CLZ, BFIND and BREV (two levels, computed as soon as a is
+  // muxed) join the compare's channels; BFE the conversions' (a level after F2I's last).
+  const std::vector<Expr> compare =
+      buildLaneSerialCompare(c, word, a, b, {imin, imax, fneg, fabs, fmin, fmax, fsetp});
   const std::vector<Expr> toFloat = buildLaneSerialI2F(c, word, a, i2f);
   const std::vector<Expr> toInt = buildLaneSerialF2I(c, word, a, f2i);
   // The half conversions a level after F2I's last: up to it the lane's layers are full.
   const WireId afterF2I = toInt[0].terms.at(0).wire;
   const std::vector<Expr> fromHalf = buildLaneSerialH2F(c, a, h2f, afterF2I);
-  const std::vector<Expr> toHalf = buildLaneSerialF2H(c, {rounding[0], rounding[1], rounding[2], rounding[3]}, modes.ftz, a, f2h, afterF2I);
+  const std::vector<Expr> toHalf =
+      buildLaneSerialF2H(c, {rounding[0], rounding[1], rounding[2], rounding[3]}, modes.ftz, a, f2h, afterF2I);
   const std::vector<Expr> field = buildLaneSerialBfe(c, word, a, b, cc, bfe, afterF2I);
+  const std::vector<Expr> count = buildLaneSerialBitCounts(c, word, a, counts);
   for (uint32_t i = 0; i < 32; ++i) {
-    out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i]));
+    out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i] + count[i]));
     out.convert.push_back(c.exclusiveOr(fmt::format("lane conversion result[{}]", i),
                                         toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i] + field[i]));
   }
@@ -200,6 +207,9 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   for (uint32_t k = 0; k < std::size(codes); ++k) {
     const WireId sel = c.step(fmt::format("FSETP code {}", k),
                               op.fsetp + bitsMatching(Bus(word.begin() + machine::kWordFlAt, word.begin() + machine::kWordFlAt + 4), k) - 5);
+    // Beside less and greater, which it meets a level later: early, its 14 codes would each
+    // hold a channel across the ALU's layers.
+    c.notBefore(sel, less.terms.at(0).wire);
     setpTerms += w(c.step(fmt::format("FSETP code {} holds", k), codes[k] + 8 * (w(sel) - 1)));
   }
   const Expr setp = w(c.channel("FSETP result", setpTerms));

@@ -39,7 +39,7 @@ bool floatLaneComputes(const machine::MInstr& in) {
     case MOp::F2I:  // from f32 to 4 bytes, into a 4-byte register (c: its width code)
       return in.bytes() == 4 && (in.fl & machine::kFlF2ISource64) == 0 && (in.c & 3) == 2;
     case MOp::H2F: case MOp::F2H: return in.bytes() == 2 && (in.fl & machine::kFlSat) == 0;
-    case MOp::Bfe: return in.bytes() == 4;
+    case MOp::Bfe: case MOp::Popc: case MOp::Clz: case MOp::Bfind: case MOp::Brev: return in.bytes() == 4;
     default: return false;
   }
 }

@@ -26,8 +26,9 @@ namespace qgpu::compiler {
 struct LaneSerialFloatWires {
   Bus lane;
   Bus result;     // the FFMA datapath's (meaningful for FADD FSUB FMUL FFMA only)
-  Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP), 0 for any other op
-  Bus convert;    // I2F's, F2I's, H2F's and F2H's (int_to_float.cpp, float_to_int.cpp, half_float.cpp), 0 for any other op
+  Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP) and POPC CLZ BFIND BREV's, 0 for any other op
+  Bus convert;    // I2F's, F2I's, H2F's, F2H's and BFE's (int_to_float.cpp, float_to_int.cpp, half_float.cpp,
+                  // bit_field.cpp), 0 for any other op
   WireId ffmaFamily = 0;  // [FADD, FSUB, FMUL or FFMA]
   Expr computes;  // [the step is one the lane computes] (a form whose values are bits)
 };
@@ -61,6 +62,15 @@ std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, 
 std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after = std::nullopt);
 std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
                                      const Expr& f2h, std::optional<WireId> after = std::nullopt);
+/// The bit-count ops, each a form whose value is [the step is that op].
+struct BitCountOps {
+  Expr popc, clz, bfind, brev;
+};
+/// POPC, CLZ, BFIND (signed by the type's bit, .shiftamt by fl bit 0) and BREV of a 4-byte a
+/// (bit_count.cpp): 32 forms whose values are the bits, 0 unless one of them runs; with
+/// `after`, their first level one after that wire's.
+std::vector<Expr> buildLaneSerialBitCounts(Circuit& c, const Bus& word, const Bus& a, const BitCountOps& op,
+                                           std::optional<WireId> after = std::nullopt);
 /// BFE of a 4-byte a (signed by the type's bit) with pos = b's and len = c's low byte
 /// (bit_field.cpp): 32 forms whose values are the bits, 0 unless `bfe` (a form whose value is
 /// [the step is BFE]); with `after`, its first level one after that wire's.
