@@ -3,7 +3,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "qgpu/model/error.h"
 #include "qgpu/model/parallel_for.h"
@@ -223,6 +225,21 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
         sparse_.setFromTriplets(triplets.begin(), triplets.end());
         sparse_.makeCompressed();
         nonZeros_ = nnz;
+        // By column, one row block per thread: the blocks write disjoint rows of y.
+        const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(parallelThreads()), static_cast<std::size_t>(rows_)));
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const int r0 = static_cast<int>(static_cast<std::size_t>(rows_) * b / blocks);
+            const int r1 = static_cast<int>(static_cast<std::size_t>(rows_) * (b + 1) / blocks);
+            ColumnBlock block;
+            block.row0 = r0;
+            block.entries = sparse_.middleRows(r0, r1 - r0);
+            block.entries.makeCompressed();
+            columnBlocks_.push_back(std::move(block));
+        }
+        columnEntries_.assign(static_cast<std::size_t>(cols_), 0);
+        for (const ColumnBlock& b : columnBlocks_)
+            for (int c = 0; c < cols_; ++c)
+                columnEntries_[static_cast<std::size_t>(c)] += static_cast<std::uint32_t>(b.entries.outerIndexPtr()[c + 1] - b.entries.outerIndexPtr()[c]);
         return;
     }
     nonZeros_ = n;  // not counted exactly for dense storage
@@ -295,19 +312,55 @@ Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
         }
         case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
         case Storage::Sparse: {
-            if (nonZeros_ < kParallelMinWeights / 4) {
-                y.noalias() = sparse_ * x;
-                break;
-            }
-            // Row-major storage makes a block of rows a cheap view: split rows over the pool.
-            const std::size_t grain = std::max<std::size_t>(64, static_cast<std::size_t>(rows_) * (kParallelMinWeights / 4) / nonZeros_);
-            parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
-                const auto n = static_cast<Eigen::Index>(r1 - r0);
-                y.segment(static_cast<Eigen::Index>(r0), n).noalias() = sparse_.middleRows(static_cast<Eigen::Index>(r0), n) * x;
-            });
-            break;
+            // By columns where the entries under x's non-zeros are under half of all (a scatter
+            // costs about twice a gather per entry).
+            std::size_t touched = 0;
+            for (int c = 0; c < cols_; ++c)
+                if (x[c] != 0.0f) touched += columnEntries_[static_cast<std::size_t>(c)];
+            return 2 * touched < nonZeros_ ? applyByColumns(x) : applyByRows(x);
         }
     }
+    return y;
+}
+
+Eigen::VectorXf Linear::applyByRows(const Eigen::VectorXf& x) const {
+    if (storage_ != Storage::Sparse) throw ModelError("Linear::applyByRows: not sparse storage");
+    Eigen::VectorXf y(rows_);
+    if (nonZeros_ < kParallelMinWeights / 4) {
+        y.noalias() = sparse_ * x;
+        return y;
+    }
+    // Row-major storage makes a block of rows a cheap view: split rows over the pool.
+    const std::size_t grain = std::max<std::size_t>(64, static_cast<std::size_t>(rows_) * (kParallelMinWeights / 4) / nonZeros_);
+    parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
+        const auto n = static_cast<Eigen::Index>(r1 - r0);
+        y.segment(static_cast<Eigen::Index>(r0), n).noalias() = sparse_.middleRows(static_cast<Eigen::Index>(r0), n) * x;
+    });
+    return y;
+}
+
+Eigen::VectorXf Linear::applyByColumns(const Eigen::VectorXf& x) const {
+    if (storage_ != Storage::Sparse) throw ModelError("Linear::applyByColumns: not sparse storage");
+    std::vector<int> live;  // x's non-zero entries, in column order
+    for (int c = 0; c < cols_; ++c)
+        if (x[c] != 0.0f) live.push_back(c);
+    Eigen::VectorXf y = Eigen::VectorXf::Zero(rows_);
+    auto run = [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+            const ColumnBlock& block = columnBlocks_[b];
+            const int* outer = block.entries.outerIndexPtr();
+            const int* inner = block.entries.innerIndexPtr();
+            const float* value = block.entries.valuePtr();
+            float* out = y.data() + block.row0;
+            // Row r's terms arrive in column order, as the row product adds them.
+            for (const int c : live) {
+                const float xc = x[c];
+                for (int k = outer[c]; k < outer[c + 1]; ++k) out[inner[k]] += value[k] * xc;
+            }
+        }
+    };
+    if (nonZeros_ < kParallelMinWeights / 4) run(0, columnBlocks_.size());
+    else parallelFor(columnBlocks_.size(), 1, run);
     return y;
 }
 

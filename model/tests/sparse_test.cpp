@@ -3,7 +3,10 @@
 // (to f32 rounding) the same logits as with every matrix dense.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <random>
+#include <span>
 
 #include "qgpu/model/generate.h"
 #include "qgpu/model/linear.h"
@@ -60,6 +63,53 @@ TEST(SparsePath, DenseMatricesStayDense) {
     test::writeCheckpoint(tmp.path(), config, test::randomTensors(config, 5, /*density=*/0.5));
     const Model m = Model::load(tmp.path());
     for (const Linear* l : m.projections()) EXPECT_EQ(l->storage(), Linear::Storage::DenseF32);
+}
+
+// The sparse product by columns (x's non-zero entries only) is the row product bit for bit:
+// entries spanning 2^-20 .. 2^20 make the f32 sums depend on their order, x is 90 % exact
+// zeros (some -0) — and the choice apply() makes gives those bits too.
+TEST(SparsePath, ByColumnsEqualsByRowsBitForBit) {
+    const int rows = 3001, cols = 2048;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> scale(-20, 20);
+    std::vector<float> w(static_cast<std::size_t>(rows) * cols, 0.0f);
+    for (float& v : w)
+        if (rng() % 50 == 0) v = std::ldexp(u(rng), scale(rng));
+    TensorView view;
+    view.dtype = DType::F32;
+    view.shape = {rows, cols};
+    view.bytes = std::span<const std::byte>(reinterpret_cast<const std::byte*>(w.data()), w.size() * 4);
+    LinearOptions options;
+    options.sparseDensity = 0.05;
+    const Linear m(view, options);
+    ASSERT_EQ(m.storage(), Linear::Storage::Sparse);
+    size_t compared = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        Eigen::VectorXf x = Eigen::VectorXf::Zero(cols);
+        for (int c = 0; c < cols; ++c) {
+            const auto pick = rng() % 20;
+            if (pick < 2) x[c] = std::ldexp(u(rng), scale(rng));
+            else if (pick == 2) x[c] = -0.0f;
+        }
+        if (trial == 0) x.setZero();
+        const Eigen::VectorXf byRows = m.applyByRows(x), byColumns = m.applyByColumns(x), chosen = m.apply(x);
+        ASSERT_EQ(std::memcmp(byRows.data(), byColumns.data(), sizeof(float) * rows), 0) << "trial " << trial;
+        ASSERT_EQ(std::memcmp(byRows.data(), chosen.data(), sizeof(float) * rows), 0) << "trial " << trial;
+        compared += rows;
+    }
+    // Not vacuous: the order of the terms matters for these sums (reversed, some bits differ).
+    Eigen::VectorXf x = Eigen::VectorXf::Zero(cols);
+    for (int c = 0; c < cols; c += 3) x[c] = std::ldexp(u(rng), scale(rng));
+    const Eigen::VectorXf y = m.applyByRows(x);
+    size_t differs = 0;
+    for (int r = 0; r < rows; ++r) {
+        float reversed = 0.0f;
+        for (int c = cols - 1; c >= 0; --c) reversed += w[static_cast<std::size_t>(r) * cols + c] * x[c];
+        differs += reversed != y[r];
+    }
+    EXPECT_GT(differs, 100u);
+    EXPECT_EQ(compared, 20u * rows);
 }
 
 // bf16 storage, the SIMD kernel and the sparse form all compute the same product.

@@ -4,7 +4,10 @@
 //   * dense bf16 - stays bf16 in memory (half the bytes to stream per token),
 //                  widened to f32 inside the dot-product kernel;
 //   * sparse     - an Eigen row-major sparse matrix, used automatically when the
-//                  fraction of non-zeros is below LinearOptions::sparseDensity.
+//                  fraction of non-zeros is below LinearOptions::sparseDensity; beside it
+//                  the same entries by column (in row blocks, one per thread), so that a
+//                  product whose input is mostly exact zeros touches only the columns of
+//                  its non-zero inputs (applyByColumns: bit-identical to the row product).
 // f16 weights are widened to f32 once at load. All arithmetic is f32.
 #pragma once
 
@@ -50,6 +53,12 @@ public:
 
     // y = W x for one vector.
     Eigen::VectorXf apply(const Eigen::VectorXf& x) const;
+    // The sparse product by rows (every stored entry) and by the columns of x's non-zero
+    // entries only (sparse storage): the same bits, each row's terms added in column order
+    // from +0 either way, and a term skipped is a +-0 that leaves the sum as it is (a sum
+    // that starts at +0 is never -0). apply() takes the cheaper; public for the tests.
+    Eigen::VectorXf applyByRows(const Eigen::VectorXf& x) const;
+    Eigen::VectorXf applyByColumns(const Eigen::VectorXf& x) const;
     // Y = W X for a block of column vectors (one column per token).
     Eigen::MatrixXf applyBatch(const Eigen::MatrixXf& x) const;
 
@@ -66,6 +75,12 @@ private:
     std::vector<float> ownedF32_;         // when widened from f16 or the mapping is misaligned
     std::vector<std::uint16_t> ownedBf16_;
     Eigen::SparseMatrix<float, Eigen::RowMajor, int> sparse_;
+    struct ColumnBlock {
+        int row0 = 0;
+        Eigen::SparseMatrix<float, Eigen::ColMajor, int> entries;  // rows [row0, row0 + rows)
+    };
+    std::vector<ColumnBlock> columnBlocks_;   // sparse storage: the entries by column, in row blocks
+    std::vector<std::uint32_t> columnEntries_;  // sparse storage: entries per column, all blocks
 };
 
 // The instruction-set variants of the bf16 kernel; Auto picks the best the CPU has.
