@@ -92,7 +92,7 @@ def main():
         ("dot product: out[0], generated tokens", "32 in 47 tokens",
          f"{struct.unpack('<f', int(out0['bits'][0], 16).to_bytes(4, 'little'))[0]:g} ({out0['bits'][0]}); {gen}"),
         ("tokens/s (generating)", "10–15 on an Apple GPU",
-         f"{rate} on {os.cpu_count()} CPU cores; weights streamed per token {p['weight_bytes_per_token'] / 1e6:.1f} MB"),
+         f"{rate} on {os.cpu_count()} CPU cores; sparse weights {p['weight_bytes_per_token'] / 1e6:.1f} MB (what a token reads by rows; by columns it reads only those its non-zero inputs reach)"),
         ("prompt (prefill)", "not published", f"{p['prompt_tokens']} tokens in {p['prefill_seconds']:.2f} s"),
         ("peak memory", "about 16 GB",
          f"{gb(rss)} running from the checkpoint ({wall:.1f} s wall, load included)"
