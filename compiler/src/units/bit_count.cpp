@@ -20,11 +20,7 @@ namespace qgpu::compiler {
 std::vector<Expr> buildLaneSerialBitCounts(Circuit& c, const Bus& word, const Bus& a, const BitCountOps& op,
                                            std::optional<WireId> after) {
   constexpr int64_t M = 64;  // beyond any count below: a missing condition closes a step
-  auto first = [&](const std::string& name, const Expr& cond) {  // a level-1 step, a level after `after`
-    const WireId x = c.step(name, cond);
-    if (after) c.notBefore(x, *after, 1);
-    return w(x);
-  };
+  auto first = [&](const std::string& name, const Expr& cond) { return stepAfter(c, name, cond, after); };
   auto bitOf = [](uint32_t value, uint32_t j) { return static_cast<int64_t>((value >> j) & 1); };
   Expr ones;
   for (uint32_t i = 0; i < 32; ++i) ones += w(a[i]);

@@ -23,11 +23,7 @@ std::vector<Expr> buildLaneSerialBfe(Circuit& c, const Bus& word, const Bus& a, 
   const std::string n = "BFE";
   constexpr int64_t M = 1024;  // beyond pos + len (<= 510): a missing condition closes a step
   const Expr off = M * (bfe - 1);
-  auto first = [&](const std::string& name, const Expr& cond) {  // a level-1 step, a level after `after`
-    const WireId x = c.step(name, cond);
-    if (after) c.notBefore(x, *after, 1);
-    return w(x);
-  };
+  auto first = [&](const std::string& name, const Expr& cond) { return stepAfter(c, name, cond, after); };
   const Bus posBits(b.begin(), b.begin() + 8);
   Expr pos, len;
   for (uint32_t j = 0; j < 8; ++j) {

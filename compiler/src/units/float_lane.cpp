@@ -235,6 +235,12 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   return result;
 }
 
+Expr stepAfter(Circuit& c, const std::string& name, const Expr& cond, std::optional<WireId> after) {
+  const WireId x = c.step(name, cond);
+  if (after) c.notBefore(x, *after, 1);
+  return w(x);
+}
+
 Expr laneSerialResult(const LaneSerialFloatWires& f, uint32_t i) {
   return w(f.result[i]) + w(f.ffmaFamily) + 2 * (w(f.compare[i]) + w(f.convert[i])) - 2;
 }

@@ -32,11 +32,7 @@ constexpr int64_t kClosed = 1024;  // beyond any sum below: a missing condition 
 std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after) {
   const std::string n = "H2F";
   const Expr off = kClosed * (h2f - 1);
-  auto first = [&](const std::string& name, const Expr& cond) {  // a level-1 step, a level after `after`
-    const WireId x = c.step(name, cond);
-    if (after) c.notBefore(x, *after, 1);
-    return w(x);
-  };
+  auto first = [&](const std::string& name, const Expr& cond) { return stepAfter(c, name, cond, after); };
   Expr e, mantissa;
   for (uint32_t k = 0; k < 5; ++k) e += w(a[10 + k]);  // a count of the exponent's ones
   for (uint32_t j = 0; j < 10; ++j) mantissa += w(a[j]);
@@ -75,11 +71,7 @@ std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, 
 std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
                                      const Expr& f2h, std::optional<WireId> after) {
   const std::string n = "F2H";
-  auto first = [&](const std::string& name, const Expr& cond) {  // a level-1 step, a level after `after`
-    const WireId x = c.step(name, cond);
-    if (after) c.notBefore(x, *after, 1);
-    return w(x);
-  };
+  auto first = [&](const std::string& name, const Expr& cond) { return stepAfter(c, name, cond, after); };
   const Expr negative = w(a[31]);
   const Bus exponent(a.begin() + 23, a.begin() + 31);
   Expr E, mantissa;

@@ -62,6 +62,9 @@ std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, 
 std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after = std::nullopt);
 std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
                                      const Expr& f2h, std::optional<WireId> after = std::nullopt);
+/// A step a level after `after`'s (the first level of a unit placed past the lane's full
+/// layers), or where the scheduler puts it when there is no `after`.
+Expr stepAfter(Circuit& c, const std::string& name, const Expr& cond, std::optional<WireId> after);
 /// The bit-count ops, each a form whose value is [the step is that op].
 struct BitCountOps {
   Expr popc, clz, bfind, brev;
