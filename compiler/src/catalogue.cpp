@@ -307,7 +307,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return writeFormUnit(); }, false, writeFormSample},
       {"write_token", "write-form decision and spelling: the write's token at index k of its step (the id, whether it is the last)",
        [] { return writeTokenUnit(); }, false, writeTokenSample},
-      {"alu_write", "the integer ALU (multiplier, shifter, NEG, CVTI included) and its register write spelled (the width from the word, the token index from a counter, the write's token), and the step's control tokens, DONE and WAIT: the pc checkpoint, BRAs at depth 1 and 2, the pop to depth 1",
+      {"alu_write", "the integer ALU (multiplier, shifter, NEG, CVTI included) and its register write spelled (the width from the word, the token index from a counter, the write's token), and the step's control tokens, DONE and WAIT: the pc checkpoint, BRAs and pops at any SIMT depth (the stack's entries in two heads)",
        [] { return aluWriteUnit(); }, false, operandsSample},
       {"memory", "the operand select and the memory: four lane copies of 64 one-byte banks written by the prompt's segments and by stores (one lane per position), an LD read per lane at a + b, extended to the register width",
        [] { return memoryAccessUnit(); }, false, operandsSample},

@@ -165,9 +165,9 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
   // The tokens step_control.h decides: DONE of an EXIT or BAR, or of a step with no active lane
   // (not BRA, CALL); a lane-serial step's WAITs (and its ACTIVE after them); a store's WAITs
   // and DONE (one position per active lane); a BRA's outcome at
-  // SIMT depth 1 (its sync tokens, a DEPTH's TOP too) when its warp runs on, and at depth 2
-  // under a divergence when every lane or none takes it; the TOP of a pop from such a depth 2
-  // to depth 1; a GOTO after a step that is no BRA or CALL (the pc checkpoint).
+  // any SIMT depth (its sync tokens, a DEPTH's TOP too) when its warp runs on; the TOP (and
+  // DEPTH) of a pop at a step's end; a GOTO after a step that is no BRA or CALL (the pc
+  // checkpoint).
   const uint32_t done = machine::ctl(machine::Ctl::Done);
   auto claim = [&](size_t t, const char* why) {
     std::optional<WantToken>& slot = as.token.at(first - 1 + t);
@@ -175,19 +175,9 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
     slot = WantToken{r.tokens[t], false, 0, false, true};
     ++as.control[why];
   };
-  // What took each step's warp from depth 1 deeper (the last BRA or CALL at depth 1): the
-  // base entry the circuit keeps is a divergence's.
-  std::vector<machine::MOp> deeperBy(r.steps.size(), machine::MOp::Bra);
-  {
-    std::map<std::pair<uint32_t, uint32_t>, machine::MOp> last;
-    for (size_t i = 0; i < r.steps.size(); ++i) {
-      const machine::StepState& s = r.steps[i];
-      const auto key = std::pair{s.block, s.warp};
-      if (s.depth >= 2 && last.count(key)) deeperBy[i] = last[key];
-      const machine::MOp op = r.program.code.at(s.pc).op;
-      if (s.depth == 1 && (op == machine::MOp::Bra || op == machine::MOp::Call)) last[key] = op;
-    }
-  }
+  // The stack's entries are decided where BRAs alone pushed them (CALL is not compiled).
+  const bool hasCall = std::any_of(r.program.code.begin(), r.program.code.end(),
+                                   [](const machine::MInstr& x) { return x.op == machine::MOp::Call; });
   size_t firstBarrier = r.steps.size();  // the first BAR step: warps switch at barriers from there
   for (size_t i = 0; i < r.steps.size() && firstBarrier == r.steps.size(); ++i)
     if (r.program.code.at(r.steps[i].pc).op == machine::MOp::Bar) firstBarrier = i;
@@ -225,18 +215,26 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
     }
     const bool runsOn = i + 1 < r.steps.size() && r.steps[i + 1].block == s.block && r.steps[i + 1].warp == s.warp &&
                         s.firstToken < r.steps[i + 1].firstToken;
-    if (bra && s.depth == 1 && runsOn) {
-      claim(s.firstToken, "BRA at depth 1");
-      if (tokenClass(r.tokens[s.firstToken]) == "depth") claim(s.firstToken + 1, "BRA at depth 1");
+    // A BRA's outcome at any depth (its sync tokens, a DEPTH's TOP too), where no CALL put an
+    // entry on the stack (CALL is not decided).
+    if (bra && runsOn && !hasCall) {
+      const char* why = s.depth == 1 ? "BRA at depth 1" : "BRA deeper than depth 1";
+      claim(s.firstToken, why);
+      if (tokenClass(r.tokens[s.firstToken]) == "depth") claim(s.firstToken + 1, why);
     }
-    // A BRA at depth 2 under a divergence that every lane or none takes.
-    if (bra && s.depth == 2 && deeperBy[i] == machine::MOp::Bra && runsOn && (active == 0 || active == s.mask))
-      claim(s.firstToken, "BRA at depth 2, uniform");
-    // The TOP at depth 1 after a step at depth 2 under a divergence: a pop to the base entry.
-    if (!bra && !call && runsOn && s.depth == 2 && deeperBy[i] == machine::MOp::Bra && r.steps[i + 1].depth == 1) {
+    // The TOP after a step (no BRA) that ends where its entry reconverges: a pop to the entry
+    // under it, a DEPTH first where that is deeper than 2 and not the last DEPTH's.
+    if (!bra && !call && runsOn && !hasCall && s.depth >= 2 && r.steps[i + 1].depth == s.depth - 1) {
       size_t t = s.firstToken;
-      while (t < r.steps[i + 1].firstToken && t < end && tokenClass(r.tokens[t]) != "top_depth1") ++t;
-      if (t < r.steps[i + 1].firstToken && t < end) claim(t, "TOP of a pop to depth 1");
+      auto isTop = [&](size_t x) {
+        const std::string k = tokenClass(r.tokens[x]);
+        return k == "top_depth1" || k == "top_depth2" || k == "top_deeper";
+      };
+      while (t < r.steps[i + 1].firstToken && t < end && !isTop(t)) ++t;
+      if (t < r.steps[i + 1].firstToken && t < end) {
+        claim(t, s.depth == 2 ? "TOP of a pop to depth 1" : "TOP of a pop deeper");
+        if (tokenClass(r.tokens[t - 1]) == "depth") claim(t - 1, "DEPTH of a pop");
+      }
     }
   }
   for (size_t t = 1; t < end; ++t) {
@@ -308,8 +306,8 @@ void walkTheCorpus(const Unit& u, bool joined) {
   }
   EXPECT_GE(runs, 90u);
   // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
-  for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA at depth 2, uniform", "GOTO checkpoint", "WAIT",
-                          "TOP of a pop to depth 1", "DONE of a store", "WAIT of a store lane", "HALT",
+  for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA deeper than depth 1", "GOTO checkpoint", "WAIT",
+                          "TOP of a pop to depth 1", "TOP of a pop deeper", "DEPTH of a pop", "DONE of a store", "WAIT of a store lane", "HALT",
                           "WARP-START or BLOCK after a retiring EXIT"})
     EXPECT_GT(control[why], 0u) << why;
   size_t all = 0, right = 0;

@@ -24,6 +24,8 @@
 #include "qgpu/interp/error.h"
 #include "qgpu/compiler/circuit_run.h"
 #include "qgpu/launch_spec.h"
+#include "qgpu/machine/core.h"
+#include "qgpu/machine/tokens.h"
 #include "token_launch.h"
 
 namespace qgpu::compiler {
@@ -73,9 +75,9 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;
   // Through the circuit today (docs/compiler.md §4): one block or many, one warp or many,
   // barriers that every warp reaches together, the lane-serial compare family (MIN MAX FMIN
-  // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H), BFE, CADD and CARRY, a
-  // three-entry divergence at depth 1 and its pops; no atomic, no deeper SIMT stack than the
-  // control decides.
+  // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H), BFE, CADD and CARRY, nested
+  // divergences and their pops at any depth (bitonic_sort, divergence, early_exit, mandelbrot,
+  // switch_case: to depth 5, with DEPTH tokens); no atomic, no CALL.
   const std::set<std::string> mustRun = {
       "const_mem_nvcc",   "const_mem_clang",  "crc32_nvcc",       "dot_nvcc",          "dot_clang",
       "dyn_shared_nvcc",  "dyn_shared_clang", "grid_3d_nvcc",     "grid_3d_clang",     "local_array_nvcc",
@@ -85,7 +87,9 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
       "vector_ldst_nvcc", "vector_ldst_clang", "fma_vs_muladd_nvcc", "fma_vs_muladd_clang", "shfl_reduce_scan_nvcc",
       "shfl_reduce_scan_clang", "compare_select_clang", "stencil_1d_nvcc", "stencil_1d_clang", "stencil_2d_nvcc",
       "stencil_2d_clang", "carry_chain_nvcc", "carry_chain_clang", "round_modes_nvcc", "round_modes_clang",
-      "cvt_half_nvcc",    "cvt_half_clang",   "crc32_clang",      "local_array_clang"};
+      "cvt_half_nvcc",    "cvt_half_clang",   "crc32_clang",      "local_array_clang", "bitonic_sort_nvcc",
+      "bitonic_sort_clang", "divergence_nvcc", "early_exit_nvcc",  "early_exit_clang",  "mandelbrot_nvcc",
+      "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();
@@ -163,6 +167,40 @@ TEST(CircuitBackend, WarpsRunOnAfterABarrierToTheirExits) {
     const RunResult got = circuit->run(spec, o), want = oracle->run(spec, o);
     ASSERT_EQ(got.outputs.size(), 1u);
     EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << threads << " threads";
+  }
+}
+
+// The SIMT stack at the most a 4-lane warp reaches with BRAs alone: nested divergences whose
+// taken branch keeps all lanes but one (depth 7, DEPTH tokens 3 to 7, pops from each depth,
+// both of the stack's heads), a loop left by a divergent break; two input sets. The
+// executor's stream must reach depth 7, so the launch keeps testing what it is for.
+TEST(CircuitBackend, NestedDivergenceToDepthSevenAndBack) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_circuit_nested_divergence";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "nested_divergence.ptx",
+                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
+  const std::unique_ptr<Backend> circuit = makeBackend("circuit");
+  const std::unique_ptr<Backend> oracle = makeOracleBackend();
+  for (const char* values : {"3, 5, 6, 64, 65, 66, 96, 97", "0, 0, 0, 0, 0, 0, 0, 0"}) {
+    std::ofstream(dir / "launch.json") << fmt::format(
+        R"({{"name": "nested_divergence", "ptx": {{"nvcc": "k.ptx"}}, "entry": "nested", "grid": [1, 1, 1],
+             "block": [8, 1, 1], "dynamic_shared_bytes": 0,
+             "params": [{{"name": "out", "buffer": {{"type": "u32", "count": 8}}}},
+                        {{"name": "in", "buffer": {{"type": "u32", "count": 8, "init": {{"values": [{}]}}}}}}],
+             "outputs": ["out"]}})",
+        values);
+    const LaunchSpec spec = loadLaunchSpec(dir);
+    RunOptions o;
+    o.warpWidth = 4;
+    const machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, o, "circuit");
+    const machine::MachineResult reference = machine::execute(tl.program, tl.machineLaunch);
+    EXPECT_NE(std::find(reference.trace.tokens.begin(), reference.trace.tokens.end(), machine::kDepth + 6),
+              reference.trace.tokens.end())
+        << values << ": the launch no longer reaches depth 7";
+    const RunResult got = circuit->run(spec, o), want = oracle->run(spec, o);
+    ASSERT_EQ(got.outputs.size(), 1u);
+    EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << values;
+    EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
   }
 }
 

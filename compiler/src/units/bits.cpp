@@ -77,14 +77,14 @@ PackedBits accumulatePacked(Circuit& c, const std::string& name, const PackedBit
   return p;
 }
 
-std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at) {
+std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at, uint32_t levelsAfter) {
   std::vector<Expr> bits;
   for (size_t k = 0; k < p.channels.size(); ++k) {
     const uint32_t n = p.widths[k];
     std::vector<Expr> out(n, Expr(0));
     for (uint32_t j = 1; j < (1u << n); ++j) {
       const WireId t = c.step(fmt::format("{} packed[{}] >= {}", name, k, j), w(p.channels[k]) - static_cast<int64_t>(j));
-      c.notBefore(t, at);
+      c.notBefore(t, at, levelsAfter);
       // bit i of x = sum over j <= x of (bit i of j - bit i of j - 1): +1 where j sets it, -1 where j clears it.
       for (uint32_t i = 0; i < n; ++i) {
         const int64_t flip = static_cast<int64_t>((j >> i) & 1) - static_cast<int64_t>(((j - 1) >> i) & 1);

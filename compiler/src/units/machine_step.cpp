@@ -94,7 +94,9 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
     }
     out.result.push_back(std::move(r));
   }
-  out.write = buildRegisterWrite(c, front, operands.op, out.result, out.alu.active, waits);
+  // The SIMT stack's bank where the step has free heads (layers 38 on: every layer from 13 to
+  // 37 holds 16) and its token is still twelve levels on: 15 levels after the active lanes.
+  out.write = buildRegisterWrite(c, front, operands.op, out.result, out.alu.active, waits, 15);
   return out;
 }
 

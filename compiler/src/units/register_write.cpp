@@ -22,7 +22,8 @@
 namespace qgpu::compiler {
 
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits) {
+                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits,
+                                      uint32_t stackAfterActive) {
   const Bus& word = front.fetch.word;
   WriteWidthFields fields;
   for (uint32_t b = 0; b < machine::kWordOpBits; ++b) fields.op.push_back(w(word[b]));
@@ -57,7 +58,7 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   // The control tokens and DONE (step_control.h), and ACTIVE m (docs/machine.md §3.3) take
   // the write's place at k = 0: ACTIVE when fewer lanes are written than run (the written are
   // among the running), in an op that writes a register, where no checkpoint comes first.
-  out.control = buildStepControl(c, front, op, out.in.lanes, waits, out.index, out.in.value[0][0]);
+  out.control = buildStepControl(c, front, op, out.in.lanes, waits, out.index, out.in.value[0][0], stackAfterActive);
   Expr running, written, writes;
   for (uint32_t l = 0; l < 4; ++l) {
     running += w(front.sequencer.mask[l]);
@@ -83,7 +84,7 @@ void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWr
   const StepControlWires& ctl = rw.control;
   const std::map<std::string, WireId> otherClass = {
       {"active", rw.activeNext}, {"done", ctl.done},         {"goto", ctl.gotoAny},     {"fall", ctl.fall},
-      {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth3},     {"top_deeper", ctl.top3},
+      {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth},      {"top_deeper", ctl.topDeeper},
       {"wait", ctl.wait},        {"halt", ctl.halt},         {"warp_start", ctl.warpStart}, {"warp", ctl.warp},
       {"block", ctl.block}};
   TokenPort next;
@@ -110,7 +111,9 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
-  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, countWaits(c, front));
+  // The SIMT stack two levels after the active lanes: alu_write stays at 35 layers (0 or 1
+  // take it over 2,048 channels, where the ALU's layers are full; each level more, a layer).
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, countWaits(c, front), 2);
   LaneBuses lb = outputAlu(c, alu);
   outputRegisterWrite(c, rw, lb);
   u.lanes.push_back(std::move(lb));
@@ -126,7 +129,7 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
   const StepControlWires& ctl = rw.control;
   const std::array<std::pair<const char*, WireId>, kOtherTokens> others = {{{"ACTIVE next", rw.activeNext},
       {"DONE next", ctl.done}, {"GOTO next", ctl.gotoAny}, {"FALL next", ctl.fall}, {"TOP depth 1 next", ctl.top1},
-      {"TOP depth 2 next", ctl.top2}, {"DEPTH 3 next", ctl.depth3}, {"TOP depth 3 next", ctl.top3}, {"WAIT next", ctl.wait},
+      {"TOP depth 2 next", ctl.top2}, {"DEPTH next", ctl.depth}, {"TOP deeper next", ctl.topDeeper}, {"WAIT next", ctl.wait},
       {"HALT next", ctl.halt}, {"WARP-START next", ctl.warpStart}, {"WARP next", ctl.warp},
       {"BLOCK next", ctl.block}}};
   Bus otherBits;
@@ -161,7 +164,14 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
   uint32_t others = 0, other = 0;
   for (uint32_t j = 0; j < kOtherTokens; ++j)
     if (outputs[otherAt + j] != 0) other = j, ++others;
-  if (kinds + others > 1) return {{}, "two tokens at once"};
+  if (kinds + others > 1) {
+    static const char* kNames[kOtherTokens] = {"ACTIVE", "DONE", "GOTO", "FALL", "TOP depth 1", "TOP depth 2", "DEPTH",
+                                               "TOP deeper", "WAIT", "HALT", "WARP-START", "WARP", "BLOCK"};
+    std::string which = kinds ? "a write token" : "";
+    for (uint32_t j = 0; j < kOtherTokens; ++j)
+      if (outputs[otherAt + j] != 0) which += fmt::format("{}{}", which.empty() ? "" : ", ", kNames[j]);
+    return {{}, "two tokens at once (" + which + ")"};
+  }
   if (kinds + others == 0) return {{}, "no token"};
   auto bounded = [&](uint32_t limit, uint32_t id) -> SpelledToken {
     if (value < limit) return {id, {}};
@@ -181,8 +191,8 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
     case OtherToken::Goto: return bounded(1024, machine::kGoto + value);
     case OtherToken::Top1: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 1));
     case OtherToken::Top2: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 2));
-    case OtherToken::Top3: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 3));
-    case OtherToken::Depth3: return bounded(32, machine::kDepth + value);
+    case OtherToken::TopDeeper: return bounded(1u << 14, machine::topToken(value >> 4, value & 15, 3));
+    case OtherToken::Depth: return bounded(32, machine::kDepth + value);
     case OtherToken::Wait: return bounded(1, machine::ctl(Ctl::Wait));
     case OtherToken::Halt: return bounded(1, machine::ctl(Ctl::Halt));
     case OtherToken::WarpStart: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpStart + value);

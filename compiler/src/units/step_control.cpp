@@ -2,20 +2,21 @@
 // branchUpdate and laneSerialPositions.
 //
 //   early (from the sequencer and the fetched word, layers up to 12): the checkpoint, the
-//     step's own token, the op and depth flags, the WAITs since the last other token (a
-//     counter), the entry under depth 2 (last-write slots written at every BRA at depth 1:
-//     the join and the running lanes; and that BRA's pc, whose + 1 is the fall-through entry
-//     under depth 3) and the compares against its join: the pop after a step (to depth 1
-//     from depth 2, to depth 2 from depth 3), b = join, pc + 1 = join
+//     step's own token, the op flags, the WAITs since the last other token (a counter), the
+//     word's compares a divergence's pushes need (b vs c, pc + 1 vs c) and the last DEPTH
+//     against the depths a pop or push may leave
 //   carried packed (four bits to a channel) across the register reads, the step's widest
-//     layers, to the results' level, and unpacked there: the flags, the pc, b and c, the entry
-//   late: pc + 1, the equalities b = pc + 1, b = c, pc + 1 = c, c = exit (pairs [D >= 0],
-//     [D <= 0]) and the stack a divergence leaves; from the active lanes none / all active,
-//     the BRA's outcome, DONE, WAIT (lane-serial steps: FADD, FSUB, FMUL, FFMA, ST);
-//     a warp leaving its pass (a retiring EXIT, a BAR it waits at): HALT, and carried one
-//     and two positions by conv taps, WARP-START / WARP / BLOCK and the resumed warp's TOP;
-//     the value bits as gates of the pcs and lanes by the token
-//     chosen, one channel per bit
+//     layers, and unpacked where the SIMT stack is kept (its bank and conv tap need the free
+//     heads of layers 38 and on): the flags, the pc, b and c, the depth and the lanes
+//   the SIMT stack (two heads: odd and even slots, {rpc, resume, lanes below} per entry;
+//     written at a BRA's own position and at the TOP after a two-entry push, read at the
+//     running depth) and the compares with the running entry's rpc
+//   late: from the active lanes none / all active, the BRA's outcome (each one step over
+//     its facts), the pop at a step's end, TOP or DEPTH by the depth left, DONE, WAIT
+//     (lane-serial steps and ST); a warp leaving its pass (a retiring EXIT, a BAR it waits
+//     at): HALT, and carried one and two positions by conv taps, WARP-START / WARP / BLOCK
+//     and the resumed warp's TOP; the value bits as gates of the pcs, lanes and depths by
+//     the token chosen, one channel per bit
 #include "qgpu/compiler/step_control.h"
 
 #include <fmt/format.h>
@@ -35,33 +36,38 @@ Expr valueOf(const std::vector<Expr>& bits) {
 }
 
 // The early flags, in the order they are packed.
-enum Flag : uint32_t {
+enum Flag : uint32_t {  // four to a channel: the op's flags share channels with the word's compares, computed a
+                       // level later where the step's widest layer leaves no room (see pushCompare)
   kCheckpoint,  // the checkpoint GOTO is next
   kOwn,         // the step's own first token is next
   kSixteenth,   // 15 or more steps ended since the last pc (a BRA's sync would be the 16th)
-  kDeep3,       // the last DEPTH is 3
   kDepth1,      // the SIMT depth is 1
-  kDepth2,      // the SIMT depth is 2
+  kLaneSerial,  // the op is lane-serial (the float, compare and conversion ops, ST: one position per active lane)
+  kBGeC,        // [b >= c], [b <= c]: a divergence pushes the taken entry unless both
+  kBLeC,
   kBra,         // the op is BRA
+  kStore,       // the op is ST (DONE at its last lane's position)
+  kNextGeC,     // [pc + 1 >= c], [pc + 1 <= c]: a divergence pushes the fall-through entry unless both
+  kNextLeC,
   kExitOrBar,   // the op is EXIT or BAR
   kBraOrCall,   // the op is BRA or CALL
-  kLaneSerial,  // the op is lane-serial (the float, compare and conversion ops, ST: one position per active lane)
-  kStore,       // the op is ST (DONE at its last lane's position)
-  kPopEnd,      // a step ended at depth 2 and the next pc is the base entry's join: a pop
-  kBIsJoin,     // the word's b is the base entry's join
-  kNextIsJoin,  // pc + 1 is the base entry's join
+  kEnded,       // a step ended while generating (the next pc may be the running entry's reconvergence pc)
+  kLastIsJm1,   // the last DEPTH's d - 1 is j - 1 (j: the depth - 1): a pop's TOP needs no DEPTH
+  kLastIsJ,     // ... is j, j + 1, j + 2: the three depths a push may leave
+  kLastIsJp1,
+  kLastIsJp2,
   kWaits,       // [WAITs read since the step began >= 1, 2, 3] (three flags)
-  kDepth3 = kWaits + 3,  // the SIMT depth is 3
-  kPop3End,     // a step ended at depth 3 and the next pc is the join: a pop to the fall-through entry
-  kFlags
+  kFlags = kWaits + 3
 };
 constexpr uint32_t kWarpBits = 8, kBlockBits = 12;
+constexpr uint32_t kCompareAfterWord = 3;
 constexpr uint32_t kPcBits = 10;
 
 }  // namespace
 
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt) {
+                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt,
+                                  uint32_t stackAfterActive) {
   using machine::MOp;
   const SequencerWires& s = front.sequencer;
   const Bus& word = front.fetch.word;
@@ -90,56 +96,42 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kCheckpoint] = w(checkpointEarly);
   flags[kOwn] = w(own);
   flags[kSixteenth] = w(s.steps[machine::kPcCheckpointSteps - 2]);
-  flags[kDeep3] = w(c.step("the last DEPTH is 3", bitsMatching(s.lastDepth, 2) - static_cast<int64_t>(s.lastDepth.size())));
   flags[kDepth1] = w(c.step("SIMT depth 1", -depthSum));
-  flags[kDepth2] = w(c.step("SIMT depth 2", bitsMatching(s.depth, 1) - static_cast<int64_t>(s.depth.size())));
-  flags[kDepth3] = w(c.step("SIMT depth 3", bitsMatching(s.depth, 2) - static_cast<int64_t>(s.depth.size())));
-  // The base entry under a divergence at depth 1 (branchUpdate): its pc becomes the join and
-  // it keeps the lanes that ran. Depth 2 is entered only from a BRA at depth 1 that diverges
-  // (or a CALL, not decided here), so a last-write slot written at every BRA at depth 1 holds
-  // it whenever the warp runs at depth 2 — written from the word and the mask alone, early.
-  const WireId braAtDepth1 = andStep(c, "BRA at depth 1 (early)", {w(own), isOp(MOp::Bra)}, -depthSum, 0);
-  Bus joinField, runningLanes;
-  for (uint32_t i = 0; i < kPcBits; ++i) joinField.push_back(c.step(fmt::format("join[{}]", i), w(word[machine::kWordCAt + i]) - 1));
-  for (uint32_t l = 0; l < 4; ++l) runningLanes.push_back(c.step(fmt::format("running lane {}", l), w(s.mask[l]) - 1));
-  const Bus baseJoin = lastWritten(c, "base entry pc", s.machineToken, braAtDepth1, joinField);
-  const Bus baseLanes = lastWritten(c, "base entry lanes", s.machineToken, braAtDepth1, runningLanes);
-  // The fall-through entry over it when a BRA at depth 1 pushed three (depth 3): pc + 1 of that
-  // BRA and the running lanes it did not take — the base entry's lanes less the ones running
-  // at depth 3 (the taken entry's), so only the BRA's pc needs a slot.
-  Bus braPc;
-  for (uint32_t i = 0; i < kPcBits; ++i) braPc.push_back(front.pcBits[i]);
-  const Bus divergedAt = lastWritten(c, "divergent BRA pc", s.machineToken, braAtDepth1, braPc);
-  std::vector<Expr> J, pcNow;
-  for (WireId x : baseJoin) J.push_back(w(x));
-  // The pc as bits of its own for the compares after the slot's read (the sequencer's pc is a
-  // form over its base, carries and counter bits: 27 channels live that long instead of 10).
-  for (uint32_t i = 0; i < kPcBits; ++i) pcNow.push_back(w(front.pcBits[i]));
+  // A step ended (the token, or the token before a DEPTH: a pop's DEPTH repeats the pop's
+  // decision one position on, where the pc and depth are still the popped entry's).
+  const Bus endedBack = previousBits(c, "a step ended one position back", {s.ended}, 1, s.machineToken);
+  flags[kEnded] = w(c.step("a step ended while generating",
+                           w(s.ended) + w(andStep(c, "a DEPTH after a step's end", {w(s.isDepth), w(endedBack[0])})) +
+                               w(front.fetch.generating) - 2));
+  flags[kBra] = isOp(MOp::Bra);
+  flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
+  flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
   // [x = y] as the pair [x - y >= 0], [y - x >= 0]: their sum is 2 where x = y, else 1.
   auto equal = [&](const std::string& name, const Expr& d) {
     return w(c.step(name + " >=", d)) + w(c.step(name + " <=", -d)) - 1;
   };
-  // A step ended at depth 2 and the running entry's next pc is its join: the sync pops to the
-  // base entry, a TOP at depth 1 before anything the next step says (core.cpp's runWarpSteps).
-  const Expr atJoin = equal("pc = join", valueOf(pcNow) - valueOf(J));
-  flags[kPopEnd] = w(andStep(c, "pop to the base entry", {w(s.ended), w(front.fetch.generating), flags[kDepth2], atJoin}));
-  // The same at depth 3: the taken entry reached the join, the fall-through entry runs (TOP at
-  // depth 2).
-  flags[kPop3End] = w(andStep(c, "pop to the fall-through entry", {w(s.ended), w(front.fetch.generating), flags[kDepth3], atJoin}));
-  flags[kBIsJoin] = equal("b = join", valueOf(b) - valueOf(J));
-  flags[kNextIsJoin] = equal("pc+1 = join", valueOf(pcNow) + 1 - valueOf(J));
-  // Packed from steps: a memory read's re-quantiser writes its channel with a large gain, and
-  // 2^i of them in one channel would leave f32's exact range (the proof refuses it).
-  std::vector<Expr> base;
-  for (uint32_t i = 0; i < kPcBits; ++i) base.push_back(w(c.step(fmt::format("base entry pc[{}] (bit)", i), J[i] - 1)));
-  for (uint32_t l = 0; l < 4; ++l) base.push_back(w(c.step(fmt::format("base entry lane {} (bit)", l), w(baseLanes[l]) - 1)));
-  std::vector<Expr> divergedPc;
-  for (uint32_t i = 0; i < kPcBits; ++i)
-    divergedPc.push_back(w(c.step(fmt::format("divergent BRA pc[{}] (bit)", i), w(divergedAt[i]) - 1)));
-  for (WireId x : addBuses(c, "fall-through entry pc", divergedPc, std::vector<Expr>(kPcBits, Expr(0)), 1)) base.push_back(w(x));
-  flags[kBra] = isOp(MOp::Bra);
-  flags[kExitOrBar] = isOp(MOp::Exit) + isOp(MOp::Bar);
-  flags[kBraOrCall] = isOp(MOp::Bra) + isOp(MOp::Call);
+  // A divergence pushes the taken entry iff b != c, the fall-through one iff pc + 1 != c
+  // (branchUpdate), from the word and the pc where they are read.
+  std::vector<Expr> pcNow;
+  for (uint32_t i = 0; i < kPcBits; ++i) pcNow.push_back(w(front.pcBits[i]));
+  {
+    std::vector<Expr> last, j;
+    for (WireId x : s.lastDepth) last.push_back(w(x));
+    for (WireId x : s.depth) j.push_back(w(x));
+    for (int d = -1; d <= 2; ++d) flags[kLastIsJm1 + (d + 1)] = equal(fmt::format("last DEPTH = depth-1{:+}", d), valueOf(last) - valueOf(j) - d);
+  }
+  // As the compares' own steps, a level after the word (its fields' other readers are
+  // there): computed where the word is read, they would end its bits' channels at the step's
+  // widest layer and move its operand decoders' steps up into it.
+  auto pushCompare = [&](const std::string& name, const Expr& d) {
+    const WireId x = c.step(name, d);
+    c.notBefore(x, word[0], kCompareAfterWord);
+    return w(x);
+  };
+  flags[kBGeC] = pushCompare("b - c >= 0", valueOf(b) - valueOf(join));
+  flags[kBLeC] = pushCompare("b - c <= 0", valueOf(join) - valueOf(b));
+  flags[kNextGeC] = pushCompare("pc+1 - c >= 0", valueOf(pcNow) + 1 - valueOf(join));
+  flags[kNextLeC] = pushCompare("pc+1 - c <= 0", valueOf(join) - valueOf(pcNow) - 1);
   // The launch's shape from the prompt (step_front.h): the last warp is the front end's; the
   // last block, block + 1 = blocks.
   const PromptLaunch& launch = front.launch;
@@ -181,46 +173,216 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   // the step's widest layers, each group from the level its bits are ready ----
   std::vector<Expr> fields = b;
   fields.insert(fields.end(), join.begin(), join.end());
-  const std::vector<Expr> f = unpackBits(c, "control flags", packBits(c, "control flags", flags), unpackAt);
-  const std::vector<Expr> P = unpackBits(c, "control pc", packBits(c, "control pc", pc), unpackAt);
-  const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), unpackAt);
+  // The SIMT stack's bank needs them twelve levels before the token (its read, the compares
+  // with its rpc, the decisions and their value bits): unpacked where the caller says, not
+  // at `unpackAt` like the rest.
+  const WireId stackAt = active[0];
+  const uint32_t kStackAfterActive = stackAfterActive;
+  const std::vector<Expr> f = unpackBits(c, "control flags", packBits(c, "control flags", flags), stackAt, kStackAfterActive);
+  const std::vector<Expr> P = unpackBits(c, "control pc", packBits(c, "control pc", pc), stackAt, kStackAfterActive);
+  const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), stackAt, kStackAfterActive);
+  // The depth - 1 and the running lanes the same way, as declared bits (exclusiveOr channels
+  // of the unpacked forms: no MLP level) — carried packed, not as the sequencer's wires.
+  std::vector<Expr> depthAndLanes;
+  // (the depth as steps: a slot read's re-quantiser writes its channel with a large gain,
+  // which 2^i of them in one channel would take past f32's exact range)
+  for (size_t i = 0; i < s.depth.size(); ++i)
+    depthAndLanes.push_back(w(c.step(fmt::format("depth-1[{}] (bit)", i), w(s.depth[i]) - 1)));
+  for (WireId x : s.mask) depthAndLanes.push_back(w(x));
+  const std::vector<Expr> DL =
+      unpackBits(c, "control depth, lanes", packBits(c, "control depth, lanes", depthAndLanes), stackAt, kStackAfterActive);
+  Bus depthW, maskW;
+  for (size_t i = 0; i < s.depth.size(); ++i) depthW.push_back(c.exclusiveOr(fmt::format("depth-1[{}] (control)", i), DL[i]));
+  for (uint32_t l = 0; l < 4; ++l) maskW.push_back(c.exclusiveOr(fmt::format("running lane {} (control)", l), DL[s.depth.size() + l]));
+  auto late = [&](WireId x) { c.notBefore(x, stackAt, kStackAfterActive); };
   const std::vector<Expr> B(F.begin(), F.begin() + kPcBits), C(F.begin() + kPcBits, F.end());
-  const std::vector<Expr> baseEntry = unpackBits(c, "control base entry", packBits(c, "control base entry", base), unpackAt);
   const std::vector<Expr> after = unpackBits(c, "control warp+1, block+1", packBits(c, "control warp+1, block+1", following), unpackAt);
   out.own = f[kOwn];
 
-  // ---- late: the BRA's stack from the word and the pc (branchUpdate) ----
+  // ---- late: the BRA's facts from the word and the pc (branchUpdate) ----
   const Bus next = addBuses(c, "control pc+1", P, std::vector<Expr>(kPcBits, Expr(0)), 1);
   std::vector<Expr> N;
   for (WireId x : next) N.push_back(w(x));
   const Expr toNext = equal("b = pc+1", valueOf(B) - valueOf(P) - 1);
-  const Expr takenJoins = equal("b = c", valueOf(B) - valueOf(C));
-  const Expr fallJoins = equal("pc+1 = c", valueOf(P) + 1 - valueOf(C));
-  const Expr atExit = equal("c = exit", valueOf(C) - int64_t{machine::kExitTarget});
-  const Expr pushTaken = 1 - takenJoins, pushFall = 1 - fallJoins, stays = 1 - atExit;
-  const WireId bra1 = andStep(c, "BRA at depth 1", {f[kOwn], f[kBra], f[kDepth1]});
-  const Expr bra = w(bra1);
-  // The base entry pops iff the join is its reconvergence pc (exit); the taken entry is pushed
-  // iff b != c, the fall-through one iff pc + 1 != c. The new depth is (1 - pop) + pushes, the
-  // new running entry the taken one if pushed, else the fall-through one.
-  const Expr taken1 = w(andStep(c, "divergence: taken entry alone", {bra, atExit, pushTaken, fallJoins}));
-  const Expr fall1 = w(andStep(c, "divergence: fall-through entry alone", {bra, atExit, takenJoins, pushFall}));
-  const Expr taken2 = w(andStep(c, "divergence: taken entry over the base", {bra, stays, pushTaken, fallJoins})) +
-                      w(andStep(c, "divergence: taken over fall-through", {bra, atExit, pushTaken, pushFall}));
-  const Expr fall2 = w(andStep(c, "divergence: fall-through entry over the base", {bra, stays, takenJoins, pushFall}));
-  const Expr taken3New = w(andStep(c, "divergence: three entries, a new depth", {bra, stays, pushTaken, pushFall}, -f[kDeep3], 0));
-  const Expr taken3 = w(andStep(c, "divergence: three entries", {bra, stays, pushTaken, pushFall, f[kDeep3]}));
-  const Expr keepsShape = w(andStep(c, "divergence: nothing pushed", {bra, stays, takenJoins, fallJoins}));
+  const Expr pushTaken = 2 - f[kBGeC] - f[kBLeC], pushFall = 2 - f[kNextGeC] - f[kNextLeC];
+  const Expr two = w(andStep(c, "a divergence pushes two entries", {pushTaken, pushFall}));
 
   // ---- from the active lanes ----
   Expr taken, running;
   for (uint32_t l = 0; l < 4; ++l) {
     taken += w(active[l]);
-    running += w(s.mask[l]);
+    running += w(maskW[l]);
   }
   const WireId none = c.step("no lane active", -taken);
   const WireId all = c.step("every running lane active", taken - running);  // the active are among the running
   const Expr diverged = 1 - w(none) - w(all);
+
+  // ---- the SIMT stack below the running entry (docs/compiler.md §4, "The SIMT stack") ----
+  // Slot j (the entry at depth j + 1) holds {rpc, resume, lanes below}: the entry's
+  // reconvergence pc, the pc the entry under it runs from when it pops, and that entry's
+  // lanes — all a pop needs, at one key. No push rewrites an entry under it: a divergence's
+  // entries all reconverge at c, the lower one's resume is c (the entry under it, now at c)
+  // and the taken one's over a fall-through entry is pc + 1; where the BRA pops the running
+  // entry (c is its rpc) the lowest entry pushed takes its slot as it is (same rpc, same
+  // resume, same entry under it). Two writes keep it:
+  //   * at every BRA's (and CALL's) own position, slot depth + 1 <- {c, c (a CALL's: pc + 1),
+  //     running lanes}: the lower (or only) entry a divergence pushes over the running one;
+  //     above the stack's top where the BRA pushes nothing or pops, so written without
+  //     waiting for the outcome (nor for the stack's own read, which a write at the bank's
+  //     layer cannot use);
+  //   * at the TOP a divergence that pushes two entries says, slot depth' <- {c, pc + 1, the
+  //     fall-through lanes}: the taken entry, from the BRA's position one back (a conv tap;
+  //     a DEPTH between them repeats the BRA's decision, so one back is always the BRA's).
+  // Both at one position (the TOP's step is a BRA) go to slots j and j + 1: two heads, one
+  // for the odd slots and one for the even, each written once a position.
+  std::vector<Expr> jBits;
+  for (WireId x : depthW) jBits.push_back(w(x));
+  const std::vector<WireId> pairOf = decodeAddress(c, "SIMT slot pair", Bus(depthW.begin() + 1, depthW.end()));
+  // (j + 1) >> 1 for the even slots' write key: bit i of j + 1 is j_i + c_i - 2 c_(i+1), c_i
+  // = [the bits of j below i are all 1].
+  std::vector<Expr> carry{Expr(1)};
+  for (uint32_t i = 1; i <= jBits.size(); ++i) {
+    Expr lower;
+    for (uint32_t k2 = 0; k2 < i; ++k2) lower += jBits[k2];
+    const WireId ci = c.step(fmt::format("depth-1+1 carry {}", i), lower - static_cast<int64_t>(i));
+    late(ci);
+    carry.push_back(w(ci));
+  }
+  Bus pairAboveBits;  // (j + 1) >> 1 as proven bits
+  for (uint32_t i = 1; i <= jBits.size(); ++i) {
+    const Expr bit = i < jBits.size() ? jBits[i] + carry[i] - 2 * carry[i + 1] : carry[i];
+    pairAboveBits.push_back(c.step(fmt::format("(depth-1+1)[{}] (bit)", i), bit - 1));
+  }
+  const std::vector<WireId> pairAbove = decodeAddress(c, "SIMT slot pair above", pairAboveBits);
+  const WireId jOdd = c.step("SIMT depth even", w(depthW[0]) - 1);  // j odd: depth j + 1 even
+  const WireId jEven = c.step("SIMT depth odd", -w(depthW[0]));
+  // The stack's keys where it is read and written, after the unpack, not where the depth is
+  // known (they would cross the step's widest layers).
+  for (const std::vector<WireId>* ws : {&pairOf, &pairAbove})
+    for (WireId x : *ws) late(x);
+  for (WireId x : pairAboveBits) late(x);
+  late(jOdd);
+  late(jEven);
+  // The BRA's facts one position back, for the taken entry's write (a conv tap): its own
+  // position and two pushes (where the TOP that follows is deeper, it diverged), its depth,
+  // c, pc and running lanes. Declared bits (exclusiveOr channels of the unpacked forms) so
+  // that the tap waits for no MLP level.
+  Bus tapData;
+  auto declared = [&](const std::string& name, const Expr& v) { tapData.push_back(c.exclusiveOr(name, v)); };
+  declared("BRA here (for the tap)", f[kOwn]);
+  declared("op BRA (for the tap)", f[kBra]);
+  for (Flag x : {kBGeC, kBLeC, kNextGeC, kNextLeC}) declared(fmt::format("push compare {} (for the tap)", static_cast<int>(x)), f[x]);
+  for (WireId x : depthW) tapData.push_back(x);
+  for (uint32_t i = 0; i < kPcBits; ++i) declared(fmt::format("c[{}] (for the tap)", i), C[i]);
+  for (uint32_t i = 0; i < kPcBits; ++i) declared(fmt::format("pc[{}] (for the tap)", i), P[i]);
+  for (WireId x : maskW) tapData.push_back(x);
+  const Bus back = previousBits(c, "the BRA one position back", tapData, 1, s.machineToken);
+  const size_t backDepthAt = 6, backCAt = backDepthAt + s.depth.size(), backPcAt = backCAt + kPcBits, backMaskAt = backPcAt + kPcBits;
+  Expr backDepth;
+  for (uint32_t i = 0; i < s.depth.size(); ++i) backDepth += (int64_t{1} << i) * w(back[backDepthAt + i]);
+  // Data: rpc, the resume field, the lanes below, and whether resume is the field + 1 (the
+  // taken entry over a fall-through one resumes it at the BRA's pc + 1; a CALL's entry, its
+  // caller at the CALL's pc + 1: CALL's tokens are not decided here, but its entry is kept,
+  // so that the steps under it pop right).
+  std::vector<Expr> topData, lowerData;
+  for (uint32_t i = 0; i < kPcBits; ++i) topData.push_back(w(back[backCAt + i]));
+  for (uint32_t i = 0; i < kPcBits; ++i) topData.push_back(w(back[backPcAt + i]));
+  const Expr isCall = f[kBraOrCall] - f[kBra];
+  lowerData = C;
+  lowerData.insert(lowerData.end(), C.begin(), C.end());
+  for (uint32_t l = 0; l < 4; ++l) lowerData.push_back(w(maskW[l]));
+  // Odd slots (j odd): the taken entry's write where j is odd, the lower entry's (slot j + 1)
+  // where j is even; even slots the other way round.
+  auto bank = [&](const std::string& name, WireId topHere, WireId lowerHere, const std::vector<WireId>& writeKey,
+                  WireId readSelect) {
+    MemoryBank m;
+    m.writeKey = writeKey;
+    m.readKey = pairOf;
+    m.readSelect = readSelect;
+    // The taken entry's write where the TOP after a BRA that pushes two is deeper than the BRA.
+    const WireId top = andStep(c, name + " taken entry write",
+                               {w(back[0]), w(back[1]), 2 - w(back[2]) - w(back[3]), 2 - w(back[4]) - w(back[5]), w(topHere)},
+                               valueOf(jBits) - backDepth - 1);
+    const WireId lower = andStep(c, name + " lower entry write", {f[kOwn], f[kBraOrCall], w(lowerHere)});
+    m.writeEnable = w(c.exclusiveOr(name + " write", {top, lower}));
+    for (size_t i = 0; i < lowerData.size(); ++i) {
+      const WireId fromTop = i < topData.size()
+                                 ? andStep(c, fmt::format("{} taken data[{}]", name, i), {topData[i], w(topHere)})
+                                 : andStep(c, fmt::format("{} taken data[{}]", name, i),  // the fall-through lanes
+                                           {w(back[backMaskAt + i - topData.size()]), w(topHere)},
+                                           -w(maskW[i - topData.size()]), 0);
+      std::vector<WireId> terms = {fromTop};
+      if (i >= kPcBits && i < 2 * kPcBits) {  // resume: c after a BRA, the pc after a CALL
+        terms.push_back(andStep(c, fmt::format("{} lower data[{}] (BRA)", name, i), {lowerData[i], f[kBra], w(lowerHere)}));
+        terms.push_back(andStep(c, fmt::format("{} lower data[{}] (CALL)", name, i), {P[i - kPcBits], isCall, w(lowerHere)}));
+      } else {
+        terms.push_back(andStep(c, fmt::format("{} lower data[{}]", name, i), {lowerData[i], w(lowerHere)}));
+      }
+      m.data.push_back(c.exclusiveOr(fmt::format("{} data[{}]", name, i), terms));
+    }
+    m.data.push_back(c.exclusiveOr(name + " resume + 1", {topHere, andStep(c, name + " CALL's resume + 1", {isCall, w(lowerHere)})}));
+    return m;
+  };
+  const std::vector<WireId> evenKey(pairAbove.begin(), pairAbove.begin() + 17);
+  const Bus entry = c.memoryRead("SIMT stack", {bank("SIMT odd slots", jOdd, jEven, pairOf, jOdd),
+                                                bank("SIMT even slots", jEven, jOdd, evenKey, jEven)});
+  std::vector<Expr> rpcBits, resumeField, below;
+  for (uint32_t i = 0; i < kPcBits; ++i) rpcBits.push_back(w(entry[i]));
+  for (uint32_t i = 0; i < kPcBits; ++i) resumeField.push_back(w(entry[kPcBits + i]));
+  for (uint32_t l = 0; l < 4; ++l) below.push_back(w(c.step(fmt::format("lanes below {} (bit)", l), w(entry[2 * kPcBits + l]) - 1)));
+  const Bus resumeSum = addBuses(c, "resume", resumeField, std::vector<Expr>(kPcBits, Expr(0)), w(entry[2 * kPcBits + 4]));
+  std::vector<Expr> resume;
+  for (WireId x : resumeSum) resume.push_back(w(x));
+  // The base entry's rpc is the exit (its slot is never written: it reads 0).
+  const Expr rpc = valueOf(rpcBits) + int64_t{machine::kExitTarget} * f[kDepth1];
+  const Expr atRpc = equal("pc = rpc", valueOf(P) - rpc);
+  const Expr bIsRpc = equal("b = rpc", valueOf(B) - rpc);
+  const Expr nextIsRpc = equal("pc+1 = rpc", valueOf(P) + 1 - rpc);
+  const Expr popTop = equal("c = rpc", valueOf(C) - rpc);
+  // The depth a push leaves: j + 1 - popTop + two (as d - 1: DEPTH's value), and a pop's: j - 1.
+  std::vector<Expr> twoBit(jBits.size(), Expr(0));
+  twoBit[0] = two;
+  const Bus pushDepth = addBuses(c, "depth after a push", jBits, twoBit, 1 - popTop);
+  // j - 1: bit i is j_i - z_i + 2 z_(i+1), z_i = [the bits of j below i are all 0] (the borrow).
+  std::vector<Expr> borrow{Expr(1)}, popDepth;
+  for (uint32_t i = 1; i <= jBits.size(); ++i) {
+    Expr lower;
+    for (uint32_t k2 = 0; k2 < i; ++k2) lower += jBits[k2];
+    const WireId zi = c.step(fmt::format("depth-1-1 borrow {}", i), -lower);
+    late(zi);
+    borrow.push_back(w(zi));
+  }
+  for (uint32_t i = 0; i < jBits.size(); ++i) popDepth.push_back(jBits[i] - borrow[i] + 2 * borrow[i + 1]);
+  // TOP names depths 1 and 2; deeper, the last DEPTH's, which is said first where it differs.
+  struct Target {
+    Expr mode1, mode2, deep, needsDepth;
+  };
+  auto target = [&](const std::string& name, const Expr& d, const Expr& lastIsD) {  // d: the new depth - 1
+    auto lateBit = [&](WireId x) {  // decided where the pop or push is, not where the depth is known
+      late(x);
+      return w(x);
+    };
+    Target t;
+    t.mode1 = lateBit(c.step(name + " depth 1", -d));
+    t.mode2 = lateBit(c.step(name + " depth 2 >=", d - 1)) + lateBit(c.step(name + " depth 2 <=", 1 - d)) - 1;
+    t.deep = lateBit(c.step(name + " deeper", d - 2));
+    t.needsDepth = lateBit(andStep(c, name + " needs DEPTH", {t.deep}, -lastIsD, 0));
+    return t;
+  };
+  // A push leaves d - 1 = j + 1 - popTop + two: j (popTop, not two), j + 1 (both or
+  // neither) or j + 2 (two, not popTop).
+  const Expr lastIsPush = w(c.exclusiveOr("the last DEPTH is the push's",
+                                          {andStep(c, "last DEPTH = j, left", {popTop, f[kLastIsJ]}, -two, 0),
+                                           andStep(c, "last DEPTH = j+1, left (both)", {popTop, two, f[kLastIsJp1]}),
+                                           andStep(c, "last DEPTH = j+1, left (neither)", {f[kLastIsJp1]}, -popTop - two, 0),
+                                           andStep(c, "last DEPTH = j+2, left", {two, f[kLastIsJp2]}, -popTop, 0)}));
+  const Target pushTo = target("push", valueOf(jBits) + 1 - popTop + two, lastIsPush);
+  const Target popTo = target("pop", valueOf(jBits) - 1, f[kLastIsJm1]);
+
+  // A step ended and the running entry's next pc is its rpc: the sync pops it, a TOP before
+  // anything the next step says (core.cpp's runWarpSteps) — after a DEPTH where the entry
+  // under it is deeper than 2 and not the last DEPTH's (one position on, a conv tap).
+  const WireId popEnd = andStep(c, "pop at the step's end", {f[kEnded], atRpc}, -f[kDepth1], 0);
 
   // ---- a warp's end and a barrier (core.cpp's runBlock: passes over the warps in order) ----
   // A warp leaves the pass at an EXIT at depth 1 that every running lane takes (it retires)
@@ -238,7 +400,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   // executor's order needs per-warp state (not built): a run that leaves these conditions
   // spells a wrong token, which `--backend circuit` stops at and names. Decided from the early
   // flags at the active lanes' level (layer 19), off the token's path (a pop's TOP, which
-  // comes first, is at depth 2: none of this there).
+  // comes first, is at depth 2 or deeper: none of this there).
   // Two positions are not the step's own though the sequencer says so: the one after a
   // warp's DONE (its next token is the next warp's), where the fetched word is the leaving
   // warp's next instruction, and the one after a WARP (the resumed warp's TOP is next). A
@@ -272,44 +434,48 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   out.block = c.step("BLOCK next", w(carried[3]) - 1);
   const WireId topResumed = c.step("TOP of the resumed warp next", w(carried2[0]) - 1);
 
-  // Whatever the step at this position would say waits for a pop's TOP, or for the tokens
-  // that start the next warp or block or resume a warp.
-  const Expr preempted = f[kPopEnd] + f[kPop3End] + w(out.warpStart) + w(out.warp) + w(out.block) + w(topResumed);
-  // A BRA at depth 2 that every lane or none takes pops to the base entry where its new pc
-  // (b, or pc + 1) is the join; otherwise it says what it says at depth 1.
-  const WireId bra2 = andStep(c, "BRA at depth 2", {f[kOwn], f[kBra], f[kDepth2]}, -preempted, 0);
-  const WireId popAll = andStep(c, "BRA at depth 2 taken by all to the join", {w(bra2), w(all), f[kBIsJoin]});
-  const WireId popNone = andStep(c, "BRA at depth 2 taken by none, the join next", {w(bra2), w(none), f[kNextIsJoin]});
-  const Expr popBra = w(popAll) + w(popNone);
-  // At depth 3 the same pops to the fall-through entry.
-  const WireId bra3 = andStep(c, "BRA at depth 3", {f[kOwn], f[kBra], f[kDepth3]}, -preempted, 0);
-  const Expr popBra3 = w(andStep(c, "BRA at depth 3 taken by all to the join", {w(bra3), w(all), f[kBIsJoin]})) +
-                       w(andStep(c, "BRA at depth 3 taken by none, the join next", {w(bra3), w(none), f[kNextIsJoin]}));
-  const WireId braUniform =
-      c.step("BRA at depth 1, 2 or 3, no pop", bra + w(bra2) + w(bra3) - popBra - popBra3 - 1 - 2 * preempted);
-
+  // Whatever the step at this position would say waits for a pop's TOP (or its DEPTH), or
+  // for the tokens that start the next warp or block or resume a warp.
+  const Expr preempted = w(popEnd) + w(out.warpStart) + w(out.warp) + w(out.block) + w(topResumed);
+  // ---- the BRA (branchUpdate), each outcome one step over the BRA's facts ----
+  const std::vector<Expr> braHere = {f[kOwn], f[kBra]};
+  auto braAnd = [&](const std::string& name, std::vector<Expr> bits, const Expr& L = Expr(0)) {
+    bits.insert(bits.begin(), braHere.begin(), braHere.end());
+    return andStep(c, name, bits, L - 2 * preempted);  // L is at most 1
+  };
+  // Where its new pc is the running entry's rpc the entry pops (not the base entry's: depth 1
+  // has none to pop to): every lane or none takes it to the rpc, or a divergence that pushes
+  // nothing reconverges at c = rpc. [x and not depth 1] as L = D1 - x.
+  const WireId popAll = braAnd("BRA taken by all to the rpc", {w(all), bIsRpc}, -f[kDepth1]);
+  const WireId popNone = braAnd("BRA taken by none, the rpc next", {w(none), nextIsRpc}, -f[kDepth1]);
+  const WireId popJoin = braAnd("BRA divergence reconverges at the rpc", {diverged, 1 - pushTaken, 1 - pushFall, popTop}, -f[kDepth1]);
+  const Expr popAny = w(popEnd) + w(popAll) + w(popNone) + w(popJoin);
   // Nothing changes: none taken, all to pc + 1, or a divergence that pushes nothing: FALL, or
   // the checkpoint GOTO when the BRA's sync is the 16th since a pc.
-  out.jump = andStep(c, "GOTO b next", {w(braUniform), w(all)}, -toNext, 0);
-  const WireId same = c.sum("BRA changes nothing",
-                            w(andStep(c, "BRA none taken", {w(braUniform), w(none)})) +
-                                w(andStep(c, "BRA all to pc+1", {w(braUniform), toNext, w(all)})) +
-                                w(andStep(c, "BRA divergence keeps the entry", {keepsShape, diverged}, -preempted, 0)));
-  out.braCheckpoint = andStep(c, "GOTO pc+1 next", {w(same), f[kSixteenth]});
-  out.fall = andStep(c, "FALL next", {w(same)}, -f[kSixteenth], 0);
-  auto ifNotPreempted = [&](const std::string& name, std::vector<Expr> bits) { return andStep(c, name, std::move(bits), -preempted, 0); };
-  const WireId top1T = ifNotPreempted("TOP depth 1 (taken) next", {taken1, diverged});
-  const WireId top1F = ifNotPreempted("TOP depth 1 (fall-through) next", {fall1, diverged});
-  const WireId top2T = ifNotPreempted("TOP depth 2 (taken) next", {taken2, diverged});
-  const WireId top2F = ifNotPreempted("TOP depth 2 (fall-through) next", {fall2, diverged});
-  out.depth3 = ifNotPreempted("DEPTH 3 next", {taken3New, diverged});
-  out.top3 = ifNotPreempted("TOP depth 3 next", {taken3, diverged});
-  const WireId topBase = c.step("TOP of the base entry next", f[kPopEnd] + popBra - 1);
-  const WireId topFallEntry = c.step("TOP of the fall-through entry (a pop) next", f[kPop3End] + popBra3 - 1);
-  out.checkpoint = ifNotPreempted("GOTO pc next", {f[kCheckpoint]});
+  out.jump = braAnd("GOTO b next", {w(all)}, -2 * toNext - bIsRpc + f[kDepth1]);
+  const Expr same = w(braAnd("BRA none taken", {w(none)}, f[kDepth1] - nextIsRpc)) +
+                    w(braAnd("BRA all to pc+1", {w(all), toNext}, f[kDepth1] - bIsRpc)) +
+                    w(braAnd("BRA divergence keeps the entry", {diverged, 1 - pushTaken, 1 - pushFall}, -popTop));
+  out.braCheckpoint = andStep(c, "GOTO pc+1 next", {same, f[kSixteenth]});
+  out.fall = andStep(c, "FALL next", {same}, -f[kSixteenth], 0);
+  const WireId takenRuns = braAnd("divergence: the taken entry runs", {diverged, pushTaken});
+  const WireId fallRuns = braAnd("divergence: the fall-through entry runs", {diverged, 1 - pushTaken, pushFall});
+  const Expr pushes = w(takenRuns) + w(fallRuns);
+  // TOP or DEPTH by the depth each leaves.
+  const WireId depthPush = andStep(c, "DEPTH of a push next", {pushes, pushTo.needsDepth});
+  const WireId depthPop = andStep(c, "DEPTH of a pop next", {popAny, popTo.needsDepth});
+  out.depth = c.exclusiveOr("DEPTH next", {depthPush, depthPop});
+  const WireId topTaken = andStep(c, "TOP of the taken entry next", {w(takenRuns)}, -pushTo.needsDepth, 0);
+  const WireId topFall = andStep(c, "TOP of the fall-through entry next", {w(fallRuns)}, -pushTo.needsDepth, 0);
+  const WireId topPop = andStep(c, "TOP of the entry under (a pop) next", {popAny}, -popTo.needsDepth, 0);
+  out.checkpoint = andStep(c, "GOTO pc next", {f[kCheckpoint]}, -preempted, 0);
   out.gotoAny = c.exclusiveOr("GOTO next", {out.checkpoint, out.jump, out.braCheckpoint});
-  out.top1 = c.exclusiveOr("TOP depth 1 next", {top1T, top1F, topBase, topResumed});
-  out.top2 = c.exclusiveOr("TOP depth 2 next", {top2T, top2F, topFallEntry});
+  out.top1 = c.exclusiveOr("TOP depth 1 next", {andStep(c, "TOP depth 1 (push)", {pushes, pushTo.mode1}),
+                                                andStep(c, "TOP depth 1 (pop)", {w(topPop), popTo.mode1}), topResumed});
+  out.top2 = c.exclusiveOr("TOP depth 2 next", {andStep(c, "TOP depth 2 (push)", {pushes, pushTo.mode2}),
+                                                andStep(c, "TOP depth 2 (pop)", {w(topPop), popTo.mode2})});
+  out.topDeeper = c.exclusiveOr("TOP deeper next", {andStep(c, "TOP deeper (push)", {pushes, pushTo.deep}, -pushTo.needsDepth, 0),
+                                                    andStep(c, "TOP deeper (pop)", {w(topPop), popTo.deep})});
   // WAIT: a lane-serial step (a store too) with more active lanes than WAITs + 1 so far.
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
   out.wait =
@@ -333,23 +499,20 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
     gated(out.braCheckpoint, "GOTO pc+1", i, N[i]);
     gated(out.jump, "GOTO b", i, B[i]);
   }
-  for (uint32_t l = 0; l < 4; ++l) gated(topBase, "TOP base", l, baseEntry[kPcBits + l]);
-  for (uint32_t i = 0; i < kPcBits; ++i) gated(topBase, "TOP base", 4 + i, baseEntry[i]);
-  for (uint32_t l = 0; l < 4; ++l)
-    gated(topFallEntry, "TOP fall-through entry", l,
-          w(c.step(fmt::format("fall-through entry lane {}", l), baseEntry[kPcBits + l] - w(s.mask[l]) - 1)));
-  for (uint32_t i = 0; i < kPcBits; ++i) gated(topFallEntry, "TOP fall-through entry", 4 + i, baseEntry[kPcBits + 4 + i]);
-  const WireId topT = c.step("TOP of the taken entry next", w(top1T) + w(top2T) + w(out.top3) - 1);
-  const WireId topF = c.step("TOP of the fall-through entry next", w(top1F) + w(top2F) - 1);
   for (uint32_t l = 0; l < 4; ++l) {
-    gated(topT, "TOP taken", l, w(active[l]));
-    gated(topF, "TOP fall-through", l, w(s.mask[l]) - w(active[l]));
+    gated(topTaken, "TOP taken", l, w(active[l]));
+    gated(topFall, "TOP fall-through", l, w(maskW[l]) - w(active[l]));
+    gated(topPop, "TOP popped to", l, below[l]);
   }
   for (uint32_t i = 0; i < kPcBits; ++i) {
-    gated(topT, "TOP taken", 4 + i, B[i]);
-    gated(topF, "TOP fall-through", 4 + i, N[i]);
+    gated(topTaken, "TOP taken", 4 + i, B[i]);
+    gated(topFall, "TOP fall-through", 4 + i, N[i]);
+    gated(topPop, "TOP popped to", 4 + i, resume[i]);
   }
-  value[1] += w(out.depth3);  // DEPTH 3: d - 1 = 2
+  for (uint32_t i = 0; i < 5; ++i) {
+    gated(depthPush, "DEPTH of a push", i, w(pushDepth[i]));
+    gated(depthPop, "DEPTH of a pop", i, popDepth[i]);
+  }
   for (uint32_t i = 0; i < kWarpBits; ++i) gated(out.warpStart, "WARP-START", i, after[i]);
   for (uint32_t i = 0; i < kWarpBits; ++i) gated(resumeNext, "WARP w+1", i, after[i]);
   for (uint32_t l = 0; l < 4; ++l) gated(topResumed, "TOP resumed", l, validLanes[l]);
@@ -357,7 +520,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   for (uint32_t i = 0; i < kBlockBits; ++i) gated(out.block, "BLOCK", i, after[kWarpBits + i]);
   // One channel per bit from here to the token's level.
   for (uint32_t i = 0; i < value.size(); ++i) out.value.push_back(w(c.exclusiveOr(fmt::format("control value[{}]", i), value[i])));
-  out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth3) + w(out.top3) + w(out.done) + w(out.wait) +
+  out.any = w(out.gotoAny) + w(out.fall) + w(out.top1) + w(out.top2) + w(out.depth) + w(out.topDeeper) + w(out.done) + w(out.wait) +
             w(out.halt) + w(out.warpStart) + w(out.warp) + w(out.block);
   return out;
 }

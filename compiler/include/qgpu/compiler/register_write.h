@@ -31,8 +31,10 @@ struct RegisterWriteWires {
 /// positions since the last one whose token is no write token (CHUNK-MORE, CHUNK-LAST, PACK4,
 /// AFFINE, LANES n, LANES-HIGH n) or ended a step: a step's control tokens, its ACTIVE, the
 /// previous step's last token — k = 0 where the write's first token is next.
+/// `stackAfterActive`: where the control's SIMT stack goes (step_control.h).
 RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits);
+                                      const std::vector<Bus>& results, const Bus& lanes, const Bus& waits,
+                                      uint32_t stackAfterActive);
 
 /// The token head's outputs for the tokens decided so far (token_io.h's tokenOutput): the
 /// six write kinds, ACTIVE, DONE, GOTO, FALL, DEPTH, WAIT and TOP at depths 1, 2 and the last
@@ -52,7 +54,7 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
 /// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
 /// tokenFeatures = frontInputs of the machine id).
 Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
-enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth3, Top3, Wait, Halt, WarpStart, Warp, Block };
+enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth, TopDeeper, Wait, Halt, WarpStart, Warp, Block };
 constexpr uint32_t kOtherTokens = 13;
 
 /// The machine token that outputRegisterWrite's outputs spell, read from `outputs` at `at`

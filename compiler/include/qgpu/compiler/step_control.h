@@ -1,8 +1,8 @@
 // The tokens a step's first positions spell that are no register write (docs/machine.md
 // §3.3): the sequencer's pc checkpoint (GOTO), a BRA's outcome (GOTO, FALL, DEPTH, TOP), the
-// pop back to depth 1 (TOP), DONE for a step that reports nothing and a lane-serial step's
-// WAITs — what the tokens before the position decide, from the fetched word, the sequencer,
-// the entry under depth 2 and the active lanes.
+// pop to the entry under the running one (DEPTH, TOP), DONE for a step that reports nothing
+// and a lane-serial step's WAITs — what the tokens before the position decide, from the
+// fetched word, the sequencer, the SIMT stack kept in two heads and the active lanes.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +23,10 @@ struct StepControlWires {
   WireId braCheckpoint = 0;  // GOTO pc + 1: a BRA that changes nothing, its sync the 16th step since a pc
   WireId gotoAny = 0;     // checkpoint, jump or braCheckpoint: the GOTO class
   WireId fall = 0;        // FALL: a BRA that changes nothing otherwise
-  WireId top1 = 0;        // TOP at depth 1: a divergence at depth 1 to one entry at exit, or a pop to the base entry
-  WireId top2 = 0;        // TOP at depth 2: a BRA that diverges at depth 1 to two entries
-  WireId depth3 = 0;      // DEPTH 3: a BRA that diverges at depth 1 to three entries, the last DEPTH not 3
-  WireId top3 = 0;        // TOP at the last DEPTH's depth (3): the same BRA after that DEPTH
+  WireId top1 = 0;        // TOP at depth 1: a divergence that leaves one entry, a pop to the base entry, a resumed warp
+  WireId top2 = 0;        // TOP at depth 2: a divergence or a pop that leaves two entries
+  WireId depth = 0;       // DEPTH d: a divergence or a pop that leaves d >= 3 entries, the last DEPTH not d
+  WireId topDeeper = 0;   // TOP at the last DEPTH's depth (>= 3): the same after that DEPTH
   WireId done = 0;        // DONE: EXIT, BAR, a store's last lane, or no active lane (not BRA, CALL)
   WireId wait = 0;        // WAIT: a lane-serial float step (FADD, FSUB, FMUL, FFMA) before its last active lane's position,
                           // or a store before its last lane
@@ -37,7 +37,7 @@ struct StepControlWires {
   // Where the step's own first token is next (k = 0, generating, not after its ACTIVE, no
   // checkpoint first): a form whose value is a bit, at the active lanes' level.
   Expr own;
-  // Where a TOP of a pop to the base entry, or the WARP-START or BLOCK after a retiring EXIT,
+  // Where a pop's TOP (or DEPTH), or the WARP-START or BLOCK after a retiring EXIT,
   // comes before anything the step computed here would say (a form whose value is a bit).
   Expr preempted;
   std::vector<Expr> value;  // 16
@@ -47,18 +47,20 @@ struct StepControlWires {
 /// At a position whose write index `k` is 0 (the step's first token is next) while
 /// generating. `op` is the fetched word's op one-hot (operand_select.h), `active` the lanes
 /// whose guard holds (proven bits), `waits` countWaits'. What the decision reads from the sequencer and the word
-/// is carried packed (units.h's packBits) across the step's widest layers and unpacked at
-/// `unpackAt`'s level.
-/// A divergent BRA is decided at SIMT depth 1, where the running entry is the warp's base
-/// entry (its reconvergence pc is machine::kExitTarget); the entry under depth 2 — the base
-/// entry as the last BRA at depth 1 left it — is kept in last-write slots, for the pop back to
-/// depth 1 and for uniform BRAs at depth 2. A warp leaves its pass where an EXIT at depth 1
+/// is carried packed (units.h's packBits) across the step's widest layers and unpacked where
+/// the SIMT stack's bank is, `stackAfterActive` levels after the active lanes' (where the
+/// unit has free heads and its token is still a dozen levels on), or, the warp and block
+/// numbers, at `unpackAt`'s level.
+/// BRAs and pops are decided at any SIMT depth: the entries under the running one are kept in
+/// a bank of two heads, slot j {rpc, resume, lanes below} for the entry at depth j + 1,
+/// written where BRAs push (docs/compiler.md §4, "The SIMT stack"). A warp leaves its pass where an EXIT at depth 1
 /// retires it or a BAR at depth 1 makes it wait (HALT; WARP-START, WARP or BLOCK one position
 /// on; the resumed warp's TOP two on): exact while every warp leaves each pass at the same
 /// BAR with all its lanes at depth 1 and retires in the last pass (step_control.cpp). Not
 /// decided here (the write's or nothing is spelled): other barrier orders (per-warp state),
-/// lanes exiting under a divergence, deeper pops, CALL's entries, ATOMIC.
+/// lanes exiting under a divergence, CALL's entries, ATOMIC.
 StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std::vector<WireId>& op,
-                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt);
+                                  const Bus& active, const Bus& waits, const Bus& k, WireId unpackAt,
+                                  uint32_t stackAfterActive);
 
 }  // namespace qgpu::compiler

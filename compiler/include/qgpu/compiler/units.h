@@ -96,7 +96,8 @@ PackedBits accumulatePacked(Circuit& c, const std::string& name, const PackedBit
 /// The bits back in one level at `at`'s level or later: [x >= j] for every 0 < j < 2^width of
 /// each channel x, and bit i as the sum of the thresholds whose j flips it (a telescoped sum:
 /// a form whose value is a bit, with no channel of its own).
-std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at);
+/// With `levelsAfter`, that many levels after `at`'s (Circuit::notBefore).
+std::vector<Expr> unpackBits(Circuit& c, const std::string& name, const PackedBits& p, WireId at, uint32_t levelsAfter = 0);
 
 /// [address == j] for every j < 2^bits, one step each, for a memory key: two of them sum to at
 /// most minus their Hamming distance, which is what makes them provably exclusive.
