@@ -177,10 +177,9 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   // with its rpc, the decisions and their value bits): unpacked where the caller says, not
   // at `unpackAt` like the rest.
   const WireId stackAt = active[0];
-  const uint32_t kStackAfterActive = stackAfterActive;
-  const std::vector<Expr> f = unpackBits(c, "control flags", packBits(c, "control flags", flags), stackAt, kStackAfterActive);
-  const std::vector<Expr> P = unpackBits(c, "control pc", packBits(c, "control pc", pc), stackAt, kStackAfterActive);
-  const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), stackAt, kStackAfterActive);
+  const std::vector<Expr> f = unpackBits(c, "control flags", packBits(c, "control flags", flags), stackAt, stackAfterActive);
+  const std::vector<Expr> P = unpackBits(c, "control pc", packBits(c, "control pc", pc), stackAt, stackAfterActive);
+  const std::vector<Expr> F = unpackBits(c, "control b, c", packBits(c, "control b, c", fields), stackAt, stackAfterActive);
   // The depth - 1 and the running lanes the same way, as declared bits (exclusiveOr channels
   // of the unpacked forms: no MLP level) — carried packed, not as the sequencer's wires.
   std::vector<Expr> depthAndLanes;
@@ -190,11 +189,11 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
     depthAndLanes.push_back(w(c.step(fmt::format("depth-1[{}] (bit)", i), w(s.depth[i]) - 1)));
   for (WireId x : s.mask) depthAndLanes.push_back(w(x));
   const std::vector<Expr> DL =
-      unpackBits(c, "control depth, lanes", packBits(c, "control depth, lanes", depthAndLanes), stackAt, kStackAfterActive);
+      unpackBits(c, "control depth, lanes", packBits(c, "control depth, lanes", depthAndLanes), stackAt, stackAfterActive);
   Bus depthW, maskW;
   for (size_t i = 0; i < s.depth.size(); ++i) depthW.push_back(c.exclusiveOr(fmt::format("depth-1[{}] (control)", i), DL[i]));
   for (uint32_t l = 0; l < 4; ++l) maskW.push_back(c.exclusiveOr(fmt::format("running lane {} (control)", l), DL[s.depth.size() + l]));
-  auto late = [&](WireId x) { c.notBefore(x, stackAt, kStackAfterActive); };
+  auto late = [&](WireId x) { c.notBefore(x, stackAt, stackAfterActive); };
   const std::vector<Expr> B(F.begin(), F.begin() + kPcBits), C(F.begin() + kPcBits, F.end());
   const std::vector<Expr> after = unpackBits(c, "control warp+1, block+1", packBits(c, "control warp+1, block+1", following), unpackAt);
   out.own = f[kOwn];
@@ -238,21 +237,26 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   std::vector<Expr> jBits;
   for (WireId x : depthW) jBits.push_back(w(x));
   const std::vector<WireId> pairOf = decodeAddress(c, "SIMT slot pair", Bus(depthW.begin() + 1, depthW.end()));
-  // (j + 1) >> 1 for the even slots' write key: bit i of j + 1 is j_i + c_i - 2 c_(i+1), c_i
-  // = [the bits of j below i are all 1].
-  std::vector<Expr> carry{Expr(1)};
-  for (uint32_t i = 1; i <= jBits.size(); ++i) {
-    Expr lower;
-    for (uint32_t k2 = 0; k2 < i; ++k2) lower += jBits[k2];
-    const WireId ci = c.step(fmt::format("depth-1+1 carry {}", i), lower - static_cast<int64_t>(i));
-    late(ci);
-    carry.push_back(w(ci));
-  }
+  // j + 1 and j - 1 without an adder: bit i is j_i +- p_i -+ 2 p_(i+1), p_i = [the bits of j
+  // below i are all 1] (the carry, +) or all 0 (the borrow, -); bit n of j + 1 is p_n.
+  auto plusOrMinusOne = [&](const std::string& name, int64_t sign) {
+    std::vector<Expr> p{Expr(1)}, bits;
+    for (uint32_t i = 1; i <= jBits.size(); ++i) {
+      Expr lower;
+      for (uint32_t k2 = 0; k2 < i; ++k2) lower += jBits[k2];
+      const WireId pi = c.step(fmt::format("{} {}", name, i), sign > 0 ? lower - static_cast<int64_t>(i) : -lower);
+      late(pi);
+      p.push_back(w(pi));
+    }
+    for (uint32_t i = 0; i < jBits.size(); ++i) bits.push_back(jBits[i] + sign * p[i] - 2 * sign * p[i + 1]);
+    if (sign > 0) bits.push_back(p.back());
+    return bits;
+  };
+  // (j + 1) >> 1 for the even slots' write key.
+  const std::vector<Expr> jPlusOne = plusOrMinusOne("depth-1+1 carry", 1);
   Bus pairAboveBits;  // (j + 1) >> 1 as proven bits
-  for (uint32_t i = 1; i <= jBits.size(); ++i) {
-    const Expr bit = i < jBits.size() ? jBits[i] + carry[i] - 2 * carry[i + 1] : carry[i];
-    pairAboveBits.push_back(c.step(fmt::format("(depth-1+1)[{}] (bit)", i), bit - 1));
-  }
+  for (uint32_t i = 1; i < jPlusOne.size(); ++i)
+    pairAboveBits.push_back(c.step(fmt::format("(depth-1+1)[{}] (bit)", i), jPlusOne[i] - 1));
   const std::vector<WireId> pairAbove = decodeAddress(c, "SIMT slot pair above", pairAboveBits);
   const WireId jOdd = c.step("SIMT depth even", w(depthW[0]) - 1);  // j odd: depth j + 1 even
   const WireId jEven = c.step("SIMT depth odd", -w(depthW[0]));
@@ -343,16 +347,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   std::vector<Expr> twoBit(jBits.size(), Expr(0));
   twoBit[0] = two;
   const Bus pushDepth = addBuses(c, "depth after a push", jBits, twoBit, 1 - popTop);
-  // j - 1: bit i is j_i - z_i + 2 z_(i+1), z_i = [the bits of j below i are all 0] (the borrow).
-  std::vector<Expr> borrow{Expr(1)}, popDepth;
-  for (uint32_t i = 1; i <= jBits.size(); ++i) {
-    Expr lower;
-    for (uint32_t k2 = 0; k2 < i; ++k2) lower += jBits[k2];
-    const WireId zi = c.step(fmt::format("depth-1-1 borrow {}", i), -lower);
-    late(zi);
-    borrow.push_back(w(zi));
-  }
-  for (uint32_t i = 0; i < jBits.size(); ++i) popDepth.push_back(jBits[i] - borrow[i] + 2 * borrow[i + 1]);
+  const std::vector<Expr> popDepth = plusOrMinusOne("depth-1-1 borrow", -1);  // j - 1
   // TOP names depths 1 and 2; deeper, the last DEPTH's, which is said first where it differs.
   struct Target {
     Expr mode1, mode2, deep, needsDepth;
