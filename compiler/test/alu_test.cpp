@@ -73,17 +73,8 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
   StepStream ss = stepStream(r);
   AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0, {}};
   auto computes = [&](const machine::MInstr& in) { return joined ? stepComputes(in) : aluComputes(in); };
-  // The joined step's banks do not take an atomic's memory writes yet: it is checked up to the
-  // first atomic step (a reduction writes no register, so firstAtomicWrite may be later).
-  size_t end = firstAtomicWrite(r);
-  if (joined)
-    for (const machine::StepState& s : r.steps) {
-      const machine::MOp op = r.program.code.at(s.pc).op;
-      if (op == machine::MOp::Atom || op == machine::MOp::AtomS) {
-        end = std::min(end, s.firstToken);
-        break;
-      }
-    }
+  // The step does not take an atomic's tokens yet: checked up to the first atomic step.
+  const size_t end = firstAtomicStep(r);
   const size_t first = r.prompt.size();
   as.want.resize(ss.steps.size());
   for (size_t p = 0; p < ss.steps.size(); ++p) {

@@ -175,11 +175,13 @@ size_t checkInPieces(const CompiledUnit& cu, const model::Model& m, const std::v
   return checked;
 }
 
-size_t firstAtomicWrite(const CorpusRun& r) {
-  size_t end = r.tokens.size();
-  for (const machine::RegisterWrite& w : r.writes)
-    if (w.atomic) end = std::min<size_t>(end, w.lastToken);
-  return end;
+size_t firstAtomicStep(const CorpusRun& r, bool writesRegister) {
+  for (const machine::StepState& s : r.steps) {
+    const machine::MInstr& in = r.program.code.at(s.pc);
+    if ((in.op == machine::MOp::Atom || in.op == machine::MOp::AtomS) && (!writesRegister || in.d != machine::kNoOperand))
+      return s.firstToken;
+  }
+  return r.tokens.size();
 }
 
 const machine::RegisterWrite* writeOfStep(const CorpusRun& r, size_t firstToken) {
@@ -251,7 +253,7 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
 }
 
 StepStream stepStream(const CorpusRun& r) {
-  const size_t end = firstAtomicWrite(r);
+  const size_t end = firstAtomicStep(r, true);
   const size_t first = r.prompt.size();  // the position of generated token 0
   StepStream ss{{r.name, {}, first - 1}, {}};
   std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> the write committed there

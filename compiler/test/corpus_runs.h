@@ -39,10 +39,11 @@ struct CorpusRun {
 /// 6 threads (predicated_writes_4, predicated_writes_6).
 const std::vector<CorpusRun>& corpusRuns();
 
-/// The index of the run's first atomic register write's last token (the tokens' count if none):
-/// the pending write does not rebuild atomics' old values (docs/machine.md §5.2), so the joined
-/// units' tests stop there.
-size_t firstAtomicWrite(const CorpusRun& r);
+/// The index of the run's first atomic step's first token (the tokens' count if none) — with
+/// `writesRegister`, of the first whose old values go to a register: the compiled step does
+/// not take an atomic's tokens yet (docs/compiler.md §8), so the joined units' tests stop at
+/// the first, and the front's (which only must not commit a reduction's values) at the second.
+size_t firstAtomicStep(const CorpusRun& r, bool writesRegister = false);
 
 /// The executor's register write of the step whose first token is `firstToken`: the one whose
 /// last token lies among the step's tokens (nothing where it writes none: no lane active).

@@ -81,7 +81,7 @@ struct FrontStream {
 std::optional<FrontStream> frontStream(const CorpusRun& r) {
   std::optional<RegisterStream> rs = registerStream(r);
   if (!rs) return std::nullopt;
-  const size_t end = firstAtomicWrite(r);
+  const size_t end = firstAtomicStep(r, true);
   FrontStream fs{{r.name, {}, r.prompt.size() - 1}, {}, 0, end < r.tokens.size()};
   auto add = [&](uint32_t id, std::string describe, std::vector<std::pair<size_t, int64_t>> want) {
     fs.stream.positions.push_back({frontInputs(id), {}, std::move(describe)});

@@ -22,7 +22,7 @@ TEST(WriteForm, TheIrChoosesEveryCorpusWritesForm) {
   size_t writes = 0;
   for (const CorpusRun& r : corpusRuns())
     for (const machine::RegisterWrite& wr : r.writes) {
-      if (wr.atomic || wr.lanes == 0) continue;  // INNER forms: spelled inside an atomic step
+      if (wr.atomic || wr.lanes == 0) continue;  // an atomic's d: spelled lane by lane as old values, taken at DONE
       std::array<uint64_t, 4> v{};
       for (uint32_t l = 0; l < 4; ++l) v[l] = wr.values[l] & machine::widthMask(wr.bytes);
       machine::WriteForm f;

@@ -391,78 +391,60 @@ class Machine {
     done(fmt::format("{}: DONE (store{})", where(w, pc), lanes > 1 ? fmt::format(" lane {}/{}", lanes, lanes) : ""));
   }
 
-  /// One position per memory write round (§5.3) from round `first` on: a WAIT, the step's
-  /// last round a DONE when `endsStep`. A store says all of its rounds so; an atomic's first
-  /// round commits with its new-value tokens.
-  void commitRounds(const Warp& w, uint32_t pc, const std::vector<ByteWrite>& writes, const std::string& what,
-                    uint32_t first = 1, bool endsStep = true) {  // endsStep false: an atomic's, DONE comes after
-    const uint32_t rounds = writeRounds(writes);
-    for (uint32_t r = first; r <= rounds; ++r) {
-      const std::string m = fmt::format("{}: {} ({})", where(w, pc), r == rounds && endsStep ? "DONE" : "WAIT",
-                                        rounds == 1 ? what : fmt::format("{}, write round {}/{}: bank conflict", what, r, rounds));
-      if (r == rounds && endsStep) done(m);
-      else say(ctl(Ctl::Wait), m);
-    }
-  }
-
-  // Atomics apply in lane order. Lanes that hit an address an earlier lane also hits wait
-  // for a later pass (docs/machine.md §5.3), so within a pass every lane's op reads memory
-  // the previous pass committed and no unit has to chain lanes. Tokens per pass: the old
-  // values (when the result is used), the new memory values (so the decoder needs no
-  // arithmetic unit), one WAIT per extra write round; the step opens with ATOMIC and ends with DONE.
+  // Atomics are lane-serial (§5.3), like stores: ATOMIC, then per active lane in lane order
+  // that lane's old value and its new memory value, each a one-lane write (uniform form: no
+  // step end inside an atomic step); the new value goes into memory with its last token, so
+  // a later lane at the same address reads it. Then DONE, where d takes the old values. Why
+  // both values: the compiled memory is written from tokens at the banks' layers, far above
+  // where a value read from them is known, so the new value must come back as tokens; and
+  // computed from the old value's tokens (op(old, b, c) on the step's ALU) it costs no
+  // depth, where op on the value read from the banks would come after them. The decoder
+  // requires both: the old value as its memory holds it, the new one as atomicResult.
   void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
     if (eff == 0) return done(where(w, pc) + ": DONE (no active lane)");
     const uint32_t bytes = in.bytes();
     const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
-    say(ctl(Ctl::Atomic), where(w, pc) + ": ATOMIC (its writes follow, then DONE)");
+    say(ctl(Ctl::Atomic), where(w, pc) + ": ATOMIC (per lane its old and new value follow, then DONE)");
     if (in.d != kNoOperand && in.d >= p_.numRegs)
       throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
-    std::array<uint64_t, 4> addr{};
-    std::array<uint32_t, 4> pass{};
-    uint32_t passes = 0;
+    const int lanes = std::popcount(eff);
+    std::array<uint64_t, 4> olds{};
+    int k = 0;
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!((eff >> l) & 1)) continue;
-      addr[l] = windowBase(p_.windows, space) + read(in.a, w, l);  // ATOMS: a shared-space address
-      for (uint32_t j = 0; j < l; ++j)
-        if ((eff >> j) & 1 && addr[j] == addr[l]) ++pass[l];
-      passes = std::max(passes, pass[l] + 1);
-    }
-    for (uint32_t k = 0; k < passes; ++k) {
-      uint32_t lanes = 0;
-      std::vector<ByteWrite> writes;
-      for (uint32_t l = 0; l < kLanes; ++l)
-        if ((eff >> l) & 1 && pass[l] == k) {
-          lanes |= 1u << l;
-          writes.push_back({addr[l], bytes});
-        }
-      std::array<uint64_t, 4> olds{}, news{};
-      const std::string what = passes == 1 ? "" : fmt::format(" (pass {}/{})", k + 1, passes);
-
+      ++k;
+      const uint64_t addr = windowBase(p_.windows, space) + read(in.a, w, l);  // ATOMS: a shared-space address
+      uint8_t* p = mem_.at(space, addr, bytes, thread(w, l), true);
+      uint64_t old = 0;
+      std::memcpy(&old, p, bytes);
+      const uint64_t next = atomicResult(in, old, read(in.b, w, l), read(in.c, w, l));
+      const std::string lane = fmt::format("lane {} ({}/{})", l, k, lanes);
+      std::array<uint64_t, 4> v{};
       if (mode_ == Mode::Execute) {
-        for (uint32_t l = 0; l < kLanes; ++l) {
-          if (!((lanes >> l) & 1)) continue;
-          uint8_t* p = mem_.at(space, addr[l], bytes, thread(w, l), true);
-          std::memcpy(&olds[l], p, bytes);
-          news[l] = atomicResult(in, olds[l], read(in.b, w, l), read(in.c, w, l));
-        }
-        if (in.d != kNoOperand) {
-          emitWrite(w, pc, olds, lanes, bytes, fmt::format("write {} (old values){}", operandName(in.d), what), true);
-          trace.writes.push_back({trace.tokens.size() - 1, in.d, lanes, bytes, olds, true});
-        }
-        emitWrite(w, pc, news, lanes, bytes, "new memory values" + what, true);
+        v[l] = old;
+        emitWrite(w, pc, v, 1u << l, bytes, lane + ": old value", true);
+        v[l] = next;
+        emitWrite(w, pc, v, 1u << l, bytes, lane + ": new memory value", true);
       } else {
-        if (in.d != kNoOperand) olds = reader_.write(lanes, bytes, true);
-        news = reader_.write(lanes, bytes, true);
+        const size_t at = reader_.pos();
+        const uint64_t gotOld = reader_.write(1u << l, bytes, true)[l];
+        if (gotOld != old)
+          throw Error(ErrorKind::Input, fmt::format("token {}: {} {}: old value {:#x}, but memory holds {:#x} at {:#x}",
+                                                    at, where(w, pc), lane, gotOld, old, addr));
+        const size_t atNew = reader_.pos();
+        const uint64_t gotNew = reader_.write(1u << l, bytes, true)[l];
+        if (gotNew != next)
+          throw Error(ErrorKind::Input, fmt::format("token {}: {} {}: new memory value {:#x}, but the operation on "
+                                                    "{:#x} gives {:#x}", atNew, where(w, pc), lane, gotNew, old, next));
       }
-      for (uint32_t l = 0; l < kLanes; ++l)
-        if ((lanes >> l) & 1) std::memcpy(mem_.at(space, addr[l], bytes, thread(w, l), true), &news[l], bytes);
-      // The new values commit with the write's last token; further rounds take a WAIT each.
-      commitRounds(w, pc, writes, "atomic" + what, 2, false);
-      if (in.d == kNoOperand) continue;
-      for (uint32_t l = 0; l < kLanes; ++l)
-        if ((lanes >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l] & widthMask(bytes);
+      std::memcpy(p, &next, bytes);
+      olds[l] = old & widthMask(bytes);
     }
-    done(where(w, pc) + ": DONE (atomic)");
+    done(where(w, pc) + (in.d == kNoOperand ? ": DONE (atomic)" : fmt::format(": DONE (atomic; {} takes the old values)", operandName(in.d))));
+    if (in.d == kNoOperand) return;
+    if (mode_ == Mode::Execute) trace.writes.push_back({trace.tokens.size() - 1, in.d, eff, bytes, olds, true});
+    for (uint32_t l = 0; l < kLanes; ++l)
+      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l];
   }
 
   /// The tokens of one write (§3.3) of `vals` for `lanes`, each with its meaning.

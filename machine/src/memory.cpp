@@ -2,8 +2,6 @@
 #include "memory.h"
 
 #include <algorithm>
-#include <array>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -21,15 +19,6 @@ MachineMemory::MachineMemory(const MachineProgram& program, const std::vector<ui
 void MachineMemory::startBlock(uint32_t threads, uint32_t dynamicSharedBytes) {
   shared_.assign(size_t{sharedBytes_} + dynamicSharedBytes, 0);  // dynamic at sharedBytes_, as in the oracle
   local_.assign(threads, std::vector<uint8_t>(localBytes_, 0));
-}
-
-uint32_t writeRounds(const std::vector<ByteWrite>& writes) {
-  std::array<std::set<uint64_t>, kMemoryBanks> bytes;  // per bank: the addresses written
-  for (const ByteWrite& w : writes)
-    for (uint64_t x = w.flat; x < w.flat + w.size; ++x) bytes[x % kMemoryBanks].insert(x);
-  size_t rounds = 1;
-  for (const auto& b : bytes) rounds = std::max(rounds, b.size());
-  return static_cast<uint32_t>(rounds);
 }
 
 uint8_t* MachineMemory::at(MSpace space, uint64_t flat, uint32_t size, uint32_t thread, bool write) {

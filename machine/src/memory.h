@@ -33,20 +33,9 @@ class MachineMemory {
   uint32_t localBytes_ = 0, sharedBytes_ = 0;
 };
 
-/// Memory banks (docs/machine.md §5.3). Each of the four per-lane memory copies is 64
-/// DeltaNet heads ("banks") of 128 one-byte slots; byte x lives in bank x mod 64. A head takes
-/// one write per position, so a step whose lanes write different bytes into one bank commits
-/// them in several rounds, one position (token) each. Local memory is private to its lane,
-/// so a `.local` write goes into one copy only and never collides with another lane's.
-// kMemoryBanks and kBankBytes: qgpu/machine/isa.h (the compiler builds the banks).
-
-struct ByteWrite {
-  uint64_t flat;  // flat machine address of the first byte
-  uint32_t size;
-};
-/// Positions a step needs to commit these (shared, global or generic) writes: the largest
-/// number of different bytes any bank receives, at least 1. A byte written by several lanes
-/// is one byte (the last lane's value is committed).
-uint32_t writeRounds(const std::vector<ByteWrite>& writes);
+// Memory banks (docs/machine.md §5.3): each of the four per-lane memory copies is 64
+// DeltaNet heads ("banks") of 128 one-byte slots, byte x in bank x mod 64 (kMemoryBanks and
+// kBankBytes: qgpu/machine/isa.h, where the compiler reads them). Stores and atomics commit
+// one lane a position, so no bank takes two bytes at once.
 
 }  // namespace qgpu::machine

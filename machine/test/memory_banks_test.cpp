@@ -1,7 +1,8 @@
 // Memory banks (docs/machine.md §5.3): a store commits one active lane's bytes per position,
-// an atomic pass its writes in as many positions as the most-loaded bank needs (write
-// rounds), and the token stream must say so; the layout that makes addresses bank addresses.
+// an atomic one lane's old and new value at a time, and the token stream must say so; the
+// layout that makes addresses bank addresses.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
@@ -13,28 +14,10 @@
 #include "qgpu/launch_spec.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/lower.h"
+#include "qgpu/machine/tokens.h"
 
 namespace qgpu::machine {
 namespace {
-
-std::vector<ByteWrite> lanes(uint64_t base, uint64_t stride, uint32_t size) {
-  std::vector<ByteWrite> w;
-  for (uint32_t l = 0; l < kLanes; ++l) w.push_back({base + l * stride, size});
-  return w;
-}
-
-TEST(MachineBanks, WriteRoundsCountTheBusiestBank) {
-  EXPECT_EQ(writeRounds({}), 1u);
-  EXPECT_EQ(writeRounds(lanes(0x200, 4, 4)), 1u);    // consecutive words
-  EXPECT_EQ(writeRounds(lanes(0x200, 8, 8)), 1u);    // consecutive 64-bit words
-  EXPECT_EQ(writeRounds(lanes(0x200, 1, 1)), 1u);    // the four bytes of one word
-  EXPECT_EQ(writeRounds(lanes(0x200, 0, 4)), 1u);    // one word from every lane: the last lane's
-  EXPECT_EQ(writeRounds(lanes(0x200, 64, 4)), 4u);   // a column: every lane in the same banks
-  EXPECT_EQ(writeRounds(lanes(0x200, 128, 2)), 4u);
-  EXPECT_EQ(writeRounds(lanes(0x200, 32, 4)), 2u);   // lanes 0 and 2, 1 and 3 collide
-  std::vector<ByteWrite> mixed = {{0x200, 4}, {0x240, 4}, {0x204, 4}, {0x200, 4}};
-  EXPECT_EQ(writeRounds(mixed), 2u);                 // 0x200 twice is one byte set
-}
 
 TEST(MachineBanks, AStoreTakesOnePositionPerActiveLane) {
   // Every thread's private copy of one variable: st.local from all four lanes, then st.global:
@@ -137,8 +120,71 @@ TEST(MachineBanks, EveryCorpusLaunchThatFitsHasDistinctBankAddresses) {
 // A store's second lane's position.
 TEST(MachineBanks, ReplayNeedsOneTokenPerStoreLane) { test::expectReplayNeeds("vector_add", "store lane 2/"); }
 
-// histogram's shared-memory atomics hit one bin from several lanes: one pass per lane there.
-TEST(MachineBanks, AtomicsOnOneAddressTakeOnePassEach) { test::expectReplayNeeds("histogram", "(pass 2/"); }
+// Four lanes add to one word: lane-serial in lane order, each lane's old value the word as
+// the lane before it left it; d takes the old values at DONE.
+TEST(MachineBanks, AnAtomicTakesEachLanesOldAndNewValueInLaneOrder) {
+  const char* ptx = R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<5>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	add.s32 	%r2, %r1, 1;
+	atom.global.add.u32 	%r3, [%rd2], %r2;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	st.global.u32 	[%rd4+4], %r3;
+	ret;
+}
+)";
+  test::BothResult r = test::runBoth(ptx, "k", test::oneBufferLaunch(4, 5));
+  EXPECT_EQ(r.machine, r.oracle);
+  EXPECT_EQ(test::word(r.machine.at(0), 0), 10u);  // 1 + 2 + 3 + 4
+  for (uint32_t l = 0; l < 4; ++l) EXPECT_EQ(test::word(r.machine.at(0), 1 + l), l * (l + 1) / 2) << "lane " << l;
+  std::vector<std::string> atomic;
+  for (const std::string& m : r.trace.meanings)
+    if (m.find("ATOM") != std::string::npos) atomic.push_back(m);
+  ASSERT_EQ(atomic.size(), 10u);  // ATOMIC, an old and a new value per lane (one token each), DONE
+  EXPECT_NE(atomic[0].find("ATOMIC"), std::string::npos) << atomic[0];
+  for (uint32_t l = 0; l < 4; ++l) {
+    EXPECT_NE(atomic[1 + 2 * l].find(fmt::format("lane {} ({}/4): old value", l, l + 1)), std::string::npos) << atomic[1 + 2 * l];
+    EXPECT_NE(atomic[2 + 2 * l].find(fmt::format("lane {} ({}/4): new memory value", l, l + 1)), std::string::npos)
+        << atomic[2 + 2 * l];
+  }
+  EXPECT_NE(atomic[9].find("DONE (atomic; "), std::string::npos) << atomic[9];
+}
+
+// A lane's new value missing, or either value edited, is refused by the decoder.
+TEST(MachineBanks, ReplayNeedsEveryAtomicLanesValues) {
+  test::expectReplayNeeds("histogram", "(2/4): new memory value");
+  test::expectReplayNeeds("histogram", "(3/4): old value");
+  const std::filesystem::path kSource = QGPU_SOURCE_DIR;
+  const LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / "histogram");
+  const MachineProgram mp =
+      lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
+  const MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
+  const MachineResult ex = execute(mp, ml);
+  for (const char* what : {"old value", "new memory value"}) {
+    size_t at = ex.trace.meanings.size();
+    for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
+      if (ex.trace.meanings[i].find(what) != std::string::npos && ex.trace.meanings[i].find("token 1/1") != std::string::npos)
+        at = i;
+    ASSERT_LT(at, ex.trace.meanings.size()) << what;
+    std::vector<uint32_t> edited = ex.trace.tokens;
+    // Another one-token value in its place (same length: only the value is wrong).
+    edited[at] = valueTokens(0, 4)[0] != edited[at] ? valueTokens(0, 4)[0] : valueTokens(1, 4)[0];
+    try {
+      replay(mp, ml, edited);
+      ADD_FAILURE() << "an edited " << what << " was accepted: " << ex.trace.meanings[at];
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+}
 
 }  // namespace
 }  // namespace qgpu::machine

@@ -56,8 +56,11 @@ enum class Ctl : uint32_t {
   Go = 9,        // prompt: end; generation starts
   Wait = 10,     // a position inside a step (a lane-serial lane, a further write round)
   Fall = 11,     // ends a BRA that no lane takes
-  Atomic = 12,   // an atomic step's writes follow (INNER-* forms), then DONE
-  InnerLanes = 13, InnerAffine = 14, InnerLanesHigh = 15,  // the forms inside an atomic step
+  Atomic = 12,   // an atomic step: each active lane's old and new value follow (one-lane writes), then DONE
+  // The forms of a many-lane write inside an atomic step: no longer spelled (an atomic's
+  // writes are one lane's, uniform: docs/machine.md §5.3), the decoder still reads them; kept
+  // so that the ids after them and the compiled vocabulary do not move.
+  InnerLanes = 13, InnerAffine = 14, InnerLanesHigh = 15,
   Lanes = 16,      // + (n - 1): the next n values are per lane, one per active lane
   LanesHigh = 20,  // + (n - 1): per-lane values with 16 zero low bits: v >> 16 per active lane
 };
