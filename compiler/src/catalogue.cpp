@@ -301,7 +301,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return frontUnit(); }, false, frontSample},
       {"operands", "the front end and the operand select: registers, ROM constants by one lookup of three queries, specials",
        [] { return operandsUnit(); }, false, operandsSample},
-      {"alu", "the operand select and the integer ALU: ADD SUB CADD CARRY, logic, SETP, SHFL, the 32x32 multiplier (MULLO MULHI MULWIDE MADLO), the shifter (SHR SHL SHF), NEG, CVTI cut to the op's width, the result select, the active mask",
+      {"alu", "the operand select and the integer ALU: ADD SUB CADD CARRY, logic, SETP, SHFL, VOTE (live lanes from a slot), the 32x32 multiplier (MULLO MADLO at 2 and 4 bytes, MULHI MULWIDE at 4), the shifter (SHR at 2, 4, 8 bytes, SHL, SHF), NEG, CVTI cut to the op's width, the result select, the active mask",
        [] { return aluUnit(); }, false, operandsSample},
       {"write_form", "write-form decision: the cheapest form of a register write (machine::encodeWrite), its token count, AFFINE's base and stride",
        [] { return writeFormUnit(); }, false, writeFormSample},

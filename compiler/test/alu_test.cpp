@@ -88,8 +88,9 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
                                                    (in.g & machine::kGuardNegated) != 0, step->predicates);
       const auto& x = step->operand;
       for (uint32_t l = 0; l < 4; ++l) want.push_back({kActiveAt + l, (active >> l) & 1});
-      if (joined && in.op == machine::MOp::Ld) {
-        // The lanes written, their values cut to the width (the other lanes read anything).
+      if ((joined && in.op == machine::MOp::Ld) || in.op == machine::MOp::Vote) {
+        // The lanes written, their values cut to the width (the other lanes read anything;
+        // VOTE's members are the executor's live lanes, which the step reads from its slot).
         if (const machine::RegisterWrite* wr = writeOfStep(r, step->state->firstToken))
           for (uint32_t l = 0; l < 4; ++l)
             if ((wr->lanes >> l) & 1)

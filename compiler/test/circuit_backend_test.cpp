@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -89,7 +90,7 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
       "stencil_2d_clang", "carry_chain_nvcc", "carry_chain_clang", "round_modes_nvcc", "round_modes_clang",
       "cvt_half_nvcc",    "cvt_half_clang",   "crc32_clang",      "local_array_clang", "bitonic_sort_nvcc",
       "bitonic_sort_clang", "divergence_nvcc", "early_exit_nvcc",  "early_exit_clang",  "mandelbrot_nvcc",
-      "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang"};
+      "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang", "vote_clang", "shfl_patterns_clang", "divergence_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();
@@ -202,6 +203,38 @@ TEST(CircuitBackend, NestedDivergenceToDepthSevenAndBack) {
     EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << values;
     EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
   }
+}
+
+// VOTE's members are its mask and the live lanes, which the step reads from a slot written at
+// SIMT depth 1: inside a divergence, lanes that are live but do not execute stay members
+// (vote.all is false where it would be true over the running lanes alone). The program is
+// undefined by PTX's membermask rule, so the interpreter refuses it; the machine defines it
+// (docs/machine.md §1.5), and the circuit must equal the executor.
+TEST(CircuitBackend, VoteMembersAreTheLiveLanesAtAnyDepth) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_circuit_vote_members";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "vote_members.ptx",
+                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "launch.json")
+      << R"({"name": "vote_members", "ptx": {"nvcc": "k.ptx"}, "entry": "votes", "grid": [1, 1, 1], "block": [4, 1, 1],
+             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 4}}],
+             "outputs": ["out"]})";
+  const LaunchSpec spec = loadLaunchSpec(dir);
+  RunOptions o;
+  o.warpWidth = 4;
+  EXPECT_THROW(makeOracleBackend()->run(spec, o), Error);  // undefined by the membermask rule
+  const RunResult got = makeBackend("circuit")->run(spec, o), want = makeBackend("machine")->run(spec, o);
+  ASSERT_EQ(got.outputs.size(), 1u);
+  ASSERT_EQ(want.outputs.size(), 1u);
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  // Lanes 0 and 1: vote.all false inside (2), the ballot 0b11 (times 16), vote.all true after
+  // the join (4); lanes 2 and 3 the join's alone.
+  const std::vector<uint32_t> expected = {54, 54, 4, 4};
+  std::vector<uint32_t> out(4);
+  ASSERT_EQ(got.outputs[0].bytes.size(), 16u);
+  std::memcpy(out.data(), got.outputs[0].bytes.data(), 16);
+  EXPECT_EQ(out, expected);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
 }
 
 // A launch the step cannot run is refused before any token, naming the instruction.

@@ -14,11 +14,12 @@
 //              carries as thresholds here), CARRY's carry out, the logic ops' and SETP's code
 //              thresholds: one channel per bit, where a, b and the carries are read last
 //   op + 5  with SHFL's value pick: the ALU's result channel
+//   op + 6 … op + 8 VOTE (members, ballot bits, modes), its live lanes from a one-slot bank
 //   c + 1 … c + 6   the 32x32 multiplier (MULLO MULHI MULWIDE MADLO), c's addend as bits
 //   op + 5 … op + 8 the shifter (shifter.cpp: SHR SHL SHF), its amount at c + 1 and c + 2
 //   op + 5 … op + 6 NEG and CVTI (int_unary.cpp): one channel per bit
-//   op + 8  the result: the ALU's and NEG/CVTI's channels, the multiplier's and shifter's
-//           terms; and the same packed four bits to a channel, accumulated unit by unit
+//   op + 8  the result: the ALU's and NEG/CVTI's channels, the multiplier's, shifter's and
+//           VOTE's terms; and the same packed four bits to a channel, accumulated unit by unit
 //           (AluWires::packed), for the joined step's select far below
 // (op: b's read, layer 14 of the joined step; c's is at 15, the guard's at 16.)
 #include "qgpu/compiler/alu.h"
@@ -45,12 +46,14 @@ constexpr uint32_t kUnsignedCodes = 4;  // lo ls hi hs: always unsigned
 bool aluComputes(const machine::MInstr& in) {
   switch (in.op) {
     case MOp::Add: case MOp::Sub: case MOp::And: case MOp::Or: case MOp::Xor: case MOp::Not: case MOp::Mov:
-    case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::Shf: case MOp::Neg:
+    case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::Shf: case MOp::Neg: case MOp::Vote:
       return true;
-    case MOp::MulLo: case MOp::MulHi: case MOp::MulWide: case MOp::MadLo:
+    case MOp::MulLo: case MOp::MadLo: return in.bytes() == 2 || in.bytes() == 4;  // the low bytes (PTX has no 8-bit multiply)
+    case MOp::MulHi: case MOp::MulWide:
       return in.bytes() == 4;  // 1- and 2-byte operands would need a sign-extension level first
     case MOp::MadWide: return false;  // its 64-bit addend: c's high half is not read (channels)
-    case MOp::Shr: case MOp::Shl: return in.bytes() >= 4;
+    case MOp::Shr: return in.bytes() >= 2;  // 16-bit shifts exist; 8-bit ones do not
+    case MOp::Shl: return in.bytes() >= 4;
     case MOp::CvtI: return (in.fl & 8) == 0;  // .sat: a range compare, not built yet
     case MOp::CAdd: case MOp::Carry: return in.bytes() >= 4;  // add.cc and its kin: 32 and 64 bits
     default: return false;
@@ -181,8 +184,12 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   }
   // The multiplier's halves by op (4-byte operands): MULLO, MADLO the low one, MULWIDE
   // both, MULHI the high one moved down. (MADWIDE's addend is 64 bits: c's high half is not
-  // read, for channels, and no corpus kernel has one.)
-  const Expr mulLow = w(opFits(MOp::MulLo, 2)) + w(opFits(MOp::MadLo, 2));
+  // read, for channels, and no corpus kernel has one.) MULLO and MADLO of 1 or 2 bytes too:
+  // a product's (and sum's) low w bytes depend only on the operands' low w bytes, whatever
+  // the signedness and the bits above, so the 32-bit product cut to the width is theirs.
+  // (PTX has no 8-bit multiply: bits 0-7 take the 2-byte class's selectors.)
+  std::vector<Expr> mulLow;  // by the bit's width class (1, 2)
+  for (uint32_t t = 1; t < 3; ++t) mulLow.push_back(w(opFits(MOp::MulLo, t)) + w(opFits(MOp::MadLo, t)));
   const Expr mulWide = w(opFits(MOp::MulWide, 2));
   const WireId mulHigh = opFits(MOp::MulHi, 2);
   std::vector<Bus> aluPart;  // per lane: the ALU's result terms, one channel per bit
@@ -280,6 +287,46 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     }
     aluPart.push_back(std::move(result));
   }
+  // ---- VOTE (members, ballot bits, modes: three levels after the ALU's result level, joining
+  // the result with the multiplier's and the shifter's terms: beside the ALU its channels put
+  // the joined step's layer 19 over 2,048). Members are b's low bits and the live
+  // lanes, the warp's valid lanes that have not exited. The step keeps no exited mask, but
+  // while exits run at SIMT depth 1 only (the control follows no other: step_control.cpp) they
+  // are the running lanes wherever the depth is 1, so a one-slot bank written at every
+  // position at depth 1 holds them — the current position's own when it is at depth 1 (a
+  // DeltaNet read sees its position's write). Warps switch at depth 1 (a BAR below it would
+  // have lanes missing; CALL, whose entry holds every lane, is not compiled), so the slot's
+  // last write is the running warp's ----
+  std::vector<WireId> voteMode;
+  for (uint32_t m = 0; m < 4; ++m)
+    voteMode.push_back(selector(fmt::format("VOTE mode {}", m), isOp(MOp::Vote) + matches(word, machine::kWordFlAt, 2, m) - 2));
+  Expr deeper;
+  for (WireId d : front.sequencer.depth) deeper += w(d);
+  MemoryBank depthOne;
+  depthOne.writeKey = {front.sequencer.machineToken};
+  depthOne.readKey = {front.sequencer.machineToken};
+  // The bank's data beside the active lanes (the mask is read there anyway): computed where
+  // the mask is, the read's 4 bits would pass layer 10, the step's widest; [depth = 1] early,
+  // where the depth's 5 bits are read.
+  depthOne.writeEnable = w(c.step("SIMT depth 1", -deeper));
+  for (uint32_t k = 0; k < 4; ++k) {  // the sequencer's mask is a form: the bank takes proven bits
+    depthOne.data.push_back(c.step(fmt::format("running lane {} (bit)", k), w(front.sequencer.mask[k]) - 1));
+    c.notBefore(depthOne.data.back(), out.active[0]);
+  }
+  const Bus live = c.memoryRead("live lanes (running at depth 1)", {std::move(depthOne)});
+  std::vector<Bus> members;
+  Bus predicate;
+  for (uint32_t l = 0; l < 4; ++l) {
+    Bus m;
+    for (uint32_t k = 0; k < 4; ++k) {
+      m.push_back(c.step(fmt::format("l{} VOTE member {}", l, k), w(operands.selected[4 + l][k]) + w(live[k]) - 2));
+      c.notBefore(m.back(), aluPart[0][0], 1);
+    }
+    members.push_back(std::move(m));
+    predicate.push_back(operands.selected[l][0]);
+  }
+  const std::vector<Bus> vote =
+      buildVote(c, "VOTE ", voteMode, word[machine::kWordFlAt + 2], out.active, predicate, members);
   const ShifterWires shifter = buildShifter(c, word, operands, operands.selected[8][0], aluPart[0][0]);
   const std::vector<Bus> unary = buildIntUnary(c, word, operands, beforeResult, aluPart[0][0]);
   for (uint32_t l = 0; l < 4; ++l) {
@@ -288,8 +335,9 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     std::vector<Expr> early, unaryTerms, late;  // by level: the ALU's, NEG/CVTI's, the shifter's and multiplier's
     for (uint32_t i = 0; i < 64; ++i) {
       Expr deep = shifter.result[l][i];
-      deep += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow + mulWide : mulWide}));
+      deep += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow[i < 16 ? 0 : 1] + mulWide : mulWide}));
       if (i < 32) deep += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));
+      if (i < 4) deep += w(vote[l][i]);
       result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), w(aluPart[l][i]) + w(unary[l][i]) + deep));
       early.push_back(w(aluPart[l][i]));
       unaryTerms.push_back(w(unary[l][i]));

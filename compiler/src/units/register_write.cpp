@@ -111,9 +111,10 @@ Unit aluWriteUnit(const TokenVocabulary* head) {
   const FrontWires front = buildFront(c);
   const OperandWires operands = buildOperandSelect(c, front);
   const AluWires alu = buildAlu(c, front, operands);
-  // The SIMT stack two levels after the active lanes: alu_write stays at 35 layers (0 or 1
-  // take it over 2,048 channels, where the ALU's layers are full; each level more, a layer).
-  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, countWaits(c, front), 2);
+  // The SIMT stack three levels after the active lanes: 36 layers (two kept it at 35 until
+  // VOTE and the 2-byte SHR took layer 20 to 2,081 channels; fewer take it over 2,048, where
+  // the ALU's layers are full; each level more, a layer).
+  const RegisterWriteWires rw = buildRegisterWrite(c, front, operands.op, alu.result, alu.active, countWaits(c, front), 3);
   LaneBuses lb = outputAlu(c, alu);
   outputRegisterWrite(c, rw, lb);
   u.lanes.push_back(std::move(lb));

@@ -3,8 +3,10 @@
 // funnel shift right by r in [0, 64] of a source S whose bits above 63 are a fill bit F:
 //
 //   SHR   S = a cut to its width (bits 32..63: a's for 8 bytes, a_31 signed / 0 unsigned
-//         for 4), F = the sign for a signed type, r = b's low six bits, and b >= 64 (any of
-//         bits 6..31) gives F everywhere: the machine's min(n, 63) for signed, 0 else
+//         for 4; bits 16..63 a_15 or 0 for 2, whatever a holds above its width), F = the
+//         sign for a signed type, r = b's low six bits, and b >= 64 (any of bits 6..31)
+//         gives F everywhere: the machine's min(n, 63) for signed, 0 else; the result is cut
+//         to the width (a 2-byte SHR's bits 16..31 are not passed)
 //   SHF   S = b:a (b's low half above a's), N = c & 31 (wrap) or min(c, 32) (clamp): to the
 //         right r = N, to the left r = 32 - N (bits [32 - N, 64 - N): the high word of b:a << N)
 //   SHL   S = a bit-reversed (64 bits), F = 0, r as SHR's, and the result reversed back:
@@ -48,6 +50,8 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
   // ty: width code in bits 0-1 (2: 4 bytes, 3: 8), signed in bit 2.
   const WireId shr32 = selector("SHR 4 bytes", shr + bitsMatching(width, 2) - 3);
   const WireId shr64 = selector("SHR 8 bytes", shr + bitsMatching(width, 3) - 3);
+  const WireId shr16 = selector("SHR 2 bytes", shr + bitsMatching(width, 1) - 3);
+  const WireId shrS16 = selector("SHR s16", shr + bitsMatching(ty, 5) - 4);
   const WireId shrS32 = selector("SHR s32", shr + bitsMatching(ty, 6) - 4);
   const WireId shrS64 = selector("SHR s64", shr + bitsMatching(ty, 7) - 4);
   const WireId shfWrap = selector("SHF right wrap", shf + fl0 - fl1 - 2);
@@ -56,7 +60,7 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
   const WireId shfLeftClamp = selector("SHF left clamp", shf - fl0 + fl1 - 2);
   const WireId shl32 = selector("SHL 4 bytes", shl + bitsMatching(width, 2) - 3);
   const WireId shl64 = selector("SHL 8 bytes", shl + bitsMatching(width, 3) - 3);
-  const Expr anyShr = w(shr32) + w(shr64), anyShl = w(shl32) + w(shl64);
+  const Expr anyShr = w(shr16) + w(shr32) + w(shr64), anyShl = w(shl32) + w(shl64);
 
   ShifterWires out;
   for (uint32_t l = 0; l < 4; ++l) {
@@ -101,20 +105,27 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
     const WireId big = c.step(lane + " b >= 64", 32 * (anyShr + anyShl) + bHigh - 33);
     const WireId fill = c.exclusiveOr(lane + " fill",
                                       w(c.step(lane + " fill s64", w(a[63]) + w(shrS64) - 2)) +
-                                          w(c.step(lane + " fill s32", w(a[31]) + w(shrS32) - 2)));
+                                          w(c.step(lane + " fill s32", w(a[31]) + w(shrS32) - 2)) +
+                                          w(c.step(lane + " fill s16", w(a[15]) + w(shrS16) - 2)));
     // ---- stage 0: X1_j = S_(j + r_0) ----
     // S_j as AND terms (a source selector, or none, and a bit): exclusive by the selectors.
-    const std::array<Expr, 6> selectors = {1 - anyShl, anyShl, shf, w(shr64), w(shrS32), Expr(1)};
-    enum Source : uint32_t { kNotShl, kShl, kShf, kShr64, kShrS32, kFill };
+    const std::array<Expr, 8> selectors = {1 - anyShl, anyShl, shf, w(shr64), w(shrS32), Expr(1),
+                                           1 - anyShl - w(shr16), w(shrS16)};
+    enum Source : uint32_t { kNotShl, kShl, kShf, kShr64, kShrS32, kFill, kNotShlOr16, kShrS16 };
     auto source = [&](uint32_t j) {
       std::vector<std::pair<uint32_t, WireId>> s;  // (selector, bit)
-      if (j < 32) {
+      if (j < 16) {
         s.push_back({kNotShl, a[j]});
+        s.push_back({kShl, a[63 - j]});
+      } else if (j < 32) {  // a 2-byte SHR's source above its width: a_15 signed, else 0
+        s.push_back({kNotShlOr16, a[j]});
+        s.push_back({kShrS16, a[15]});
         s.push_back({kShl, a[63 - j]});
       } else if (j < 64) {
         s.push_back({kShf, b[j - 32]});
         s.push_back({kShr64, a[j]});
         s.push_back({kShrS32, a[31]});
+        s.push_back({kShrS16, a[15]});
         s.push_back({kShl, a[63 - j]});
       } else {
         s.push_back({kFill, fill});
@@ -122,7 +133,7 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
       return s;
     };
     // Each term a gate (one neuron) on [its selector and r_0 = take], computed a level before.
-    std::array<std::array<std::optional<WireId>, 2>, 6> control;
+    std::array<std::array<std::optional<WireId>, 2>, 8> control;
     auto controlOf = [&](uint32_t kind, uint32_t take) {
       std::optional<WireId>& k = control[kind][take];
       if (!k) {
@@ -164,18 +175,19 @@ ShifterWires buildShifter(Circuit& c, const Bus& word, const OperandWires& opera
       x = std::move(next);
     }
     // ---- stage C: r_5, b >= 64 and the result select (SHR: its width; SHF: 32 bits) ----
-    // The fill's terms depend on the half only: one threshold each per lane, shared.
-    const Expr fitsLow = anyShr + shf, fitsHigh = w(shr64);
+    // The fill's terms depend on the width class only: one threshold each per lane, shared.
+    const Expr fitsLow = anyShr + shf, fitsMid = fitsLow - w(shr16), fitsHigh = w(shr64);
     const WireId fillHigh = c.step(lane + " fill by r5, high half", w(fill) + w(r[5]) - w(big) + fitsHigh - 3);
-    const WireId bigLow = c.step(lane + " b >= 64, low half", w(fill) + w(big) + fitsLow - 3);
+    const WireId bigLow = c.step(lane + " b >= 64, bits 0-15", w(fill) + w(big) + fitsLow - 3);
+    const WireId bigMid = c.step(lane + " b >= 64, bits 16-31", w(fill) + w(big) + fitsMid - 3);
     const WireId bigHigh = c.step(lane + " b >= 64, high half", w(fill) + w(big) + fitsHigh - 3);
     std::vector<Expr> result;
     for (uint32_t i = 0; i < 64; ++i) {
-      const Expr& fits = i < 32 ? fitsLow : fitsHigh;
+      const Expr& fits = i < 16 ? fitsLow : i < 32 ? fitsMid : fitsHigh;
       const std::string n = fmt::format("{} d[{}]", lane, i);
       Expr d = w(c.step(n + " r5 off", w(x[i]) - w(r[5]) - w(big) + fits - 2));
       d += w(i < 32 ? c.step(n + " r5 on", w(x[i + 32]) + w(r[5]) - w(big) + fits - 3) : fillHigh);
-      d += w(i < 32 ? bigLow : bigHigh);
+      d += w(i < 16 ? bigLow : i < 32 ? bigMid : bigHigh);
       // SHL: the bit reversed (its source was a reversed), its own width; its fill is 0.
       const Expr shlFits = i < 32 ? anyShl : w(shl64);
       d += w(c.step(n + " SHL r5 off", w(x[63 - i]) - w(r[5]) - w(big) + shlFits - 2));

@@ -165,6 +165,11 @@ ShuffleWires buildShuffle(Circuit& c, const std::string& name, const std::vector
 /// every lane's predicate (shared), per lane its member lanes; per lane the result's low
 /// `lanes` bits (the predicate in bit 0, or the ballot).
 Unit voteUnit(uint32_t lanes);
+/// The same on wires: mode one-hot (forms whose values are bits, all 0 where the step is no
+/// VOTE), negate, the executing lanes, every lane's predicate, per lane its member lanes
+/// (b & the live lanes). Returns per lane the result's low bits (sums of level-2 steps).
+std::vector<Bus> buildVote(Circuit& c, const std::string& name, const std::vector<WireId>& mode, WireId negate,
+                           const Bus& eff, const Bus& pred, const std::vector<Bus>& members);
 // --- f32 adder (fadd.cpp) ---
 /// FADD/FSUB f32 (machine MOp::FAdd/FSub, 4-byte type) for `lanes` lanes. Selectors, in
 /// faddSelectors() order: the rounding mode one-hot (rn rz rm rp), then the flags sub,
