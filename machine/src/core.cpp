@@ -426,16 +426,16 @@ class Machine {
         v[l] = next;
         emitWrite(w, pc, v, 1u << l, bytes, lane + ": new memory value", true);
       } else {
-        const size_t at = reader_.pos();
-        const uint64_t gotOld = reader_.write(1u << l, bytes, true)[l];
-        if (gotOld != old)
-          throw Error(ErrorKind::Input, fmt::format("token {}: {} {}: old value {:#x}, but memory holds {:#x} at {:#x}",
-                                                    at, where(w, pc), lane, gotOld, old, addr));
-        const size_t atNew = reader_.pos();
-        const uint64_t gotNew = reader_.write(1u << l, bytes, true)[l];
-        if (gotNew != next)
-          throw Error(ErrorKind::Input, fmt::format("token {}: {} {}: new memory value {:#x}, but the operation on "
-                                                    "{:#x} gives {:#x}", atNew, where(w, pc), lane, gotNew, old, next));
+        // Each value one lane's write, required to be what the replayed memory implies.
+        auto require = [&](uint64_t want, const std::string& what, const std::string& because) {
+          const size_t at = reader_.pos();
+          const uint64_t got = reader_.write(1u << l, bytes, true)[l];
+          if (got != want)
+            throw Error(ErrorKind::Input, fmt::format("token {}: {} {}: {} {:#x}, but {} {:#x}", at, where(w, pc), lane,
+                                                      what, got, because, want));
+        };
+        require(old, "old value", fmt::format("memory at {:#x} holds", addr));
+        require(next, "new memory value", fmt::format("the operation on {:#x} gives", old));
       }
       std::memcpy(p, &next, bytes);
       olds[l] = old & widthMask(bytes);

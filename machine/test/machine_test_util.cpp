@@ -2,6 +2,7 @@
 #include "machine_test_util.h"
 
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -67,20 +68,32 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
   return r;
 }
 
-void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
+CorpusExecution executeCorpusKernel(const std::string& kernel) {
   const std::filesystem::path kSource = QGPU_SOURCE_DIR;
-  LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
-  MachineProgram mp = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
-  MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
-  MachineResult ex = execute(mp, ml);
-  size_t at = ex.trace.meanings.size();
-  for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
-    if (ex.trace.meanings[i].find(marker) != std::string::npos) at = i;
-  ASSERT_LT(at, ex.trace.meanings.size()) << kernel << " has no '" << marker << "' token";
-  ASSERT_EQ(replay(mp, ml, ex.trace.tokens), ex.buffers);
-  std::vector<uint32_t> missing = ex.trace.tokens;
+  const LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / kernel);
+  CorpusExecution r;
+  r.program = lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
+  r.launch = machineLaunch(r.program, materializeLaunch(spec));
+  r.result = execute(r.program, r.launch);
+  return r;
+}
+
+size_t firstTokenMeaning(const Trace& trace, const std::vector<std::string>& parts) {
+  for (size_t i = 0; i < trace.meanings.size(); ++i)
+    if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return trace.meanings[i].find(p) != std::string::npos; }))
+      return i;
+  return trace.meanings.size();
+}
+
+void expectReplayNeeds(const std::string& kernel, const std::string& marker) {
+  const CorpusExecution run = executeCorpusKernel(kernel);
+  const Trace& trace = run.result.trace;
+  const size_t at = firstTokenMeaning(trace, {marker});
+  ASSERT_LT(at, trace.meanings.size()) << kernel << " has no '" << marker << "' token";
+  ASSERT_EQ(replay(run.program, run.launch, trace.tokens), run.result.buffers);
+  std::vector<uint32_t> missing = trace.tokens;
   missing.erase(missing.begin() + static_cast<long>(at));
-  EXPECT_THROW(replay(mp, ml, missing), Error) << kernel << ": dropped " << ex.trace.meanings[at];
+  EXPECT_THROW(replay(run.program, run.launch, missing), Error) << kernel << ": dropped " << trace.meanings[at];
 }
 
 std::vector<CorpusCase> corpusCases() {

@@ -35,6 +35,17 @@ Launch oneBufferLaunch(uint32_t threads, uint32_t words);
 /// 32-bit word i of a buffer.
 uint32_t word(const std::vector<uint8_t>& buffer, size_t i);
 
+/// Corpus kernel `kernel` (nvcc flavour) lowered, its launch, and the executor's run of it.
+struct CorpusExecution {
+  MachineProgram program;
+  MachineLaunch launch;
+  MachineResult result;
+};
+CorpusExecution executeCorpusKernel(const std::string& kernel);
+/// The index of the first token whose meaning contains every one of `parts` (the token count
+/// if none).
+size_t firstTokenMeaning(const Trace& trace, const std::vector<std::string>& parts);
+
 /// Runs corpus kernel `kernel` (nvcc flavour) on the executor, finds its first token whose
 /// meaning contains `marker`, and checks that the replay decoder refuses the stream without it.
 void expectReplayNeeds(const std::string& kernel, const std::string& marker);

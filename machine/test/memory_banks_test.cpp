@@ -162,24 +162,17 @@ TEST(MachineBanks, AnAtomicTakesEachLanesOldAndNewValueInLaneOrder) {
 TEST(MachineBanks, ReplayNeedsEveryAtomicLanesValues) {
   test::expectReplayNeeds("histogram", "(2/4): new memory value");
   test::expectReplayNeeds("histogram", "(3/4): old value");
-  const std::filesystem::path kSource = QGPU_SOURCE_DIR;
-  const LaunchSpec spec = loadLaunchSpec(kSource / "kernels" / "histogram");
-  const MachineProgram mp =
-      lowerKernel(loadProgram(spec.ptxPath("nvcc")), spec.entry, lowerFor(spec.grid, spec.block, spec.dynamicSharedBytes));
-  const MachineLaunch ml = machineLaunch(mp, materializeLaunch(spec));
-  const MachineResult ex = execute(mp, ml);
+  const test::CorpusExecution run = test::executeCorpusKernel("histogram");
+  const Trace& trace = run.result.trace;
   for (const char* what : {"old value", "new memory value"}) {
-    size_t at = ex.trace.meanings.size();
-    for (size_t i = 0; i < ex.trace.meanings.size() && at == ex.trace.meanings.size(); ++i)
-      if (ex.trace.meanings[i].find(what) != std::string::npos && ex.trace.meanings[i].find("token 1/1") != std::string::npos)
-        at = i;
-    ASSERT_LT(at, ex.trace.meanings.size()) << what;
-    std::vector<uint32_t> edited = ex.trace.tokens;
+    const size_t at = test::firstTokenMeaning(trace, {what, "token 1/1"});
+    ASSERT_LT(at, trace.meanings.size()) << what;
+    std::vector<uint32_t> edited = trace.tokens;
     // Another one-token value in its place (same length: only the value is wrong).
     edited[at] = valueTokens(0, 4)[0] != edited[at] ? valueTokens(0, 4)[0] : valueTokens(1, 4)[0];
     try {
-      replay(mp, ml, edited);
-      ADD_FAILURE() << "an edited " << what << " was accepted: " << ex.trace.meanings[at];
+      replay(run.program, run.launch, edited);
+      ADD_FAILURE() << "an edited " << what << " was accepted: " << trace.meanings[at];
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
