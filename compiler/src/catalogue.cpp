@@ -313,7 +313,7 @@ const std::vector<UnitSpec>& unitCatalogue() {
        [] { return memoryAccessUnit(); }, false, operandsSample},
       {"float_lane", "the operand select and the lane-serial float step: FADD, FSUB, FMUL and FFMA one active lane per position on one FFMA datapath (the lane from the WAITs so far); beside it on the same lane the compare family (MIN MAX FMIN FMAX FNEG FABS FSETP), the conversions I2F F2I H2F F2H, BFE, POPC, CLZ, BFIND and BREV",
        [] { return laneSerialFloatUnit(); }, false, operandsSample},
-      {"step", "the machine step joined: the operand select, the ALU, the memory (LD, lane-serial ST), the lane-serial float step with its lanes' results parked, one result select and the register write spelled, and the step's control tokens",
+      {"step", "the machine step joined: the operand select, the ALU, the memory (LD, lane-serial ST, lane-serial atomics that add: old value to d, new to c and memory), the lane-serial float step with its lanes' results parked, one result select and the register write spelled, and the step's control tokens",
        [] { return machineStepUnit(); }, false, operandsSample, true},
       {"unpack64", "packed operand read: a 64-bit operand per lane from four 16-bit chunk channels",
        [] { return unpackUnit(4, 4); }},

@@ -70,11 +70,21 @@ std::string tokenClass(uint32_t id) {
 // computed too (an LD's written lanes at its first position; a float lane's result at its own
 // position, parked), else as alu_write sees them (their results 0).
 AluStream aluStream(const CorpusRun& r, bool joined = false) {
-  StepStream ss = stepStream(r);
+  StepStream ss = stepStream(r, joined);
   AluStream as{std::move(ss.stream), {}, {}, {}, 0, 0, 0, 0, {}};
   auto computes = [&](const machine::MInstr& in) { return joined ? stepComputes(in) : aluComputes(in); };
-  // The step does not take an atomic's tokens yet: checked up to the first atomic step.
-  const size_t end = firstAtomicStep(r);
+  // alu_write does not take an atomic's tokens (it has no memory): checked up to the first
+  // atomic step; the joined step up to the first atomic it does not compute (a CAS's new
+  // value, for one, reaches neither a register nor memory: the banks would differ after it).
+  size_t end = joined ? r.tokens.size() : firstAtomicStep(r);
+  if (joined)
+    for (const machine::StepState& s : r.steps) {
+      const machine::MInstr& in = r.program.code.at(s.pc);
+      if (machine::opInfo(in.op).exec == machine::MExec::Atomic && !atomicComputes(in)) {
+        end = s.firstToken;
+        break;
+      }
+    }
   const size_t first = r.prompt.size();
   as.want.resize(ss.steps.size());
   for (size_t p = 0; p < ss.steps.size(); ++p) {
@@ -229,6 +239,25 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
       }
     }
   }
+  // An atomic the step computes (atomicComputes): its ACTIVE, ATOMIC, each lane's old and new
+  // value token by token (the index restarts at each value), its DONE.
+  for (const machine::StepState& s : r.steps) {
+    const machine::MInstr& in = r.program.code.at(s.pc);
+    if (!joined || s.firstToken >= end || !atomicComputes(in) || r.tokens[s.firstToken] == done) continue;
+    size_t t = s.firstToken;
+    if (machine::isActiveToken(r.tokens[t])) claim(t++, "ACTIVE of an atomic");
+    claim(t++, "ATOMIC");
+    for (uint32_t index = 0; t < end && r.tokens[t] != done; ++t) {
+      const bool last = tokenClass(r.tokens[t]) == "chunk_last";
+      std::optional<WantToken>& slot = as.token.at(first - 1 + t);
+      if (!slot) {
+        slot = WantToken{r.tokens[t], last, index, true};
+        ++as.control["atomic value token"];
+      }
+      index = last ? 0 : index + 1;
+    }
+    if (t < end) claim(t, "DONE of an atomic");
+  }
   for (size_t t = 1; t < end; ++t) {
     if (tokenClass(r.tokens[t]) != "goto") continue;
     // The step this token's sync follows: a BRA's or CALL's own tokens are the sync after it
@@ -302,6 +331,9 @@ void walkTheCorpus(const Unit& u, bool joined) {
                           "TOP of a pop to depth 1", "TOP of a pop deeper", "DEPTH of a pop", "DONE of a store", "WAIT of a store lane", "HALT",
                           "WARP-START or BLOCK after a retiring EXIT"})
     EXPECT_GT(control[why], 0u) << why;
+  if (joined) {
+    for (const char* why : {"ATOMIC", "atomic value token", "DONE of an atomic"}) EXPECT_GT(control[why], 0u) << why;
+  }
   size_t all = 0, right = 0;
   std::string table;
   for (const auto& [cls, nr] : coverage) {

@@ -78,7 +78,8 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   // barriers that every warp reaches together, the lane-serial compare family (MIN MAX FMIN
   // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H), BFE, CADD and CARRY, nested
   // divergences and their pops at any depth (bitonic_sort, divergence, early_exit, mandelbrot,
-  // switch_case: to depth 5, with DEPTH tokens); no atomic, no CALL.
+  // switch_case: to depth 5, with DEPTH tokens), atomics that add (histogram, prime_sieve,
+  // radix_pass: lane-serial, atomic_step.h); no CALL.
   const std::set<std::string> mustRun = {
       "const_mem_nvcc",   "const_mem_clang",  "crc32_nvcc",       "dot_nvcc",          "dot_clang",
       "dyn_shared_nvcc",  "dyn_shared_clang", "grid_3d_nvcc",     "grid_3d_clang",     "local_array_nvcc",
@@ -90,7 +91,8 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
       "stencil_2d_clang", "carry_chain_nvcc", "carry_chain_clang", "round_modes_nvcc", "round_modes_clang",
       "cvt_half_nvcc",    "cvt_half_clang",   "crc32_clang",      "local_array_clang", "bitonic_sort_nvcc",
       "bitonic_sort_clang", "divergence_nvcc", "early_exit_nvcc",  "early_exit_clang",  "mandelbrot_nvcc",
-      "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang", "vote_clang", "shfl_patterns_clang", "divergence_clang"};
+      "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang", "vote_clang", "shfl_patterns_clang", "divergence_clang",
+      "histogram_clang", "radix_pass_nvcc", "radix_pass_clang", "prime_sieve_nvcc", "prime_sieve_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();
@@ -237,14 +239,47 @@ TEST(CircuitBackend, VoteMembersAreTheLiveLanesAtAnyDepth) {
   EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
 }
 
+// Atomics in the step (atomic_step.h): four lanes add to a shared word at a ROM-constant
+// address and to a global word, then lanes 1 and 3 alone (the guard: ACTIVE before ATOMIC)
+// to another; each lane's old values go to its d, those of the lanes the guard turns off stay.
+LaunchSpec atomicAddsSpec(const std::string& tag) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / ("qgpu_" + tag + "_atomic_adds");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "atomic_adds.ptx",
+                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "launch.json")
+      << R"({"name": "atomic_adds", "ptx": {"nvcc": "k.ptx"}, "entry": "atomic_adds", "grid": [1, 1, 1], "block": [4, 1, 1],
+             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 18}}],
+             "outputs": ["out"]})";
+  return loadLaunchSpec(dir);
+}
+
+TEST(CircuitBackend, AtomicsAddLaneByLane) {
+  const LaunchSpec spec = atomicAddsSpec("circuit");
+  RunOptions o;
+  o.warpWidth = 4;
+  const RunResult got = makeBackend("circuit")->run(spec, o), want = makeOracleBackend()->run(spec, o);
+  ASSERT_EQ(got.outputs.size(), 1u);
+  ASSERT_EQ(want.outputs.size(), 1u);
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  // The sums; the old values in lane order (shared, global); the guarded ones (lanes 0 and 2
+  // keep 100); the shared word after the barrier.
+  const std::vector<uint32_t> expected = {10, 6, 0, 1, 3, 6, 0, 1, 3, 6, 100, 0, 100, 2, 10, 10, 10, 10};
+  std::vector<uint32_t> out(18);
+  ASSERT_EQ(got.outputs[0].bytes.size(), 72u);
+  std::memcpy(out.data(), got.outputs[0].bytes.data(), 72);
+  EXPECT_EQ(out, expected);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+}
+
 // A launch the step cannot run is refused before any token, naming the instruction.
 TEST(CircuitBackend, RefusesAnInstructionTheStepDoesNotRun) {
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   RunOptions o;
   o.warpWidth = 4;
   try {
-    circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "histogram"), o);
-    FAIL() << "histogram (atomics) ran through the circuit";
+    circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "int_divrem"), o);
+    FAIL() << "int_divrem (division micro-code) ran through the circuit";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Backend);
     EXPECT_NE(std::string(e.what()).find("not compiled into the step yet"), std::string::npos) << e.what();

@@ -252,8 +252,8 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
   return rs;
 }
 
-StepStream stepStream(const CorpusRun& r) {
-  const size_t end = firstAtomicStep(r, true);
+StepStream stepStream(const CorpusRun& r, bool throughAtomics) {
+  const size_t end = throughAtomics ? r.tokens.size() : firstAtomicStep(r, true);
   const size_t first = r.prompt.size();  // the position of generated token 0
   StepStream ss{{r.name, {}, first - 1}, {}};
   std::map<size_t, const machine::RegisterWrite*> writeAt;  // position -> the write committed there
@@ -294,6 +294,10 @@ StepStream stepStream(const CorpusRun& r) {
           cs.operand[port][l] = v;
         }
       }
+      // An atomic's port b reads nothing at the step's first position (its address is a
+      // alone; b is read where its new value is next: atomic_step.h).
+      if (machine::opInfo(cs.in.op).exec == machine::MExec::Atomic)
+        for (uint32_t l = 0; l < 4; ++l) cs.operand[1][l] = 0;
       if (cs.in.g != machine::kNoGuard) {
         const uint32_t guard = cs.in.g & ~machine::kGuardNegated;
         EXPECT_LT(guard, regs) << r.name << " pc " << st.pc << ": " << machine::disassemble(cs.in);

@@ -155,7 +155,9 @@ struct StepStream {
   Stream stream;
   std::vector<std::optional<ComputedStep>> steps;  // per position
 };
-StepStream stepStream(const CorpusRun& r);
+/// Up to the run's first atomic step, or with `throughAtomics` to its end (the joined step
+/// computes atomics: its register copies take their values lane by lane, as the trace has them).
+StepStream stepStream(const CorpusRun& r, bool throughAtomics = false);
 
 
 }  // namespace qgpu::compiler

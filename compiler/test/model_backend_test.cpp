@@ -81,6 +81,32 @@ TEST(ModelBackend, TheDotProductRunsThroughTheWeights) {
   }
 }
 
+// Atomics through the weights (the corpus's are longer than CI's kShortRun): the circuit
+// test's kernel (compiler/test/data/atomic_adds.ptx) — a shared and a global word, four lanes
+// and, behind a guard, two — equal to the interpreter, the stream to the executor's.
+TEST(ModelBackend, AtomicsAddLaneByLaneThroughTheWeights) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_model_atomic_adds";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "atomic_adds.ptx",
+                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "launch.json")
+      << R"({"name": "atomic_adds", "ptx": {"nvcc": "k.ptx"}, "entry": "atomic_adds", "grid": [1, 1, 1], "block": [4, 1, 1],
+             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 18}}],
+             "outputs": ["out"]})";
+  const LaunchSpec spec = loadLaunchSpec(dir);
+  RunOptions o;
+  o.warpWidth = 4;
+  const RunResult got = makeBackend("model")->run(spec, o), want = makeOracleBackend()->run(spec, o);
+  ASSERT_EQ(got.outputs.size(), 1u);
+  ASSERT_EQ(want.outputs.size(), 1u);
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  uint32_t sum = 0;
+  ASSERT_GE(got.outputs[0].bytes.size(), 4u);
+  std::memcpy(&sum, got.outputs[0].bytes.data(), 4);
+  EXPECT_EQ(sum, 10u);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+}
+
 TEST(ModelBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_MODEL_ALL") != nullptr;
   // Runs of at most kShortRun tokens that the circuit runs (circuit_backend_test.cpp), which

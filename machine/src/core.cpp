@@ -303,7 +303,7 @@ class Machine {
           return;
         }
         case MExec::Store: store(w, in, pc, eff); break;
-        case MExec::Atomic: atomic(w, in, pc, eff); break;
+        case MExec::Atomic: atomic(w, in, pc, mask, eff); break;
         case MExec::LaneSerial: case MExec::Unit: case MExec::Load: case MExec::Shuffle: case MExec::Vote:
           if (opInfo(in.op).exec == MExec::LaneSerial) laneSerialPositions(w, pc, eff);
           // Said right before the write, so the compiled commit finds it next to the write's
@@ -394,21 +394,26 @@ class Machine {
   // Atomics are lane-serial (§5.3), like stores: ATOMIC, then per active lane in lane order
   // that lane's old value and its new memory value, each a one-lane write (uniform form: no
   // step end inside an atomic step); the new value goes into memory with its last token, so
-  // a later lane at the same address reads it. Then DONE, where d takes the old values. Why
+  // a later lane at the same address reads it; d takes each lane's old value with its last
+  // token, c (but for CAS) its new one. Then DONE. Why
   // both values: the compiled memory is written from tokens at the banks' layers, far above
   // where a value read from them is known, so the new value must come back as tokens; and
   // computed from the old value's tokens (op(old, b, c) on the step's ALU) it costs no
   // depth, where op on the value read from the banks would come after them. The decoder
   // requires both: the old value as its memory holds it, the new one as atomicResult.
-  void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t eff) {
+  void atomic(Warp& w, const MInstr& in, uint32_t pc, uint32_t mask, uint32_t eff) {
     if (eff == 0) return done(where(w, pc) + ": DONE (no active lane)");
     const uint32_t bytes = in.bytes();
     const MSpace space = in.op == MOp::AtomS ? MSpace::Shared : MSpace::Generic;
+    // The lanes come before ATOMIC when the guard turned some off, as before a write: the
+    // compiled register copies take each lane's values from the tokens, long before the guard
+    // is read (docs/machine.md §5.3).
+    if (eff != mask)
+      say(kActive + eff, fmt::format("{}: ACTIVE lanes {:#x} of {:#x} (the guard is off in the others)", where(w, pc), eff, mask));
     say(ctl(Ctl::Atomic), where(w, pc) + ": ATOMIC (per lane its old and new value follow, then DONE)");
     if (in.d != kNoOperand && in.d >= p_.numRegs)
       throw Error(ErrorKind::Input, fmt::format("machine: {} writes {}", where(w, pc), operandName(in.d)));
     const int lanes = std::popcount(eff);
-    std::array<uint64_t, 4> olds{};
     int k = 0;
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!((eff >> l) & 1)) continue;
@@ -419,12 +424,25 @@ class Machine {
       std::memcpy(&old, p, bytes);
       const uint64_t next = atomicResult(in, old, read(in.b, w, l), read(in.c, w, l));
       const std::string lane = fmt::format("lane {} ({}/{})", l, k, lanes);
-      std::array<uint64_t, 4> v{};
+      // Each value is one lane's register write as well, as the compiled machine commits it at
+      // its last token (docs/machine.md §5.3): the old value to d, the new one to c where no CAS
+      // reads it (the lowering's atom.new, from which the compiled store path writes memory).
+      // Lane l's d and c are its own: the later lanes' operands are untouched.
+      const bool newToC = in.fl != static_cast<uint8_t>(MAtom::Cas) && in.c < p_.numRegs;
+      auto commit = [&](uint16_t reg, uint64_t value) {
+        std::array<uint64_t, 4> v{};
+        v[l] = value & widthMask(bytes);
+        if (mode_ == Mode::Execute) trace.writes.push_back({trace.tokens.size() - 1, reg, 1u << l, bytes, v, true});
+        w.regs[size_t{reg} * kLanes + l] = v[l];
+      };
       if (mode_ == Mode::Execute) {
+        std::array<uint64_t, 4> v{};
         v[l] = old;
         emitWrite(w, pc, v, 1u << l, bytes, lane + ": old value", true);
+        if (in.d != kNoOperand) commit(in.d, old);
         v[l] = next;
         emitWrite(w, pc, v, 1u << l, bytes, lane + ": new memory value", true);
+        if (newToC) commit(in.c, next);
       } else {
         // Each value one lane's write, required to be what the replayed memory implies.
         auto require = [&](uint64_t want, const std::string& what, const std::string& because) {
@@ -435,16 +453,13 @@ class Machine {
                                                       what, got, because, want));
         };
         require(old, "old value", fmt::format("memory at {:#x} holds", addr));
+        if (in.d != kNoOperand) commit(in.d, old);
         require(next, "new memory value", fmt::format("the operation on {:#x} gives", old));
+        if (newToC) commit(in.c, next);
       }
       std::memcpy(p, &next, bytes);
-      olds[l] = old & widthMask(bytes);
     }
-    done(where(w, pc) + (in.d == kNoOperand ? ": DONE (atomic)" : fmt::format(": DONE (atomic; {} takes the old values)", operandName(in.d))));
-    if (in.d == kNoOperand) return;
-    if (mode_ == Mode::Execute) trace.writes.push_back({trace.tokens.size() - 1, in.d, eff, bytes, olds, true});
-    for (uint32_t l = 0; l < kLanes; ++l)
-      if ((eff >> l) & 1) w.regs[size_t{in.d} * kLanes + l] = olds[l];
+    done(where(w, pc) + (in.d == kNoOperand ? ": DONE (atomic)" : fmt::format(": DONE (atomic; {} holds the old values)", operandName(in.d))));
   }
 
   /// The tokens of one write (§3.3) of `vals` for `lanes`, each with its meaning.

@@ -69,12 +69,14 @@ uint64_t windowOf(MSpace s) {
 
 WindowLayout windowLayout(uint64_t paramBytes, uint64_t constBytes, uint64_t localBytes, uint64_t sharedBytes) {
   auto align = [](uint64_t x, uint64_t a) { return (x + a - 1) / a * a; };
+  // Shared memory first: its window base is then a multiple of the banks' 8 KiB, so an
+  // ATOMS address (a shared-space offset) is its own bank address (docs/machine.md §1.3).
   WindowLayout w;
-  w.param = 0;
+  w.shared = 0;
+  w.param = align(w.shared + sharedBytes, 64);
   w.konst = align(w.param + paramBytes, 64);
   w.local = align(w.konst + constBytes, 64);
-  w.shared = align(w.local + localBytes, 64);
-  w.globalStart = std::max(kGlobalStart, align(w.shared + sharedBytes, kGlobalAlign));
+  w.globalStart = std::max(kGlobalStart, align(w.local + localBytes, kGlobalAlign));
   return w;
 }
 

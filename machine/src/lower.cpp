@@ -862,10 +862,15 @@ class Lowerer {
     MInstr m = base(pc, in.space == MemSpace::Shared ? MOp::AtomS : MOp::Atom, in);
     m.ty = ty(ty0);
     m.fl = static_cast<uint8_t>(machineAtom(in.atomOp()));
-    if (in.d[0] != kNoSlot && df_.live(in.d[0])) m.d = operand(pc, in.d[0]);
+    // d and, but for CAS, c are registers the step writes lane by lane (docs/machine.md §5.3):
+    // d each lane's old value, c its new memory value — where the compiled machine's ALU and
+    // store path find them. A dead d still gets one (a shared temporary); register allocation
+    // keeps both apart from the sources (atomicWritesEarly).
+    m.d = in.d[0] != kNoSlot && df_.live(in.d[0]) ? operand(pc, in.d[0]) : sharedTemporary(pc, atomOld_, "atom.old");
     m.a = operand(pc, in.s[0]);
     m.b = operand(pc, in.s[1]);
     if (in.s[2] != kNoSlot) m.c = operand(pc, in.s[2]);
+    else m.c = sharedTemporary(pc, atomNew_, "atom.new");
     return emit(m);
   }
 
@@ -1209,7 +1214,8 @@ class Lowerer {
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
-  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand;
+  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand,
+           atomOld_ = kNoOperand, atomNew_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };
 

@@ -103,6 +103,28 @@ void allocateRegisters(MachineProgram& program) {
     interferes[d] |= liveOut[i];
     for (uint32_t r = 0; r < regs; ++r)
       if (liveOut[i][r]) interferes[r].set(d);
+    // An atomic writes d lane by lane while later lanes still read its sources (docs/machine.md
+    // §5.3: the compiled machine commits each lane's old value to d at once), so d is apart
+    // from them even where they die at the atomic.
+    if (opInfo(code[i].op).exec == MExec::Atomic)
+      for (uint32_t r = 0; r < regs; ++r)
+        if (access[i].reads[r] && r != d) {
+          interferes[d].set(r);
+          interferes[r].set(d);
+        }
+  }
+  // An atomic but CAS writes c too (its new values, the lowering's atom.new), which the access
+  // lists as read only: c interferes with every register live after it, and with d and the
+  // sources, as a write does.
+  for (uint32_t i = 0; i < n; ++i) {
+    const MInstr& in = code[i];
+    if (opInfo(in.op).exec != MExec::Atomic || in.fl == static_cast<uint8_t>(MAtom::Cas) || in.c >= regs) continue;
+    Live apart = liveOut[i] | access[i].reads;
+    if (access[i].write != kNoOperand) apart.set(access[i].write);
+    apart.reset(in.c);
+    interferes[in.c] |= apart;
+    for (uint32_t r = 0; r < regs; ++r)
+      if (apart[r]) interferes[r].set(in.c);
   }
 
   // Colours in the order the registers first appear; a register no instruction names is gone.

@@ -57,11 +57,12 @@ TEST(MachineBanks, AStoreTakesOnePositionPerActiveLane) {
 
 TEST(MachineBanks, TheWindowsAreLaidOutOneAfterTheOther) {
   const WindowLayout w = windowLayout(20, 100, 264, 1000);
-  EXPECT_EQ(w.param, 0u);
-  EXPECT_EQ(w.konst, 64u);     // 20 bytes of parameters, 64-byte aligned
-  EXPECT_EQ(w.local, 192u);    // 64 + 100 -> 192
-  EXPECT_EQ(w.shared, 512u);   // 192 + 264 -> 512
-  EXPECT_EQ(w.globalStart, 1536u);  // 512 + 1000 -> 256-byte aligned
+  EXPECT_EQ(w.shared, 0u);     // first: an ATOMS offset is its bank address
+  EXPECT_EQ(w.param, 1024u);   // 1000 bytes of shared memory, 64-byte aligned
+  EXPECT_EQ(w.konst, 1088u);   // 1024 + 20 -> 1088
+  EXPECT_EQ(w.local, 1216u);   // 1088 + 100 -> 1216
+  EXPECT_EQ(w.globalStart, 1536u);  // 1216 + 264 -> 256-byte aligned
+  EXPECT_EQ(windowBase(w, MSpace::Shared) % kBankMemoryBytes, 0u);
   EXPECT_EQ(windowLayout(0, 0, 0, 0).globalStart, kGlobalStart);  // the null page stays unused
   for (MSpace s : {MSpace::Param, MSpace::Const, MSpace::Local, MSpace::Shared})
     EXPECT_EQ(windowBase(w, s) % kBankMemoryBytes, windowBase(w, s) - windowOf(s)) << spaceName(s);
@@ -121,7 +122,7 @@ TEST(MachineBanks, EveryCorpusLaunchThatFitsHasDistinctBankAddresses) {
 TEST(MachineBanks, ReplayNeedsOneTokenPerStoreLane) { test::expectReplayNeeds("vector_add", "store lane 2/"); }
 
 // Four lanes add to one word: lane-serial in lane order, each lane's old value the word as
-// the lane before it left it; d takes the old values at DONE.
+// the lane before it left it; d takes each lane's old value at its last token.
 TEST(MachineBanks, AnAtomicTakesEachLanesOldAndNewValueInLaneOrder) {
   const char* ptx = R"(.version 7.0
 .target sm_75
@@ -156,6 +157,68 @@ TEST(MachineBanks, AnAtomicTakesEachLanesOldAndNewValueInLaneOrder) {
         << atomic[2 + 2 * l];
   }
   EXPECT_NE(atomic[9].find("DONE (atomic; "), std::string::npos) << atomic[9];
+}
+
+// A guard that turns lanes off is spelled before ATOMIC (the compiled register copies take the
+// lanes from the tokens); the lanes it turns off keep their d.
+TEST(MachineBanks, AGuardedAtomicSpellsItsLanesBeforeAtomic) {
+  const char* ptx = R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<5>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	add.s32 	%r2, %r1, 1;
+	mov.u32 	%r3, 100;
+	and.b32 	%r4, %r1, 1;
+	setp.ne.s32 	%p1, %r4, 0;
+	@%p1 atom.global.add.u32 	%r3, [%rd2], %r2;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	st.global.u32 	[%rd4+4], %r3;
+	ret;
+}
+)";
+  test::BothResult r = test::runBoth(ptx, "k", test::oneBufferLaunch(4, 5));
+  EXPECT_EQ(r.machine, r.oracle);
+  EXPECT_EQ(test::word(r.machine.at(0), 0), 6u);  // lanes 1 and 3 add 2 and 4
+  const std::vector<uint32_t> d = {100, 0, 100, 2};  // lanes 0 and 2 keep their d
+  for (uint32_t l = 0; l < 4; ++l) EXPECT_EQ(test::word(r.machine.at(0), 1 + l), d[l]) << "lane " << l;
+  size_t atomicAt = r.trace.meanings.size();
+  for (size_t i = 0; i < r.trace.meanings.size(); ++i)
+    if (r.trace.meanings[i].find("ATOMIC") != std::string::npos) atomicAt = i;
+  ASSERT_LT(atomicAt, r.trace.meanings.size());
+  ASSERT_GT(atomicAt, 0u);
+  EXPECT_EQ(r.trace.tokens[atomicAt - 1], kActive + 0xa) << r.trace.meanings[atomicAt - 1];
+}
+
+// The lowering gives every atomic a d and (but for CAS) a c of its own — registers apart from
+// a and b and from each other, also after register allocation — where the compiled machine
+// commits each lane's old and new value (docs/machine.md §5.3).
+TEST(MachineBanks, EveryAtomicHasRegistersForItsOldAndNewValues) {
+  size_t atomics = 0;
+  for (const char* kernel : {"histogram", "atomics_int", "prime_sieve", "radix_pass"}) {
+    const test::CorpusExecution run = test::executeCorpusKernel(kernel);
+    for (const MInstr& in : run.program.code) {
+      if (opInfo(in.op).exec != MExec::Atomic) continue;
+      ++atomics;
+      const std::string what = std::string(kernel) + ": " + disassemble(in);
+      EXPECT_LT(in.d, run.program.numRegs) << what;
+      EXPECT_NE(in.d, in.a) << what;
+      EXPECT_NE(in.d, in.b) << what;
+      EXPECT_NE(in.d, in.c) << what;
+      if (in.fl == static_cast<uint8_t>(MAtom::Cas)) continue;
+      EXPECT_LT(in.c, run.program.numRegs) << what;
+      EXPECT_NE(in.c, in.a) << what;
+      EXPECT_NE(in.c, in.b) << what;
+    }
+  }
+  EXPECT_GE(atomics, 10u);
 }
 
 // A lane's new value missing, or either value edited, is refused by the decoder.

@@ -109,7 +109,14 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     const std::string n = fmt::format("CADD width class {}", k);
     const WireId cadd = selector(n + " adds", 4 * isOp(MOp::CAdd) - 4 * flSub + width - int64_t{k});
     const WireId csub = selector(n + " subtracts", 4 * isOp(MOp::CAdd) + 4 * flSub - 4 + width - int64_t{k});
-    addSel.push_back(c.exclusiveOr(fmt::format("ADD/CADD width class {}", k), std::vector<WireId>{opFits(MOp::Add, k), cadd}));
+    // An atomic's new value, op(old, b) with the old value on port a (read from d there):
+    // ATOM and ATOMS add where the new value is next.
+    std::vector<WireId> adds{opFits(MOp::Add, k), cadd};
+    for (MOp o : {MOp::Atom, MOp::AtomS})
+      adds.push_back(selector(fmt::format("{} adds, width class {}", machine::opName(o), k),
+                              4 * isOp(o) + 4 * (matches(word, machine::kWordFlAt, 4, static_cast<uint32_t>(machine::MAtom::Add)) - 4) +
+                                  4 * (w(front.atomic.newNext) - 1) + width - int64_t{k}));
+    addSel.push_back(c.exclusiveOr(fmt::format("ADD/CADD width class {}", k), adds));
     subSel.push_back(c.exclusiveOr(fmt::format("SUB/CADD width class {}", k), std::vector<WireId>{opFits(MOp::Sub, k), csub}));
     orSel.push_back(opFits(MOp::Or, k));
     andSel.push_back(opFits(MOp::And, k));

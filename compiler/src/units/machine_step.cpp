@@ -46,6 +46,17 @@ bool floatLaneComputes(const machine::MInstr& in) {
 
 bool stepComputes(const machine::MInstr& in) { return aluComputes(in) || in.op == MOp::Ld || floatLaneComputes(in); }
 
+bool atomicComputes(const machine::MInstr& in) {
+  using machine::kNoOperand;
+  if (in.op != MOp::Atom && in.op != MOp::AtomS) return false;
+  if (in.fl != static_cast<uint8_t>(machine::MAtom::Add) || (in.bytes() != 4 && in.bytes() != 8)) return false;
+  // d and c are registers the step writes (the old and the new values), apart from the
+  // sources; a and b registers or ROM constants (ports a and b switch off their other kinds).
+  const bool dRegister = in.d < 512, cRegister = in.c < 512;
+  return dRegister && cRegister && in.d != in.c && in.d != in.a && in.d != in.b && in.c != in.a && in.c != in.b &&
+         in.a < machine::kSpecialBase && in.b < machine::kSpecialBase;
+}
+
 MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const OperandWires& operands) {
   MachineStepWires out;
   const Bus waits = countWaits(c, front);
@@ -96,7 +107,14 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
   }
   // The SIMT stack's bank where the step has free heads (layers 38 on: every layer from 13 to
   // 37 holds 16) and its token is still twelve levels on: 15 levels after the active lanes.
-  out.write = buildRegisterWrite(c, front, operands.op, out.result, out.alu.active, waits, 15);
+  // The lanes written: the active ones, or inside an atomic step the one whose value is spelled.
+  Bus writeLanes;
+  for (uint32_t l = 0; l < 4; ++l)
+    writeLanes.push_back(c.exclusiveOr(
+        fmt::format("l{} spelled", l),
+        std::vector<WireId>{andStep(c, fmt::format("l{} active, no atomic step", l), {w(out.alu.active[l]), 1 - w(front.atomic.inStep)}),
+                            front.atomic.spelled[l]}));
+  out.write = buildRegisterWrite(c, front, operands.op, out.result, writeLanes, waits, 15);
   return out;
 }
 

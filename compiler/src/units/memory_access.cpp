@@ -133,15 +133,18 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   // ---- a store's lane at this position (lane-serial) ----
   const Expr store = isOp(MOp::St);
   const Bus sel = serialLane(c, "store", waits, active, store);
+  // Or an atomic's lane where its new value ends (atomic_step.h): its value is in c (atom.new).
+  const AtomicStepWires& atomic = front.atomic;
   Expr anySel;
-  for (WireId x : sel) anySel += w(x);
+  for (uint32_t l = 0; l < 4; ++l) anySel += w(sel[l]) + w(atomic.newCommit[l]);
   // The selected lane's address and value bits, as proven bits: a gate per lane, then their
   // sum re-thresholded. Slot bits share the step with the prompt chunk's slot.
   Bus storedBits;  // the store's address's low 13 bits (the slot bits: or the chunk's slot)
   for (uint32_t k = 0; k < 13; ++k) {
     Expr terms = k >= 6 ? w(chunkSlot[k - 6]) : Expr(0);
     for (uint32_t l = 0; l < 4; ++l)
-      terms += w(c.step(fmt::format("l{} store address[{}]", l, k), 8 * (w(sel[l]) - 1) + w(address[l][k]) - 1));
+      terms += w(c.step(fmt::format("l{} store address[{}]", l, k),
+                        8 * (w(sel[l]) + w(atomic.newCommit[l]) - 1) + w(address[l][k]) - 1));
     storedBits.push_back(c.step(fmt::format("{}[{}]", k >= 6 ? "write slot" : "store address", k), terms - 1));
   }
   const std::vector<Expr> stored = forms(storedBits, 0, 13);
@@ -150,9 +153,17 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   // of it), one exclusiveOr channel per bit that its terms' neurons write, at most one 1.
   // Each term a gate (one neuron) on a lane-and-width bit: the serial lane again with the width
   // folded into its op, at sel's level.
-  std::vector<WireId> laneWidth(16);  // [4 l + v]: the store's lane is l and its width 2^v bytes
+  // An atomic's new value (4 or 8 bytes: stepRuns) is written like a store of its lane and
+  // width, from c: its lane and width picked beside the store's, in the same selects.
+  std::vector<WireId> laneWidth(16);  // [4 l + v]: the store's (or atomic's) lane is l and its width 2^v bytes
   for (uint32_t v = 0; v < 4; ++v) {
-    const Bus byWidth = serialLane(c, fmt::format("store of {} bytes", 1u << v), waits, active, store + w(width[v]) - 1);
+    std::vector<Expr> atomicLane(4, Expr(0));
+    if (v >= 2)
+      for (uint32_t l = 0; l < 4; ++l)
+        atomicLane[l] = w(andStep(c, fmt::format("l{} atomic value of {} bytes ends", l, 1u << v),
+                                  {w(atomic.newCommit[l]), w(width[v])}));
+    const Bus byWidth =
+        serialLane(c, fmt::format("store of {} bytes", 1u << v), waits, active, store + w(width[v]) - 1, atomicLane);
     for (uint32_t l = 0; l < 4; ++l) laneWidth[4 * l + v] = byWidth[l];
   }
   std::vector<WireId> value;
@@ -189,7 +200,9 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
   // a lane's slot key and bank selects (192 channels) are decoded in the last layer of the
   // lane before it (notBefore its port 6; lane 0's beside the write key), not all four lanes'
   // at once: live for 5 layers, not up to 17.
+  // An atomic reads where its next lane's old value is spelled (the lane's word: its value).
   const Expr isLoad = isOp(MOp::Ld);
+  const Expr reads = w(c.exclusiveOr("LD or an atomic's old value", isLoad + w(atomic.oldNext)));
   std::vector<Bus> out;
   std::optional<WireId> previousLane = key[0];
   auto justInTime = [&](WireId x) {
@@ -211,7 +224,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
         b.writeEnable = w(enable[bank]) + w(copyWritten[l]) - 1;
         b.data = bankData[p];
         b.readKey = readKey;
-        b.readSelect = justInTime(c.step(fmt::format("{} reads bank {}", lane, bank), A * (isLoad - 1) + covers(x, g, p)));
+        b.readSelect = justInTime(c.step(fmt::format("{} reads bank {}", lane, bank), A * (reads - 1) + covers(x, g, p)));
         banks.push_back(std::move(b));
       }
       port[p] = c.memoryRead(fmt::format("{} memory byte {}", lane, p), std::move(banks));
@@ -235,7 +248,7 @@ std::vector<Bus> buildMemoryAccess(Circuit& c, const FrontWires& front, const Op
           terms += w(c.step(fmt::format("{} LD{}[{}]", lane, bytes, q), 8 * (w(width[v]) - 1) + held(i, t) - 1));
         else if (v < 3)  // the fill of a signed load below 8 bytes, up to the register width
           terms += w(c.step(fmt::format("{} LD{} fill[{}]", lane, bytes, q),
-                            8 * (w(width[v]) + loadSigned + registerHolds(q) - 3) + held(bytes - 1, 7) - 1));
+                            8 * (w(width[v]) + loadSigned + registerHolds(q) + isLoad - 4) + held(bytes - 1, 7) - 1));
       }
       result.push_back(c.exclusiveOr(fmt::format("{} loaded[{}]", lane, q), terms));
     }

@@ -58,7 +58,8 @@ Bus countWaits(Circuit& c, const FrontWires& front) {
   return c.countSince("WAITs", c.step("not a WAIT", -w(isWait)), isWait, 3);
 }
 
-Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op) {
+Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op,
+               const std::vector<Expr>& also) {
   auto waited = [&](uint32_t v) {  // [W = v], a form whose values are bits
     Expr e = v == 0 ? Expr(1) : w(waits[v - 1]);
     if (v < 3) e -= w(waits[v]);
@@ -73,6 +74,7 @@ Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus&
       const std::string n = fmt::format("{} l{} at W = {}", name, l, v);
       terms += w(c.step(n + " (>=)", x)) - w(c.step(n + " (>)", x - 1));
     }
+    if (l < also.size()) terms += also[l];
     sel.push_back(c.exclusiveOr(fmt::format("{} lane {}", name, l), terms));
     below += w(active[l]);
   }
@@ -128,9 +130,20 @@ OperandWires buildOperandSelect(Circuit& c, const FrontWires& front) {
   const std::vector<WireId> op = decodeAddress(
       c, "op", Bus(front.fetch.word.begin(), front.fetch.word.begin() + machine::kWordOpBits));
   std::vector<Expr> isOperand(3, Expr(0));
+  const Bus opBits(front.fetch.word.begin(), front.fetch.word.begin() + machine::kWordOpBits);
   for (uint32_t j = 0; j < static_cast<uint32_t>(machine::MOp::Count); ++j)
-    for (uint32_t p = 0; p < 3; ++p)
-      if (machine::isOperandField(static_cast<machine::MOp>(j), p + 1)) isOperand[p] += w(op[j]);
+    for (uint32_t p = 0; p < 3; ++p) {
+      if (!machine::isOperandField(static_cast<machine::MOp>(j), p + 1)) continue;
+      const bool atomic = j == static_cast<uint32_t>(machine::MOp::Atom) || j == static_cast<uint32_t>(machine::MOp::AtomS);
+      // An atomic's b is read where its new value is next (its address a alone elsewhere);
+      // its a not there, where port a reads d (a ROM constant's query is off).
+      if (atomic && p < 2)
+        isOperand[p] += w(c.step(fmt::format("{} is {}'s operand", "ab"[p], machine::opName(static_cast<machine::MOp>(j))),
+                                 bitsMatching(opBits, j) - int64_t{machine::kWordOpBits} +
+                                     (p == 1 ? w(front.atomic.newNext) - 1 : -w(front.atomic.newNext))));
+      else
+        isOperand[p] += w(op[j]);
+    }
   const std::vector<Bus> constants = buildRomConstants(c, front, fields, isOperand);
   // The lane's own specials: constants per lane, the executor's values.
   const MSpecial laneOwn[] = {MSpecial::LaneId,     MSpecial::LanemaskEq, MSpecial::LanemaskLt, MSpecial::LanemaskLe,

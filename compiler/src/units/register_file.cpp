@@ -15,7 +15,15 @@
 
 namespace qgpu::compiler {
 
-Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k) {
+Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k,
+                     const std::optional<std::pair<Bus, WireId>>& instead) {
+  // With another field: k's bits split by where it is read, [k = s and not there], [k = s and there].
+  std::vector<WireId> kOwn, kOther;
+  if (instead)
+    for (uint32_t s = 0; s < kRegisterShifts; ++s) {
+      kOwn.push_back(c.step(fmt::format("{} k={} (own field)", name, s), w(k[s]) - w(instead->second) - 1));
+      kOther.push_back(c.step(fmt::format("{} k={} (other field)", name, s), w(k[s]) + w(instead->second) - 2));
+    }
   Bus out;
   for (uint32_t i = 0; i < kRegisterSlotBits; ++i) {
     Expr x(0);
@@ -23,9 +31,18 @@ Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const 
       const int64_t src = i < s ? static_cast<int64_t>(i) : static_cast<int64_t>(i - s);
       const Bus& from = i < s ? reg : warp;
       if (src >= static_cast<int64_t>(from.size())) continue;
-      x += w(c.gate(fmt::format("{} slot[{}] if k={}", name, i, s), k[s], w(from[static_cast<size_t>(src)])));
+      const WireId bit = from[static_cast<size_t>(src)];
+      if (instead && i < s) {
+        x += w(c.gate(fmt::format("{} slot[{}] if k={} (own field)", name, i, s), kOwn[s], w(bit)));
+        x += w(c.gate(fmt::format("{} slot[{}] if k={} (other field)", name, i, s), kOther[s],
+                      w(instead->first[static_cast<size_t>(src)])));
+      } else {
+        x += w(c.gate(fmt::format("{} slot[{}] if k={}", name, i, s), k[s], w(bit)));
+      }
     }
-    out.push_back(c.step(fmt::format("{} slot[{}]", name, i), x - 1));
+    // The gates are one level's: one merged channel per bit, not one per gate.
+    // The gates are one level's: written into one channel per bit, not one channel each.
+    out.push_back(c.step(fmt::format("{} slot[{}]", name, i), w(c.channel(fmt::format("{} slot[{}] gates", name, i), x)) - 1));
   }
   return out;
 }
@@ -59,8 +76,9 @@ std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in) {
   std::vector<Bus> reads;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p) {
     const std::optional<WireId> off = p < in.noRegister.size() ? in.noRegister[p] : std::nullopt;
+    const std::optional<std::pair<Bus, WireId>> instead = p < in.instead.size() ? in.instead[p] : std::nullopt;
     const Decoded rd = decodeSlot(c, fmt::format("read {}", kPorts[p]),
-                                  registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k), off);
+                                  registerSlotBits(c, fmt::format("read {}", kPorts[p]), in.read[p], in.warp, in.k, instead), off);
     // The copies take a layer each (16 heads): a port's decoders wait beside the previous
     // port's read instead of all being live from the first copy on.
     if (p > 0)

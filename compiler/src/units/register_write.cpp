@@ -52,7 +52,10 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   const WriteFeatures& f = front.write;
   Expr writeToken = w(f.isMore) + w(front.sequencer.chunkLast) + w(f.isPack4);
   for (WireId b : f.formBits) writeToken += w(b);
-  const WireId marker = c.step("write index marker", w(front.sequencer.ended) - writeToken);
+  // Inside an atomic step each value starts at k = 0: its values' CHUNK-LASTs mark too.
+  const WireId atomicValueEnds =
+      andStep(c, "an atomic's value ends", {w(front.atomic.inStep), w(front.sequencer.chunkLast)});
+  const WireId marker = c.step("write index marker", w(front.sequencer.ended) - writeToken + 2 * w(atomicValueEnds));
   out.index = c.countSince("write index", marker, front.sequencer.machineToken, kMaxCountBits);
 
   // The control tokens and DONE (step_control.h), and ACTIVE m (docs/machine.md §3.3) take
@@ -69,7 +72,14 @@ RegisterWriteWires buildRegisterWrite(Circuit& c, const FrontWires& front, const
   const WireId fewer = c.step("fewer lanes written than running", running - written - 1);
   out.activeNext = c.step("ACTIVE next", w(fewer) - w(none) + out.control.own + writes - w(out.control.wait) -
                                              2 * out.control.preempted - 3);
-  InsteadOfWrite instead{w(out.activeNext) + out.control.any, out.control.value};
+  // ATOMIC: the step's own first token of an atomic with every running lane active, or the
+  // token after its ACTIVE (docs/machine.md §5.3).
+  const WireId atomicOwn = c.step("ATOMIC next (the step's own)", out.control.own + front.atomicWord - w(fewer) - w(none) -
+                                                                      2 * out.control.preempted - 2);
+  const WireId atomicAfterActive =
+      andStep(c, "ATOMIC next (after its ACTIVE)", {w(front.write.isActive), w(front.fetch.generating), front.atomicWord});
+  out.atomicNext = c.exclusiveOr("ATOMIC next", std::vector<WireId>{atomicOwn, atomicAfterActive});
+  InsteadOfWrite instead{w(out.activeNext) + w(out.atomicNext) + out.control.any, out.control.value};
   for (uint32_t l = 0; l < 4; ++l)
     instead.value[l] += w(c.step(fmt::format("ACTIVE lane {}", l), w(out.activeNext) + w(out.in.lanes[l]) - 2));
 
@@ -86,7 +96,7 @@ void writeTokenOutput(Circuit& c, const TokenVocabulary& vocab, const RegisterWr
       {"active", rw.activeNext}, {"done", ctl.done},         {"goto", ctl.gotoAny},     {"fall", ctl.fall},
       {"top_depth1", ctl.top1},  {"top_depth2", ctl.top2},   {"depth", ctl.depth},      {"top_deeper", ctl.topDeeper},
       {"wait", ctl.wait},        {"halt", ctl.halt},         {"warp_start", ctl.warpStart}, {"warp", ctl.warp},
-      {"block", ctl.block}};
+      {"block", ctl.block},      {"atomic", rw.atomicNext}};
   TokenPort next;
   for (const TokenClass& k : vocab.classes) {
     const auto* it = std::find(std::begin(kKindClasses), std::end(kKindClasses), k.name);
@@ -132,7 +142,7 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
       {"DONE next", ctl.done}, {"GOTO next", ctl.gotoAny}, {"FALL next", ctl.fall}, {"TOP depth 1 next", ctl.top1},
       {"TOP depth 2 next", ctl.top2}, {"DEPTH next", ctl.depth}, {"TOP deeper next", ctl.topDeeper}, {"WAIT next", ctl.wait},
       {"HALT next", ctl.halt}, {"WARP-START next", ctl.warpStart}, {"WARP next", ctl.warp},
-      {"BLOCK next", ctl.block}}};
+      {"BLOCK next", ctl.block}, {"ATOMIC next", rw.atomicNext}}};
   Bus otherBits;
   for (const auto& [name, wire] : others) {
     c.output(name, wire);
@@ -167,7 +177,7 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
     if (outputs[otherAt + j] != 0) other = j, ++others;
   if (kinds + others > 1) {
     static const char* kNames[kOtherTokens] = {"ACTIVE", "DONE", "GOTO", "FALL", "TOP depth 1", "TOP depth 2", "DEPTH",
-                                               "TOP deeper", "WAIT", "HALT", "WARP-START", "WARP", "BLOCK"};
+                                               "TOP deeper", "WAIT", "HALT", "WARP-START", "WARP", "BLOCK", "ATOMIC"};
     std::string which = kinds ? "a write token" : "";
     for (uint32_t j = 0; j < kOtherTokens; ++j)
       if (outputs[otherAt + j] != 0) which += fmt::format("{}{}", which.empty() ? "" : ", ", kNames[j]);
@@ -199,6 +209,7 @@ SpelledToken spelledToken(const std::vector<int64_t>& outputs, size_t at) {
     case OtherToken::WarpStart: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpStart + value);
     case OtherToken::Warp: return bounded(machine::kMaxWarpsPerBlock, machine::kWarpResume + value);
     case OtherToken::Block: return bounded(machine::kMaxBlocks, machine::kBlock + value);
+    case OtherToken::Atomic: return bounded(1, machine::ctl(Ctl::Atomic));
   }
   return {{}, "?"};
 }

@@ -111,7 +111,7 @@ SequencerWires buildSequencer(Circuit& c, const LaunchShapeSource& shape) {
   const Bus depth = lastWritten(c, "depth", machineToken, setsMask, depthNow);
 
   return {machineToken, chunkLast, prefix, values, n, pcBase, block, warp, pc, mask, depth, ended, steps, lastDepth, setsWarp,
-          setsMask, lastStarted, isDepth};
+          setsMask, lastStarted, isDepth, count[4]};
 }
 
 LaneBuses outputSequencer(Circuit& c, const SequencerWires& s) {

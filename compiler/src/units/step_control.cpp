@@ -88,8 +88,10 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const WireId checkpointEarly = c.step("GOTO checkpoint next", w(s.ended) + w(s.steps[machine::kPcCheckpointSteps - 1]) +
                                                       w(front.fetch.generating) - 3);
   // The step's own first token is next: k = 0, generating, not after its ACTIVE, no checkpoint.
+  // (Inside an atomic step, from its ATOMIC on, k restarts at each value: not the step's own.)
   const WireId own = c.step("the step's own first token next", (1 - w(k[0])) + w(front.fetch.generating) -
-                                                                   w(front.write.isActive) - w(checkpointEarly) - 2);
+                                                                   w(front.write.isActive) - w(checkpointEarly) -
+                                                                   w(front.atomic.inStep) - 2);
   Expr depthSum;
   for (WireId d : s.depth) depthSum += w(d);
   std::vector<Expr> flags(kFlags);
@@ -167,7 +169,9 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   flags[kStore] = isOp(MOp::St);
   // A lane-serial step says WAIT at every active lane's position but the last (core.cpp's
   // laneSerialPositions, store): the WAITs read since the last token that is none.
-  for (uint32_t i = 0; i < 3; ++i) flags[kWaits + i] = w(waits[i]);
+  // (As steps: a counter's read is re-quantised with a large gain, which packed beside others
+  // in one channel at the re-quantiser's level would pass f32's exact range.)
+  for (uint32_t i = 0; i < 3; ++i) flags[kWaits + i] = w(c.step(fmt::format("WAITs >= {} (bit)", i + 1), w(waits[i]) - 1));
 
   // ---- carried packed (four bits to a channel) across the register reads and the units,
   // the step's widest layers, each group from the level its bits are ready ----
@@ -479,9 +483,12 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
       c.step("DONE next (a store's last lane)", waitsSoFar - taken + 1 + 5 * (f[kOwn] - 1) + 5 * (f[kStore] - 1) - 5 * preempted);
   // DONE: EXIT, BAR, a store's last lane, or no lane active in a step that is no BRA or CALL
   // (a write of no lanes).
-  out.done = c.step("DONE next", 2 * f[kOwn] + f[kExitOrBar] + w(storeDone) +
+  const WireId ownDone = c.step("DONE next (the step's own)", 2 * f[kOwn] + f[kExitOrBar] + w(storeDone) +
                                      w(andStep(c, "no lane active, not BRA or CALL", {f[kOwn], w(none)}, -f[kBraOrCall], 0)) -
                                      3 - 3 * preempted - 3 * w(out.halt));
+  // Or an atomic step's, once each of its lanes has spelled its two values (atomic_step.h).
+  const WireId atomicDone = andStep(c, "DONE next (an atomic's last value is in)", {w(front.atomic.inStep)}, front.atomic.done);
+  out.done = c.exclusiveOr("DONE next", std::vector<WireId>{ownDone, atomicDone});
   out.preempted = preempted;
 
   // The value bits: GOTO's pc (bits 0-9), TOP's lanes (0-3) and pc (4-13), DEPTH's d - 1.

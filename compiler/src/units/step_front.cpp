@@ -61,7 +61,8 @@ std::array<Expr, 4> writeWidthTerms(Circuit& c, const std::string& name, const W
   return width;
 }
 
-CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k) {
+CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k,
+                                   std::optional<WireId> cNext) {
   // The fields the write's width depends on — op, ty's width code, fl's I2F-destination bit,
   // c's width code — one position back, re-thresholded into structural bits (what a bank
   // stores; a lookup's read bits are exact, but linear).
@@ -79,9 +80,13 @@ CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, cons
   const WireId c0 = prev[kWordOpBits + 3], c1 = prev[kWordOpBits + 4];
   // The written slot, warp << k | d, where the word is fetched (the warp is the step's there
   // too) and then one position back: its decoders need not wait for the fields' bank.
+  // Where an atomic's new value is next (`cNext`), the register is c: a write that ends at
+  // the next position is that value's (docs/machine.md §5.3).
   Bus d(word.begin() + kWordDAt, word.begin() + kWordDAt + kRegisterSlotBits);
+  std::optional<std::pair<Bus, WireId>> instead;
+  if (cNext) instead = std::make_pair(Bus(word.begin() + kWordCAt, word.begin() + kWordCAt + kRegisterSlotBits), *cNext);
   CommittedWrite out;
-  out.slot = previousBits(c, "committed slot", registerSlotBits(c, "committed", d, warp, k), 1, one);
+  out.slot = previousBits(c, "committed slot", registerSlotBits(c, "committed", d, warp, k, instead), 1, one);
 
   WriteWidthFields widthFields;
   for (uint32_t b = 0; b < kWordOpBits; ++b) widthFields.op.push_back(w(prev[b]));
@@ -157,17 +162,27 @@ FrontWires buildFront(Circuit& c) {
   const WriteFeatures features = declareWriteFeatures(c);
   const Bus& k = launch.k;
 
-  const CommittedWrite committed = buildCommittedWrite(c, f.word, s.machineToken, s.warp, k);
+  // The atomic's wires first: where a new value is next, the token after commits it to c.
+  const AtomicStepWires atomic = buildAtomicStep(c, s, features);
+  const CommittedWrite committed = buildCommittedWrite(c, f.word, s.machineToken, s.warp, k, atomic.newNext);
   // The width cuts the values where they are re-thresholded for the banks, not in the
   // routes: the routes need not wait for the committed word (docs/machine.md §5.2).
   const PendingWrite pending = buildCommit(c, s, features, {});
+  // An atomic's values commit inside its step, one lane each: the old value to d, the new one
+  // to c (atomic_step.h), from the same chunk value the uniform route gives every lane.
   RegisterFileWires rf;
   // The prompt's CHUNK-LASTs end uniform "steps" for the sequencer (no prefix yet), so a
   // lane is written only while generating (past GO).
+  // A CAS's c is its operand, not the new values' register: its new values go to memory alone.
+  const Bus fl(f.word.begin() + machine::kWordFlAt, f.word.begin() + machine::kWordFlAt + 4);
+  const WireId casWord = c.step("the word is an atomic CAS", bitsMatching(fl, static_cast<uint64_t>(machine::MAtom::Cas)) - 4);
   Bus writes;
   for (uint32_t l = 0; l < 4; ++l)
-    writes.push_back(andStep(c, fmt::format("lane {} written while generating", l), {w(pending.lanes[l]), w(f.generating)}));
-  rf.commit = pending.commit;
+    writes.push_back(andStep(c, fmt::format("lane {} written while generating", l),
+                             {w(pending.lanes[l]) + w(atomic.oldCommit[l]) + w(atomic.newCommit[l]), w(f.generating)},
+                             1 - w(atomic.anyNewCommit) - w(casWord), 1));
+  rf.commit = c.exclusiveOr("commit (a write's end or an atomic value's)",
+                            std::vector<WireId>{pending.commit, atomic.anyOldCommit, atomic.anyNewCommit});
   rf.lanes = writes;
   // The values are merged sums of the routes' gates, a bank stores structural bits: one
   // threshold per bit, [value bit and the width holds it].
@@ -178,15 +193,23 @@ FrontWires buildFront(Circuit& c) {
     }
     rf.values.push_back(std::move(v));
   }
+  const Bus dField(f.word.begin() + kWordDAt, f.word.begin() + kWordDAt + kRegisterSlotBits);
   rf.writeSlot = committed.slot;
   rf.warp = s.warp;
   rf.k = k;
   for (uint32_t p = 0; p < kRegisterFilePorts; ++p)
     rf.read.push_back(Bus(f.word.begin() + kOperandAt[p], f.word.begin() + kOperandAt[p] + kRegisterSlotBits));
+  // An atomic's new value is op(old, b): port a reads d there, where the old value went.
+  rf.instead = {std::make_pair(dField, atomic.newNext)};
   // A source field with bit 9 set names a constant, a special or none: its port reads 0 (the
-  // guard's bit 9 is its negation, not a kind).
-  for (uint32_t p = 0; p < 3; ++p) rf.noRegister.push_back(f.word[kOperandAt[p] + kRegisterSlotBits]);
-  return {s, prompt, f, features, pending, launch, lastWarp, pcBits, barrierResume, buildRegisterFile(c, rf), writes};
+  // guard's bit 9 is its negation, not a kind). Port a reads d where an atomic's new value is
+  // next (a register: stepRuns), port b nothing elsewhere in an atomic (its address is a).
+  const Expr atomicWord = isAtomicWord(c, "fetched word", f.word);
+  const Expr aNone = w(f.word[kOperandAt[0] + kRegisterSlotBits]), bNone = w(f.word[kOperandAt[1] + kRegisterSlotBits]);
+  rf.noRegister.push_back(c.step("port a reads no register", aNone - w(atomic.newNext) - 1));
+  rf.noRegister.push_back(c.step("port b reads no register", 2 * bNone + atomicWord - w(atomic.newNext) - 1));
+  rf.noRegister.push_back(f.word[kOperandAt[2] + kRegisterSlotBits]);
+  return {s, prompt, f, features, pending, launch, lastWarp, pcBits, barrierResume, buildRegisterFile(c, rf), writes, atomic, atomicWord};
 }
 
 Unit frontUnit() {

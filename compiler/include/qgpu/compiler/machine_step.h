@@ -36,6 +36,9 @@ bool floatLaneComputes(const machine::MInstr& in);
 /// Whether the joined step computes this instruction's register write: the ALU's ops
 /// (aluComputes), LD, and floatLaneComputes'.
 bool stepComputes(const machine::MInstr& in);
+/// The atomics the step computes (atomic_step.h): ATOM and ATOMS adding 4 or 8 bytes, d and c
+/// registers apart from each other and from a and b, a and b registers or ROM constants.
+bool atomicComputes(const machine::MInstr& in);
 
 /// The whole step. Inputs: frontInputs'. Outputs: alu_write's order (register_write.h) with
 /// each lane's result the joined one (ALU, LD or the parked float); with `head`, the token

@@ -41,7 +41,10 @@ Bus countWaits(Circuit& c, const FrontWires& front);
 /// `active` lanes, W from `waits` (countWaits). Per lane [active_l, P_l = W] (P_l the active
 /// lanes below l) as a pair of thresholds per value of W, one exclusiveOr per lane, one level
 /// after `active`.
-Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op);
+/// With `also`: per lane a form whose value is a bit, 0 wherever the lane is picked, added to
+/// its select (another way to pick it, in the same channel and level).
+Bus serialLane(Circuit& c, const std::string& name, const Bus& waits, const Bus& active, const Expr& op,
+               const std::vector<Expr>& also = {});
 
 struct OperandWires {
   std::vector<Bus> selected;  // the operands a, b, c for every lane: [4 * port + lane], 64 bits each

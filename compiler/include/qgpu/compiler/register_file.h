@@ -43,10 +43,16 @@ struct RegisterFileWires {
   // (a ROM constant, a special, none); the port then reads 0 (its banks are not selected),
   // so that the operand select can add the other kinds' bits to it (exclusiveOr).
   std::vector<std::optional<WireId>> noRegister;
+  // Per port, optional: another register field and a structural bit where the port reads it
+  // instead (an atomic's new value reads its old one from d on port a).
+  std::vector<std::optional<std::pair<Bus, WireId>>> instead;
 };
 /// The slot bits warp << k | reg (k one-hot; reg's bits: forms whose values are bits):
-/// kRegisterSlotBits structural bits, two levels (a gate per k, then a threshold).
-Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k);
+/// kRegisterSlotBits structural bits, two levels (a gate per k, then a threshold). With
+/// `instead` = {other, where}, the register is `other`'s where `where` (a structural bit) is 1:
+/// the gates on k split by it, in the same two levels.
+Bus registerSlotBits(Circuit& c, const std::string& name, const Bus& reg, const Bus& warp, const Bus& k,
+                     const std::optional<std::pair<Bus, WireId>>& instead = std::nullopt);
 /// The copies on those wires; returns the reads, port-major: reads[4 * port + lane] (64
 /// bits for a, b, c; 1 for the guard).
 std::vector<Bus> buildRegisterFile(Circuit& c, const RegisterFileWires& in);

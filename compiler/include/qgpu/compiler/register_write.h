@@ -24,6 +24,7 @@ struct RegisterWriteWires {
   // in some running lanes of an op that writes a register (and the token read is not that
   // ACTIVE), or a control token or DONE (step_control.h).
   WireId activeNext = 0;
+  WireId atomicNext = 0;  // ATOMIC (an atomic step with an active lane: at its own position or after its ACTIVE)
   StepControlWires control;
 };
 /// The write of `results` (per lane, cut to the op's width) to `lanes`, the op one-hot `op`
@@ -54,8 +55,8 @@ void outputRegisterWrite(Circuit& c, const RegisterWriteWires& rw, LaneBuses& lb
 /// outputs of writeTokenOutput after them (compile it with EmitOptions::tokens = head and
 /// tokenFeatures = frontInputs of the machine id).
 Unit aluWriteUnit(const TokenVocabulary* head = nullptr);
-enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth, TopDeeper, Wait, Halt, WarpStart, Warp, Block };
-constexpr uint32_t kOtherTokens = 13;
+enum class OtherToken : uint32_t { Active, Done, Goto, Fall, Top1, Top2, Depth, TopDeeper, Wait, Halt, WarpStart, Warp, Block, Atomic };
+constexpr uint32_t kOtherTokens = 14;
 
 /// The machine token that outputRegisterWrite's outputs spell, read from `outputs` at `at`
 /// (its first output, the kind's): the id, or why they spell none (no class or two at once,

@@ -26,6 +26,7 @@ struct SequencerWires {
   WireId setsMask = 0;  // the token is TOP, BLOCK or WARP-START (input)
   Bus lastStarted;      // the last warp started in the block: the last WARP-START's, 0 from BLOCK on (8 bits)
   WireId isDepth = 0;   // the token is DEPTH (input)
+  WireId isAtomic = 0;  // the token is ATOMIC (input: the prefix count "none")
 };
 /// The launch's warp shape as the sequencer reads it: warps whose four lanes all exist (9
 /// bits), the next warp's valid lanes (4: forms whose values are bits).

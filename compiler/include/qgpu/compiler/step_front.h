@@ -8,9 +8,11 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "qgpu/compiler/atomic_step.h"
 #include "qgpu/compiler/commit.h"
 #include "qgpu/compiler/register_file.h"
 #include "qgpu/compiler/sequencer.h"
@@ -45,7 +47,10 @@ struct CommittedWrite {
   Bus slot;
   Bus width;
 };
-CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k);
+/// With `cNext` (a structural bit: an atomic's new value is next there), the register one
+/// position back is the word's c where it was 1 (the new value's commit goes to c).
+CommittedWrite buildCommittedWrite(Circuit& c, const Bus& word, WireId one, const Bus& warp, const Bus& k,
+                                   std::optional<WireId> cNext = std::nullopt);
 
 /// What the machine needs of the launch, from the prompt: LAUNCH's first three values, the
 /// threads per block, the registers per thread and the blocks, one CHUNK-LAST each
@@ -73,6 +78,8 @@ struct FrontWires {
   Bus barrierResume;       // the pc + 1 of the last BAR the block's last warp reached (10 bits): where the waiting warps resume
   std::vector<Bus> reads;  // buildRegisterFile's: reads[4 * port + lane]
   Bus written;             // the lanes a register write commits to (past GO)
+  AtomicStepWires atomic;  // where an atomic step stands (atomic_step.h)
+  Expr atomicWord;         // the fetched word is ATOM or ATOMS (a form whose value is a bit)
 };
 FrontWires buildFront(Circuit& c);
 

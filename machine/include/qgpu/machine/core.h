@@ -57,7 +57,7 @@ struct RegisterWrite {
   size_t lastToken = 0;
   uint32_t reg = 0, lanes = 0, bytes = 0;
   std::array<uint64_t, 4> values{};
-  bool atomic = false;  // an atomic step's old values (INNER forms)
+  bool atomic = false;  // one lane of an atomic step: its old value to d or its new one to c (docs/machine.md §5.3)
 };
 
 struct Trace {

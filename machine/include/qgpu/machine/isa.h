@@ -113,11 +113,11 @@ uint64_t windowOf(MSpace s);  // where the space's window starts: 0 for Generic/
 /// x mod kBankMemoryBytes of them.
 constexpr uint64_t kBankMemoryBytes = uint64_t{kMemoryBanks} * kBankBytes;
 
-/// Where a launch's memory lies (docs/machine.md §1.3): the offsets at which the param,
-/// const, local and shared contents start inside their 16 MiB windows, and where global
-/// allocations start. Laid out one after the other (param, const, local, shared, then the
-/// module globals and the buffers, each 64-byte aligned, global memory 256-byte aligned and
-/// from kGlobalStart on), so that the launch's addresses modulo kBankMemoryBytes — what the
+/// Where a launch's memory lies (docs/machine.md §1.3): the offsets at which the shared,
+/// param, const and local contents start inside their 16 MiB windows, and where global
+/// allocations start. Laid out one after the other (shared — at offset 0, so that an ATOMS
+/// offset is its bank address —, param, const, local, then the module globals and the
+/// buffers, each 64-byte aligned, global memory 256-byte aligned and from kGlobalStart on), so that the launch's addresses modulo kBankMemoryBytes — what the
 /// compiled machine's banks see, since every window starts at a multiple of it — are
 /// distinct while the whole fits in kBankMemoryBytes: no compaction circuit.
 struct WindowLayout {
