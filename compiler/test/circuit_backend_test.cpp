@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 
+#include "corpus_runs.h"
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
@@ -213,15 +214,7 @@ TEST(CircuitBackend, NestedDivergenceToDepthSevenAndBack) {
 // undefined by PTX's membermask rule, so the interpreter refuses it; the machine defines it
 // (docs/machine.md §1.5), and the circuit must equal the executor.
 TEST(CircuitBackend, VoteMembersAreTheLiveLanesAtAnyDepth) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_circuit_vote_members";
-  std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "vote_members.ptx",
-                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
-  std::ofstream(dir / "launch.json")
-      << R"({"name": "vote_members", "ptx": {"nvcc": "k.ptx"}, "entry": "votes", "grid": [1, 1, 1], "block": [4, 1, 1],
-             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 4}}],
-             "outputs": ["out"]})";
-  const LaunchSpec spec = loadLaunchSpec(dir);
+  const LaunchSpec spec = dataKernelLaunch("vote_members.ptx", "votes", 4);
   RunOptions o;
   o.warpWidth = 4;
   EXPECT_THROW(makeOracleBackend()->run(spec, o), Error);  // undefined by the membermask rule
@@ -242,20 +235,8 @@ TEST(CircuitBackend, VoteMembersAreTheLiveLanesAtAnyDepth) {
 // Atomics in the step (atomic_step.h): four lanes add to a shared word at a ROM-constant
 // address and to a global word, then lanes 1 and 3 alone (the guard: ACTIVE before ATOMIC)
 // to another; each lane's old values go to its d, those of the lanes the guard turns off stay.
-LaunchSpec atomicAddsSpec(const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / ("qgpu_" + tag + "_atomic_adds");
-  std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "atomic_adds.ptx",
-                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
-  std::ofstream(dir / "launch.json")
-      << R"({"name": "atomic_adds", "ptx": {"nvcc": "k.ptx"}, "entry": "atomic_adds", "grid": [1, 1, 1], "block": [4, 1, 1],
-             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 18}}],
-             "outputs": ["out"]})";
-  return loadLaunchSpec(dir);
-}
-
 TEST(CircuitBackend, AtomicsAddLaneByLane) {
-  const LaunchSpec spec = atomicAddsSpec("circuit");
+  const LaunchSpec spec = dataKernelLaunch("atomic_adds.ptx", "atomic_adds", 18);
   RunOptions o;
   o.warpWidth = 4;
   const RunResult got = makeBackend("circuit")->run(spec, o), want = makeOracleBackend()->run(spec, o);

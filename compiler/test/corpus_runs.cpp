@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "machine_test_util.h"
@@ -250,6 +252,19 @@ std::optional<RegisterStream> registerStream(const CorpusRun& r) {
     rs.want.push_back(std::move(want));
   }
   return rs;
+}
+
+LaunchSpec dataKernelLaunch(const std::string& file, const std::string& entry, uint32_t outWords) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / ("qgpu_data_" + entry);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / file, dir / "k.ptx",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "launch.json") << fmt::format(
+      R"({{"name": "{0}", "ptx": {{"nvcc": "k.ptx"}}, "entry": "{0}", "grid": [1, 1, 1], "block": [4, 1, 1],
+           "dynamic_shared_bytes": 0, "params": [{{"name": "out", "buffer": {{"type": "u32", "count": {1}}}}}],
+           "outputs": ["out"]}})",
+      entry, outWords);
+  return loadLaunchSpec(dir);
 }
 
 StepStream stepStream(const CorpusRun& r, bool throughAtomics) {

@@ -16,6 +16,7 @@
 
 #include "engine_run.h"
 #include "qgpu/compiler/emit.h"
+#include "qgpu/launch_spec.h"
 #include "qgpu/compiler/units.h"
 #include "qgpu/machine/core.h"
 #include "qgpu/machine/isa.h"
@@ -155,6 +156,11 @@ struct StepStream {
   Stream stream;
   std::vector<std::optional<ComputedStep>> steps;  // per position
 };
+/// A hand-written kernel of compiler/test/data (`file`, ptxas-checked) as a launch spec in a
+/// temporary folder: entry `entry`, one block of 4 threads, one u32 output buffer `out` of
+/// `outWords` words.
+LaunchSpec dataKernelLaunch(const std::string& file, const std::string& entry, uint32_t outWords);
+
 /// Up to the run's first atomic step, or with `throughAtomics` to its end (the joined step
 /// computes atomics: its register copies take their values lane by lane, as the trace has them).
 StepStream stepStream(const CorpusRun& r, bool throughAtomics = false);

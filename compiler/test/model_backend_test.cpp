@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "corpus_runs.h"
 #include "machine_test_util.h"
 #include "qgpu/backend.h"
 #include "qgpu/interp/error.h"
@@ -85,15 +86,7 @@ TEST(ModelBackend, TheDotProductRunsThroughTheWeights) {
 // test's kernel (compiler/test/data/atomic_adds.ptx) — a shared and a global word, four lanes
 // and, behind a guard, two — equal to the interpreter, the stream to the executor's.
 TEST(ModelBackend, AtomicsAddLaneByLaneThroughTheWeights) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "qgpu_model_atomic_adds";
-  std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(std::filesystem::path(QGPU_SOURCE_DIR) / "compiler" / "test" / "data" / "atomic_adds.ptx",
-                             dir / "k.ptx", std::filesystem::copy_options::overwrite_existing);
-  std::ofstream(dir / "launch.json")
-      << R"({"name": "atomic_adds", "ptx": {"nvcc": "k.ptx"}, "entry": "atomic_adds", "grid": [1, 1, 1], "block": [4, 1, 1],
-             "dynamic_shared_bytes": 0, "params": [{"name": "out", "buffer": {"type": "u32", "count": 18}}],
-             "outputs": ["out"]})";
-  const LaunchSpec spec = loadLaunchSpec(dir);
+  const LaunchSpec spec = dataKernelLaunch("atomic_adds.ptx", "atomic_adds", 18);
   RunOptions o;
   o.warpWidth = 4;
   const RunResult got = makeBackend("model")->run(spec, o), want = makeOracleBackend()->run(spec, o);
