@@ -21,7 +21,7 @@ namespace qgpu::compiler {
 using machine::MOp;
 
 bool stepRuns(const machine::MInstr& in) {
-  return stepComputes(in) || atomicComputes(in) || in.op == MOp::Bra || in.op == MOp::Exit || in.op == MOp::St || in.op == MOp::Bar;
+  return stepComputes(in) || atomicComputes(in) || in.op == MOp::Bra || in.op == MOp::Call || in.op == MOp::Exit || in.op == MOp::St || in.op == MOp::Bar;
 }
 
 std::optional<std::string> firstNotRun(const machine::MachineProgram& p) {

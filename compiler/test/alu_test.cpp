@@ -114,7 +114,7 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
         size_t at = p;
         for (uint32_t l = 0; l < 4 && at < ss.steps.size(); ++l) {
           if (!((active >> l) & 1)) continue;
-          const uint64_t v = machine::computeLane(in, x[0][l], x[1][l], x[2][l]) & 0xffffffffu;
+          const uint64_t v = machine::computeLane(in, x[0][l], x[1][l], x[2][l]);  // 32 bits but F2D's
           for (uint32_t b = 0; b < 64; ++b) as.want[at].push_back({64 * l + b, static_cast<int64_t>((v >> b) & 1)});
           ++at;
         }
@@ -177,9 +177,6 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
     slot = WantToken{r.tokens[t], false, 0, false, true};
     ++as.control[why];
   };
-  // The stack's entries are decided where BRAs alone pushed them (CALL is not compiled).
-  const bool hasCall = std::any_of(r.program.code.begin(), r.program.code.end(),
-                                   [](const machine::MInstr& x) { return x.op == machine::MOp::Call; });
   size_t firstBarrier = r.steps.size();  // the first BAR step: warps switch at barriers from there
   for (size_t i = 0; i < r.steps.size() && firstBarrier == r.steps.size(); ++i)
     if (r.program.code.at(r.steps[i].pc).op == machine::MOp::Bar) firstBarrier = i;
@@ -217,16 +214,23 @@ AluStream aluStream(const CorpusRun& r, bool joined = false) {
     }
     const bool runsOn = i + 1 < r.steps.size() && r.steps[i + 1].block == s.block && r.steps[i + 1].warp == s.warp &&
                         s.firstToken < r.steps[i + 1].firstToken;
-    // A BRA's outcome at any depth (its sync tokens, a DEPTH's TOP too), where no CALL put an
-    // entry on the stack (CALL is not decided).
-    if (bra && runsOn && !hasCall) {
+    // A BRA's outcome at any depth (its sync tokens, a DEPTH's TOP too), CALLs' entries on
+    // the stack or not.
+    if (bra && runsOn) {
       const char* why = s.depth == 1 ? "BRA at depth 1" : "BRA deeper than depth 1";
       claim(s.firstToken, why);
       if (tokenClass(r.tokens[s.firstToken]) == "depth") claim(s.firstToken + 1, why);
     }
+    // A CALL's: the TOP of the callee's entry, a DEPTH first where it is deeper than 2 and not
+    // the last DEPTH's.
+    if (call && runsOn) {
+      size_t t = s.firstToken;
+      if (tokenClass(r.tokens[t]) == "depth") claim(t++, "DEPTH of a CALL");
+      claim(t, "TOP of a CALL");
+    }
     // The TOP after a step (no BRA) that ends where its entry reconverges: a pop to the entry
     // under it, a DEPTH first where that is deeper than 2 and not the last DEPTH's.
-    if (!bra && !call && runsOn && !hasCall && s.depth >= 2 && r.steps[i + 1].depth == s.depth - 1) {
+    if (!bra && !call && runsOn && s.depth >= 2 && r.steps[i + 1].depth == s.depth - 1) {
       size_t t = s.firstToken;
       auto isTop = [&](size_t x) {
         const std::string k = tokenClass(r.tokens[x]);
@@ -325,10 +329,11 @@ void walkTheCorpus(const Unit& u, bool joined) {
     for (const auto& [op, n] : as.computed) computed[op] += n;
     for (const auto& [why, n] : as.control) control[why] += n;
   }
-  EXPECT_GE(runs, 90u);
+  EXPECT_GE(runs + corpusRunsLeftOut(), 90u);
   // (The steps with no lane active in the corpus are ALU steps, checked above: 3 DONE.)
   for (const char* why : {"DONE of EXIT or BAR", "BRA at depth 1", "BRA deeper than depth 1", "GOTO checkpoint", "WAIT",
                           "TOP of a pop to depth 1", "TOP of a pop deeper", "DEPTH of a pop", "DONE of a store", "WAIT of a store lane", "HALT",
+                          "TOP of a CALL", "DEPTH of a CALL",
                           "WARP-START or BLOCK after a retiring EXIT"})
     EXPECT_GT(control[why], 0u) << why;
   if (joined) {
@@ -362,8 +367,10 @@ void walkTheCorpus(const Unit& u, bool joined) {
                           machine::MOp::CvtI})
     EXPECT_GT(computed[op], 0u) << machine::opName(op);
   if (joined) {
+    // (in CI's runs, without mandelbrot's floats: FADD 628, FMUL 382 steps)
     for (machine::MOp op : {machine::MOp::Ld, machine::MOp::FAdd, machine::MOp::FMul, machine::MOp::FFma})
-      EXPECT_GT(computed[op], 1000u) << machine::opName(op);
+      EXPECT_GT(computed[op], walksEveryRun() ? 1000u : 300u) << machine::opName(op);
+    EXPECT_GT(computed[machine::MOp::F2D], 0u);
   }
   EXPECT_GT(total, 50000u);
   EXPECT_GT(writeTokens, 50000u);

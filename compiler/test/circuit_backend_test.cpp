@@ -80,7 +80,7 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   // FMAX FNEG FABS FSETP), the conversions (I2F F2I H2F F2H), BFE, CADD and CARRY, nested
   // divergences and their pops at any depth (bitonic_sort, divergence, early_exit, mandelbrot,
   // switch_case: to depth 5, with DEPTH tokens), atomics that add (histogram, prime_sieve,
-  // radix_pass: lane-serial, atomic_step.h); no CALL.
+  // radix_pass: lane-serial, atomic_step.h), MULWIDE at 2 bytes, CALL, F2D.
   const std::set<std::string> mustRun = {
       "const_mem_nvcc",   "const_mem_clang",  "crc32_nvcc",       "dot_nvcc",          "dot_clang",
       "dyn_shared_nvcc",  "dyn_shared_clang", "grid_3d_nvcc",     "grid_3d_clang",     "local_array_nvcc",
@@ -93,7 +93,13 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
       "cvt_half_nvcc",    "cvt_half_clang",   "crc32_clang",      "local_array_clang", "bitonic_sort_nvcc",
       "bitonic_sort_clang", "divergence_nvcc", "early_exit_nvcc",  "early_exit_clang",  "mandelbrot_nvcc",
       "mandelbrot_clang", "switch_case_nvcc", "switch_case_clang", "vote_clang", "shfl_patterns_clang", "divergence_clang",
-      "histogram_clang", "radix_pass_nvcc", "radix_pass_clang", "prime_sieve_nvcc", "prime_sieve_clang"};
+      "histogram_clang", "radix_pass_nvcc", "radix_pass_clang", "prime_sieve_nvcc", "prime_sieve_clang",
+      // MULWIDE of 2-byte operands, BFI of a known field (SHL/XOR/AND/XOR), 8-byte MIN/MAX
+      // (SETP, SELP) and mul.lo.64 on 32-bit units (docs/machine.md §2.1)
+      "byte_short_ldst_nvcc", "byte_short_ldst_clang", "histogram_nvcc", "compare_select_nvcc", "vote_nvcc",
+      "shfl_patterns_nvcc", "transpose_clang", "collatz_nvcc", "collatz_clang",
+      // CALL (recursion: the callee's entry pushed, TOP and DEPTH); F2D (the lane's 64-bit result)
+      "noinline_call_nvcc", "noinline_call_clang", "minmax_nan_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();

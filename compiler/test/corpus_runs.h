@@ -37,8 +37,17 @@ struct CorpusRun {
   Dim3 grid, block;
 };
 /// Every lowered corpus run (W=4, both PTX flavours), then the guarded-writes kernel in 4 and
-/// 6 threads (predicated_writes_4, predicated_writes_6).
+/// 6 threads (predicated_writes_4, predicated_writes_6) — in CI those of at most
+/// kCiWalkTokens generated tokens (the walks over them take minutes each; the long runs —
+/// sha256_round, mandelbrot, crc32, collatz nvcc, prime_sieve clang: 65 % of the corpus's
+/// tokens — are walked by the nightly label, QGPU_WALK_ALL=1).
 const std::vector<CorpusRun>& corpusRuns();
+constexpr size_t kCiWalkTokens = 30'000;
+/// Whether corpusRuns() holds every run (QGPU_WALK_ALL set), not the CI subset.
+bool walksEveryRun();
+/// The lowered corpus runs corpusRuns() leaves out (longer than kCiWalkTokens; 0 with
+/// QGPU_WALK_ALL): a walk's count of runs plus these is the corpus's.
+size_t corpusRunsLeftOut();
 
 /// The index of the run's first atomic step's first token (the tokens' count if none) — with
 /// `writesRegister`, of the first whose old values go to a register: the compiled step does

@@ -452,6 +452,67 @@ UnitCase multiplierCase() {
   uc.smallBatch = 100;
   return uc;
 }
+// The ALU's multiplier core (productDigitsTwoWidths): 4-byte or 2-byte operands, signed or
+// not, at random per position, with random bits above a 2-byte operand's width. The low 32
+// bits are the machine's MULWIDE (both widths); the high 32 of a 4-byte product too, of a
+// 2-byte one the core's own value, A*B - 2^16 (a_15 B + b_15 A) for signed (A, B the low
+// halves) modulo 2^64, which no result select takes.
+UnitCase mulTwoWidthsCase() {
+  auto build = [] {
+    Unit u{Circuit("mul32_two_widths"), {}, {}, {}, {}};
+    Circuit& c = u.circuit;
+    const WireId wide = c.inputBit("sel.wide"), signedWide = c.inputBit("sel.signed_wide"),
+                 signedNarrow = c.inputBit("sel.signed_narrow");
+    u.selectors = {wide, signedWide, signedNarrow};
+    u.selectorNames = {"wide", "signed_wide", "signed_narrow"};
+    for (uint32_t l = 0; l < 4; ++l) {
+      LaneBuses lb;
+      lb.operands.push_back(c.inputBus(fmt::format("l{}.a", l), 32));
+      lb.operands.push_back(c.inputBus(fmt::format("l{}.b", l), 32));
+      const std::string n = fmt::format("l{}", l);
+      const std::vector<Expr> digits =
+          productDigitsTwoWidths(c, n, lb.operands[0], lb.operands[1], wide, signedWide, signedNarrow, 64);
+      lb.results.push_back(digitsToBits(c, n, digits, 0, 64));
+      c.outputBus(n + ".d", lb.results[0]);
+      u.lanes.push_back(std::move(lb));
+    }
+    return u;
+  };
+  UnitCase uc{"mul32_two_widths", build, [](const Unit& u, std::mt19937_64& rng, int index) {
+                UnitSample s;
+                Assign as;
+                const bool isSigned = (rng() & 1) != 0, wide = (rng() & 1) != 0;
+                as.v[u.selectors[0]] = wide ? 1 : 0;
+                as.v[u.selectors[1]] = wide && isSigned ? 1 : 0;
+                as.v[u.selectors[2]] = !wide && isSigned ? 1 : 0;
+                const machine::MInstr in = instr(machine::MOp::MulWide, wide ? 4 : 2, isSigned);
+                for (size_t l = 0; l < u.lanes.size(); ++l) {
+                  const int k = static_cast<int>(rng() % 3);
+                  uint64_t a = operand(rng, 32, index + k + static_cast<int>(l)), b = operand(rng, 32, index * 2 + static_cast<int>(l));
+                  if (!wide && rng() % 2) {  // 2-byte edge values, with random bits above
+                    a = (a & 0xffff0000u) | (operand(rng, 16, index + static_cast<int>(l)) & 0xffff);
+                    b = (b & 0xffff0000u) | (operand(rng, 16, index + k) & 0xffff);
+                  }
+                  as.bus(u.lanes[l].operands[0], a);
+                  as.bus(u.lanes[l].operands[1], b);
+                  uint64_t p = machine::computeLane(in, a, b, 0);
+                  if (!wide) {
+                    const uint64_t A = a & 0xffff, B = b & 0xffff;
+                    const uint64_t core = A * B - (isSigned ? (((a >> 15) & 1) * B + ((b >> 15) & 1) * A) << 16 : 0);
+                    if ((core & 0xffffffffu) != p)
+                      throw std::logic_error(fmt::format("mul.wide.{}16 {:#x} {:#x}: the core's low half is not MULWIDE's",
+                                                         isSigned ? "s" : "u", a, b));
+                    p = core;
+                  }
+                  pushBits(s.expected, p, 64);
+                  s.describe += fmt::format("lane {}: mul.wide.{}{} {:#x} {:#x}; ", l, isSigned ? "s" : "u", wide ? 32 : 16, a, b);
+                }
+                s.inputs = as.inputs(u.circuit);
+                return s;
+              }};
+  uc.smallBatch = 100;
+  return uc;
+}
 // MUL24 (+ c, as mad24) of the low 24 bits, signed or unsigned at random per position.
 UnitCase mul24Case(bool high) {
   UnitCase uc{high ? "mul24hi" : "mul24lo", [high] { return mul24Unit(4, high); },
@@ -657,6 +718,7 @@ std::vector<UnitCase> multiplierPartCases() {
       mulCase("mullo32", MulPart::Lo, false),  // one circuit for both: samples mix signed and unsigned ty
       mulCase("mulhi_u32", MulPart::Hi, false),
       mulCase("mulhi_s32", MulPart::Hi, true),
+      mulTwoWidthsCase(),
       mul24Case(false),  // MUL24's low mode: the engine runs its high mode (unitCases)
       mulpCase(false),
       mulpCase(true),

@@ -629,6 +629,15 @@ class Lowerer {
       return alu(pc, in, op, ty(ty0), has(in, Mod::Ftz) ? kFlFtz : 0, unary ? 1 : 2);
     }
     only(pc, in, {});
+    if (!unary && scalarTypeBytes(ty0) == 8) {
+      // 8-byte MIN and MAX: a compare and a select (SETP, SELP), both ALU steps of every
+      // width; the lane-serial MIN/MAX's result is 32 bits wide (docs/machine.md §5.1).
+      const uint16_t p = sharedTemporary(pc, minMaxPick_, "minmax.pick_a");
+      const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+      const MCmp keepA = in.opcode == Opcode::Min ? MCmp::Le : MCmp::Ge;  // by the type's signedness
+      emitStep(pc, in, MOp::Setp, ty(ty0), static_cast<uint8_t>(keepA), p, a, b, kNoOperand);
+      return emitStep(pc, in, MOp::Selp, ty(ty0), 0, operand(pc, in.d[0]), a, b, p);
+    }
     MOp op = in.opcode == Opcode::Min ? MOp::Min : in.opcode == Opcode::Max ? MOp::Max : in.opcode == Opcode::Neg ? MOp::Neg : MOp::Abs;
     return alu(pc, in, op, ty(ty0), 0, unary ? 1 : 2);
   }
@@ -803,7 +812,8 @@ class Lowerer {
 
   void lowerBfi(uint32_t pc, const Instr& in) {
     only(pc, in, {});
-    // Position and length travel as one ROM constant pos | len << 8.
+    // A field that is not known at lowering: BFI, position and length packed into one
+    // operand pos | len << 8.
     auto value = [&](uint32_t slot) -> std::optional<uint64_t> {
       slot = df_.resolve(slot);
       for (const auto& [cs, v] : f_.constants)
@@ -817,7 +827,18 @@ class Lowerer {
     m.a = operand(pc, in.s[0]);
     m.b = operand(pc, in.s[1]);
     if (pos && len) {
-      m.c = constant(pc, (*pos & 0xff) | (*len & 0xff) << 8);
+      // Known field: micro-code of four steps the compiled step has units for (a BFI unit
+      // took the step's widest layer past 2,048 channels, docs/machine.md §5.1):
+      // d = b ^ (((a << pos) ^ b) & mask), mask = the field's bits within the width.
+      const uint32_t p = static_cast<uint32_t>(*pos & 0xff), n = static_cast<uint32_t>(*len & 0xff);
+      const uint32_t bits = 8 * m.bytes();
+      uint64_t mask = 0;
+      for (uint32_t i = p; i < p + n && i < bits; ++i) mask |= uint64_t{1} << i;
+      const uint16_t t = sharedTemporary(pc, bfiField_, "bfi.field");
+      emitStep(pc, in, MOp::Shl, m.ty, 0, t, m.a, constant(pc, p), kNoOperand);
+      emitStep(pc, in, MOp::Xor, m.ty, 0, t, t, m.b, kNoOperand);
+      emitStep(pc, in, MOp::And, m.ty, 0, t, t, constant(pc, mask), kNoOperand);
+      return emitStep(pc, in, MOp::Xor, m.ty, 0, m.d, m.b, t, kNoOperand);
     } else {
       // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
       MInstr pack = base(pc, MOp::Prmt, in);
@@ -950,13 +971,16 @@ class Lowerer {
     }
   }
 
-  // 64-bit mul.lo / mad.lo / mul.hi as micro-code on the 32x32 multiplier: one product of
-  // 32-bit halves per step (docs/machine.md §2.1), partial sums in temporaries, d written by
-  // the last step only. With aL, aH the halves of a (aH signed for signed types):
-  //   lo:  t = c + (aL*bH << 32); t += aH*bL << 32; d = t + aL*bL   (a product whose high
-  //        half is known to be zero is skipped)
+  // 64-bit mul.lo / mad.lo / mul.hi as micro-code on the 32x32 multiplier (docs/machine.md
+  // §2.1), partial sums in temporaries, d written by the last step only. With aL, aH the
+  // halves of a (aH signed for signed types):
+  //   lo:  on the 32-bit ops the compiled step has units for (MULP would need its operands'
+  //        halves muxed where the step's layers are full): t = lo32(aH*bL) (SHR, MULLO);
+  //        t = lo32(aL*bH + t) (SHR, MADLO); t <<= 32; u = aL*bL (MULWIDE); d = u + t (+ c),
+  //        whatever the signedness (the low 64 bits are the same); a cross product whose
+  //        high half is known to be zero is skipped
   //   hi:  t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH;
-  //        d = u + hi32(t)*1
+  //        d = u + hi32(t)*1 (MULP, MULPC)
   bool highHalfZero(uint16_t operand) const {
     if (operand >= kSpecialBase) return true;  // specials are 32-bit values
     return operand >= kConstBase && (constants_[operand - kConstBase] >> 32) == 0;
@@ -967,16 +991,24 @@ class Lowerer {
     };
     uint16_t t = sharedTemporary(pc, mulT_, "mul64.t");
     if (!hi) {
-      uint16_t acc = addend;
-      if (!highHalfZero(b)) {
-        step(MOp::MulP, kFlMulBHigh | kFlMulShl32, t, a, b, acc);
-        acc = t;
+      const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+      const uint16_t u = sharedTemporary(pc, mulU_, "mul64.u"), half = constant(pc, 32);
+      const bool aHigh = !highHalfZero(a), bHigh = !highHalfZero(b);
+      if (aHigh) {
+        emitStep(pc, in, MOp::Shr, u64, 0, t, a, half, kNoOperand);
+        emitStep(pc, in, MOp::MulLo, u32, 0, t, t, b, kNoOperand);
       }
-      if (!highHalfZero(a)) {
-        step(MOp::MulP, kFlMulAHigh | kFlMulShl32, t, a, b, acc);
-        acc = t;
+      if (bHigh) {
+        emitStep(pc, in, MOp::Shr, u64, 0, u, b, half, kNoOperand);
+        if (aHigh) emitStep(pc, in, MOp::MadLo, u32, 0, t, a, u, t);
+        else emitStep(pc, in, MOp::MulLo, u32, 0, t, a, u, kNoOperand);
       }
-      return step(MOp::MulP, 0, d, a, b, acc);
+      const bool cross = aHigh || bHigh;
+      if (cross) emitStep(pc, in, MOp::Shl, u64, 0, t, t, half, kNoOperand);
+      if (!cross && addend == kNoOperand) return emitStep(pc, in, MOp::MulWide, u32, 0, d, a, b, kNoOperand);
+      emitStep(pc, in, MOp::MulWide, u32, 0, u, a, b, kNoOperand);
+      if (cross && addend != kNoOperand) emitStep(pc, in, MOp::Add, u64, 0, u, u, t, kNoOperand);
+      return emitStep(pc, in, MOp::Add, u64, 0, d, u, addend != kNoOperand ? addend : t, kNoOperand);
     }
     uint16_t u = sharedTemporary(pc, mulU_, "mul64.u");
     step(MOp::MulP, kFlMulShr32, t, a, b, kNoOperand);
@@ -1214,7 +1246,7 @@ class Lowerer {
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
-  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand,
+  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand, bfiField_ = kNoOperand, minMaxPick_ = kNoOperand,
            atomOld_ = kNoOperand, atomNew_ = kNoOperand;
   uint64_t globalsEnd_ = kGlobalStart;
 };

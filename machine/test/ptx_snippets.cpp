@@ -105,14 +105,21 @@ class Gen {
   std::string intOp() {
     const char* it = chance(50) ? "s32" : "u32";
     switch (pick(25)) {
-      case 24: {  // 64-bit multiply (MULP micro-code): operands built from two 32-bit registers each
+      case 24: {  // 64-bit multiply (micro-code), MIN/MAX: operands built from two 32-bit registers each
         std::string s = fmt::format("cvt.u64.u32 \t%rd12, {};\n\tshl.b64 \t%rd12, %rd12, 32;\n\tcvt.u64.u32 \t%rd13, {};\n"
                                     "\tor.b64 \t%rd12, %rd12, %rd13;\n\tcvt.u64.u32 \t%rd13, {};\n\tshl.b64 \t%rd13, %rd13, 32;\n"
                                     "\tcvt.u64.u32 \t%rd14, {};\n\tor.b64 \t%rd13, %rd13, %rd14;\n",
                                     r(), r(), r(), r());
         static const char* kImm64[] = {"4", "12", "-8", "4294967297", "-1", "9223372036854775807"};
         const char* t64 = chance(50) ? "s64" : "u64";
-        switch (pick(5)) {
+        switch (pick(6)) {
+          case 5: {  // 8-byte MIN/MAX: SETP and SELP (sometimes d = a)
+            const bool inPlace = chance(30);
+            s += fmt::format("\t{}.{} \t{}, %rd12, {};\n", chance(50) ? "min" : "max", t64, inPlace ? "%rd12" : "%rd14",
+                             chance(30) ? kImm64[pick(6)] : "%rd13");
+            if (inPlace) s += "\tmov.b64 \t%rd14, %rd12;\n";
+            break;
+          }
           case 0: s += fmt::format("\tmul.lo.{} \t%rd14, %rd12, {};\n", t64, chance(40) ? kImm64[pick(6)] : "%rd13"); break;
           case 1: s += fmt::format("\tmul.hi.{} \t%rd14, %rd12, {};\n", t64, chance(20) ? kImm64[pick(6)] : "%rd13"); break;
           case 2: s += fmt::format("\tmad.lo.{} \t%rd14, %rd12, %rd13, %rd12;\n", t64); break;

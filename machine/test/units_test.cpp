@@ -107,6 +107,14 @@ uint64_t randomWord(std::mt19937_64& rng) {
   return rng();
 }
 
+// One unsigned integer step of `bytes`-byte operands.
+uint64_t step(MOp op, uint32_t bytes, uint64_t a, uint64_t b, uint64_t c = 0) {
+  MInstr in;
+  in.op = op;
+  in.ty = typeCode(bytes, false);
+  return computeLane(in, a, b, c);
+}
+
 uint64_t mulHi64(uint64_t a, uint64_t b, bool sgn) {
   uint64_t t = mulp(MOp::MulP, kFlMulShr32, sgn, a, b, 0);
   t = mulp(MOp::MulP, kFlMulBHigh, sgn, a, b, t);
@@ -122,10 +130,18 @@ TEST(MachineUnits, Mul64MicroCodeGivesTheExactProduct) {
   for (int i = 0; i < 200000; ++i) {
     uint64_t a = randomWord(rng), b = randomWord(rng), c = randomWord(rng);
     for (bool sgn : {false, true}) {
-      // lo (+ c): t = c + (aL*bH << 32); t += aH*bL << 32; d = t + aL*bL
-      uint64_t t = mulp(MOp::MulP, kFlMulBHigh | kFlMulShl32, sgn, a, b, c);
-      t = mulp(MOp::MulP, kFlMulAHigh | kFlMulShl32, sgn, a, b, t);
-      ASSERT_EQ(mulp(MOp::MulP, 0, sgn, a, b, t), a * b + c) << std::hex << a << " " << b;
+      // lo (+ c), on 32-bit units whatever the signedness: t = lo32(aH*bL); t = lo32(aL*bH + t);
+      // t <<= 32; u = aL*bL (MULWIDE); d = u + t + c
+      uint64_t t = step(MOp::MulLo, 4, step(MOp::Shr, 8, a, 32), b);
+      t = step(MOp::MadLo, 4, a, step(MOp::Shr, 8, b, 32), t);
+      t = step(MOp::Shl, 8, t, 32);
+      const uint64_t u = step(MOp::Add, 8, step(MOp::MulWide, 4, a, b), t);
+      ASSERT_EQ(step(MOp::Add, 8, u, c), a * b + c) << std::hex << a << " " << b;
+      // a cross product skipped where a high half is zero
+      if ((b >> 32) == 0) {
+        ASSERT_EQ(step(MOp::Add, 8, step(MOp::MulWide, 4, a, b), step(MOp::Shl, 8, step(MOp::MulLo, 4, step(MOp::Shr, 8, a, 32), b), 32)),
+                  a * b);
+      }
       // hi: t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH; d = u + hi32(t)
       uint64_t hi = mulHi64(a, b, sgn);
       uint64_t want = sgn ? static_cast<uint64_t>(static_cast<u128>(static_cast<s128>(static_cast<int64_t>(a)) *

@@ -49,8 +49,8 @@ bool aluComputes(const machine::MInstr& in) {
     case MOp::Selp: case MOp::Setp: case MOp::Shfl: case MOp::Shf: case MOp::Neg: case MOp::Vote:
       return true;
     case MOp::MulLo: case MOp::MadLo: return in.bytes() == 2 || in.bytes() == 4;  // the low bytes (PTX has no 8-bit multiply)
-    case MOp::MulHi: case MOp::MulWide:
-      return in.bytes() == 4;  // 1- and 2-byte operands would need a sign-extension level first
+    case MOp::MulWide: return in.bytes() == 2 || in.bytes() == 4;
+    case MOp::MulHi: return in.bytes() == 4;  // 2-byte: bits 16-31 moved down, not routed (no corpus kernel)
     case MOp::MadWide: return false;  // its 64-bit addend: c's high half is not read (channels)
     case MOp::Shr: return in.bytes() >= 2;  // 16-bit shifts exist; 8-bit ones do not
     case MOp::Shl: return in.bytes() >= 4;
@@ -166,7 +166,12 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
   // ---- the 32x32 multiplier: the 64-bit product of a's and b's low halves (signed by the
   // type), plus c — 0 where the op reads none (MULLO MULHI MULWIDE) — in its digit sums: six
   // levels from b's read, beside the ALU ----
-  const WireId mulSigned = c.step("MUL signed", w(word[machine::kWordTyAt + 2]) - 1);
+  // Operands of 4 bytes (ty's width bit 1) or 2 (PTX has no 8-bit multiply; 8-byte ones are
+  // MULP micro-code): a 2-byte product is the low halves' alone, its sign on bit 15.
+  const Expr tyWide = w(word[machine::kWordTyAt + 1]), tySigned = w(word[machine::kWordTyAt + 2]);
+  const WireId mulWideOperands = c.step("MUL 4-byte operands", tyWide - 1);
+  const WireId mulSigned = c.step("MUL signed, 4 bytes", tySigned + tyWide - 2);
+  const WireId mulSignedNarrow = c.step("MUL signed, 2 bytes", tySigned - tyWide - 1);
   std::vector<Bus> products;
   for (uint32_t l = 0; l < 4; ++l) {
     const Bus& a = operands.selected[l];
@@ -180,7 +185,8 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     for (uint32_t j = 0; j < 32; ++j)
       cBits.push_back(c.step(fmt::format("{} c[{}]", n, j), w(cc[j]) - 1, int64_t{1} << (j % 6)));
     std::vector<Expr> digits =
-        productDigits(c, n, Bus(a.begin(), a.begin() + 32), Bus(b.begin(), b.begin() + 32), mulSigned, mulSigned, 64);
+        productDigitsTwoWidths(c, n, Bus(a.begin(), a.begin() + 32), Bus(b.begin(), b.begin() + 32), mulWideOperands,
+                               mulSigned, mulSignedNarrow, 64);
     for (size_t d = 0; d < digits.size(); ++d) {
       for (const Term& t : digits[d].terms) c.notBefore(t.wire, cBits[0]);
       for (uint32_t j = 6 * static_cast<uint32_t>(d); j < std::min<uint32_t>(32, 6 * static_cast<uint32_t>(d) + 6); ++j)
@@ -190,14 +196,14 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     products.push_back(digitsToBits(c, n, digits, 0, 64));
   }
   // The multiplier's halves by op (4-byte operands): MULLO, MADLO the low one, MULWIDE
-  // both, MULHI the high one moved down. (MADWIDE's addend is 64 bits: c's high half is not
+  // both (of 2-byte operands: the low one), MULHI the high one moved down. (MADWIDE's addend is 64 bits: c's high half is not
   // read, for channels, and no corpus kernel has one.) MULLO and MADLO of 1 or 2 bytes too:
   // a product's (and sum's) low w bytes depend only on the operands' low w bytes, whatever
   // the signedness and the bits above, so the 32-bit product cut to the width is theirs.
   // (PTX has no 8-bit multiply: bits 0-7 take the 2-byte class's selectors.)
   std::vector<Expr> mulLow;  // by the bit's width class (1, 2)
   for (uint32_t t = 1; t < 3; ++t) mulLow.push_back(w(opFits(MOp::MulLo, t)) + w(opFits(MOp::MadLo, t)));
-  const Expr mulWide = w(opFits(MOp::MulWide, 2));
+  const Expr mulWideLow = w(opFits(MOp::MulWide, 1)), mulWideHigh = w(opFits(MOp::MulWide, 2));
   const WireId mulHigh = opFits(MOp::MulHi, 2);
   std::vector<Bus> aluPart;  // per lane: the ALU's result terms, one channel per bit
   for (uint32_t l = 0; l < 4; ++l) {
@@ -342,7 +348,7 @@ AluWires buildAlu(Circuit& c, const FrontWires& front, const OperandWires& opera
     std::vector<Expr> early, unaryTerms, late;  // by level: the ALU's, NEG/CVTI's, the shifter's and multiplier's
     for (uint32_t i = 0; i < 64; ++i) {
       Expr deep = shifter.result[l][i];
-      deep += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow[i < 16 ? 0 : 1] + mulWide : mulWide}));
+      deep += w(andStep(c, fmt::format("{} MUL[{}]", lane, i), {w(products[l][i]), i < 32 ? mulLow[i < 16 ? 0 : 1] + mulWideLow : mulWideHigh}));
       if (i < 32) deep += w(andStep(c, fmt::format("{} MULHI[{}]", lane, i), {w(products[l][i + 32]), w(mulHigh)}));
       if (i < 4) deep += w(vote[l][i]);
       result.push_back(c.exclusiveOr(fmt::format("{} result[{}]", lane, i), w(aluPart[l][i]) + w(unary[l][i]) + deep));

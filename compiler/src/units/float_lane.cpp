@@ -8,7 +8,7 @@
 // (MachineLaneSerial.FaddAndFsubAreFfmaWithAFactorOfOne). The compare family's lane-serial
 // ops (MIN, MAX of 4-byte integers; FMIN, FMAX, FNEG, FABS, FSETP of f32) share the operand
 // muxes: four levels of their own beside the datapath, whose result they replace
-// (laneSerialResult).
+// (laneSerialResult); the conversions likewise, F2D's 64 bits the only ones above bit 31.
 #include "qgpu/compiler/float_lane.h"
 
 #include <fmt/format.h>
@@ -58,10 +58,11 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const Expr f2i = form(MOp::F2I, fourBytes, -w(word[fl + 3]) + bitsMatching(widthCode, 2) - 2);
   // H2F and F2H without .sat (fl bit 1).
   const Expr h2f = form(MOp::H2F, twoBytes, -w(word[fl + 1])), f2h = form(MOp::F2H, twoBytes, -w(word[fl + 1]));
+  const Expr f2d = form(MOp::F2D, fourBytes, Expr(0));
   const Expr bfe = form(MOp::Bfe, fourBytes, Expr(0));
   const BitCountOps counts{form(MOp::Popc, fourBytes, Expr(0)), form(MOp::Clz, fourBytes, Expr(0)),
                            form(MOp::Bfind, fourBytes, Expr(0)), form(MOp::Brev, fourBytes, Expr(0))};
-  const Expr converts = i2f + f2i + h2f + f2h + bfe + counts.popc + counts.clz + counts.bfind + counts.brev;
+  const Expr converts = i2f + f2i + h2f + f2h + f2d + bfe + counts.popc + counts.clz + counts.bfind + counts.brev;
   const Bus sel = serialLane(c, "float", waits, active, fmul + ffma + fadd + fsub + compares + converts);
   std::vector<Expr> rounding;
   for (uint32_t v = 0; v < 4; ++v)
@@ -120,11 +121,16 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   const std::vector<Expr> toHalf =
       buildLaneSerialF2H(c, {rounding[0], rounding[1], rounding[2], rounding[3]}, modes.ftz, a, f2h, afterF2I);
   const std::vector<Expr> field = buildLaneSerialBfe(c, word, a, b, cc, bfe, afterF2I);
+  const std::vector<Expr> toDouble = buildLaneSerialF2D(c, word, a, f2d, afterF2I);
   const std::vector<Expr> count = buildLaneSerialBitCounts(c, word, a, counts);
-  for (uint32_t i = 0; i < 32; ++i) {
-    out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i] + count[i]));
-    out.convert.push_back(c.exclusiveOr(fmt::format("lane conversion result[{}]", i),
-                                        toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i] + field[i]));
+  for (uint32_t i = 0; i < 64; ++i) {
+    if (i < 32) {
+      out.compare.push_back(c.exclusiveOr(fmt::format("lane compare result[{}]", i), compare[i] + count[i]));
+      out.convert.push_back(c.exclusiveOr(fmt::format("lane conversion result[{}]", i),
+                                          toFloat[i] + toInt[i] + fromHalf[i] + toHalf[i] + field[i] + toDouble[i]));
+    } else {
+      out.convert.push_back(c.exclusiveOr(fmt::format("lane conversion result[{}]", i), toDouble[i]));
+    }
   }
   return out;
 }
@@ -242,6 +248,7 @@ Expr stepAfter(Circuit& c, const std::string& name, const Expr& cond, std::optio
 }
 
 Expr laneSerialResult(const LaneSerialFloatWires& f, uint32_t i) {
+  if (i >= 32) return 2 * w(f.convert[i]) - 2;  // F2D's upper half
   return w(f.result[i]) + w(f.ffmaFamily) + 2 * (w(f.compare[i]) + w(f.convert[i])) - 2;
 }
 

@@ -39,6 +39,7 @@ bool floatLaneComputes(const machine::MInstr& in) {
     case MOp::F2I:  // from f32 to 4 bytes, into a 4-byte register (c: its width code)
       return in.bytes() == 4 && (in.fl & machine::kFlF2ISource64) == 0 && (in.c & 3) == 2;
     case MOp::H2F: case MOp::F2H: return in.bytes() == 2 && (in.fl & machine::kFlSat) == 0;
+    case MOp::F2D: return in.bytes() == 4;  // f32 to f64, .ftz or not: the lane's only 64-bit result
     case MOp::Bfe: case MOp::Popc: case MOp::Clz: case MOp::Bfind: case MOp::Brev: return in.bytes() == 4;
     default: return false;
   }
@@ -69,8 +70,9 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
   const WireId floatStep = c.step("a float lane step", out.floats.computes - 1);
   // A bank's data must be proven bits; FFMA's result bits are exclusiveOr channels (bits by
   // declaration): one threshold each.
+  // 64 bits: F2D's (the only lane-serial result above bit 31) share the head.
   Bus data;
-  for (uint32_t i = 0; i < 32; ++i)
+  for (uint32_t i = 0; i < 64; ++i)
     data.push_back(c.step(fmt::format("float result[{}] (bit)", i), laneSerialResult(out.floats, i)));
   for (uint32_t l = 0; l < 4; ++l) {
     MemoryBank b;
@@ -100,7 +102,7 @@ MachineStepWires buildMachineStep(Circuit& c, const FrontWires& front, const Ope
     for (uint32_t i = 0; i < 64; ++i) {
       Expr all = bits[i];
       if (!packLoad) all += loadedBits[i];
-      if (i < 32) all += w(out.parked[l][i]);
+      all += w(out.parked[l][i]);
       r.push_back(c.exclusiveOr(fmt::format("l{} step result[{}]", l, i), all));
     }
     out.result.push_back(std::move(r));

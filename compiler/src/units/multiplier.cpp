@@ -223,6 +223,41 @@ std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& 
   return digits;
 }
 
+std::vector<Expr> productDigitsTwoWidths(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId wide,
+                                         WireId signedWide, WireId signedNarrow, uint32_t hi) {
+  const size_t n = a.size(), half = n / 2, nd = (hi + kDigit - 1) / kDigit;
+  if (n != b.size() || n % 2 != 0) throw CompileError(fmt::format("{}: productDigitsTwoWidths wants even, equal widths", name));
+  std::vector<Expr> digits(nd);
+  // a_i's row: its partial products with b's low half, and with b's high half (those only
+  // where the operands are wide); a's high bits only where wide. A digit that takes both
+  // halves of b is two neurons, one gated by a_i, one by [a_i and wide].
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Expr> low(nd), high(nd);
+    for (size_t j = 0; j < n && i + j < hi; ++j)
+      (i < half && j < half ? low : high)[(i + j) / kDigit] += (int64_t{1} << ((i + j) % kDigit)) * w(b[j]);
+    for (size_t d = 0; d < nd; ++d) {
+      if (!low[d].terms.empty()) digits[d] += w(c.gate(fmt::format("{}.pp{}.{}", name, i, d), a[i], low[d]));
+      if (!high[d].terms.empty())
+        digits[d] += w(c.step(fmt::format("{}.pp{}.{}w", name, i, d), w(a[i]) + w(wide) - 2, high[d]));
+    }
+  }
+  // The two's-complement rows -2^m (a_(m-1) B + b_(m-1) A) for m = n (wide) and m = n/2
+  // (narrow, B and A the low halves), each under its own signed selector.
+  for (size_t m : {n, half}) {
+    const WireId sSigned = m == n ? signedWide : signedNarrow;
+    for (int row = 0; row < 2; ++row) {
+      const Bus& other = row == 0 ? b : a;
+      const WireId sign = row == 0 ? a[m - 1] : b[m - 1];
+      std::vector<Expr> value(nd);
+      for (size_t j = 0; j < m && m + j < hi; ++j) value[(m + j) / kDigit] -= (int64_t{1} << ((m + j) % kDigit)) * w(other[j]);
+      for (size_t d = 0; d < nd; ++d)
+        if (!value[d].terms.empty())
+          digits[d] += w(c.step(fmt::format("{}.sx{}{}.{}", name, row ? "b" : "a", m, d), w(sign) + w(sSigned) - 2, value[d]));
+    }
+  }
+  return digits;
+}
+
 Unit multiplierUnit(uint32_t lanes) {
   constexpr uint32_t n = 32;
   Unit u{Circuit(fmt::format("mul{}x{}", n, lanes)), {}, {}, {}, {}};

@@ -460,11 +460,20 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   const WireId takenRuns = braAnd("divergence: the taken entry runs", {diverged, pushTaken});
   const WireId fallRuns = braAnd("divergence: the fall-through entry runs", {diverged, 1 - pushTaken, pushFall});
   const Expr pushes = w(takenRuns) + w(fallRuns);
+  // A CALL (core.cpp's call) pushes {b, END, its lanes} over the caller's entry, whose slot
+  // the lower-entry write above keeps: the callee's entry runs, one deeper (d - 1 = j + 1,
+  // whatever b, c and the rpc are: a recursive CALL's END is its caller's rpc), TOP of b and
+  // the active lanes — every running lane: CALL takes no guard.
+  const WireId callRuns = andStep(c, "CALL: the callee's entry runs", {f[kOwn], isCall}, -w(none) - 2 * preempted, 0);
+  const Target callTo = target("call", valueOf(jBits) + 1, f[kLastIsJp1]);
   // TOP or DEPTH by the depth each leaves.
   const WireId depthPush = andStep(c, "DEPTH of a push next", {pushes, pushTo.needsDepth});
   const WireId depthPop = andStep(c, "DEPTH of a pop next", {popAny, popTo.needsDepth});
-  out.depth = c.exclusiveOr("DEPTH next", {depthPush, depthPop});
-  const WireId topTaken = andStep(c, "TOP of the taken entry next", {w(takenRuns)}, -pushTo.needsDepth, 0);
+  const WireId depthCall = andStep(c, "DEPTH of a CALL next", {w(callRuns), callTo.needsDepth});
+  out.depth = c.exclusiveOr("DEPTH next", {depthPush, depthPop, depthCall});
+  const WireId topTaken = c.exclusiveOr("TOP of the taken entry next",
+                                        {andStep(c, "TOP of the taken entry next (BRA)", {w(takenRuns)}, -pushTo.needsDepth, 0),
+                                         andStep(c, "TOP of the callee's entry next", {w(callRuns)}, -callTo.needsDepth, 0)});
   const WireId topFall = andStep(c, "TOP of the fall-through entry next", {w(fallRuns)}, -pushTo.needsDepth, 0);
   const WireId topPop = andStep(c, "TOP of the entry under (a pop) next", {popAny}, -popTo.needsDepth, 0);
   out.checkpoint = andStep(c, "GOTO pc next", {f[kCheckpoint]}, -preempted, 0);
@@ -472,9 +481,11 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   out.top1 = c.exclusiveOr("TOP depth 1 next", {andStep(c, "TOP depth 1 (push)", {pushes, pushTo.mode1}),
                                                 andStep(c, "TOP depth 1 (pop)", {w(topPop), popTo.mode1}), topResumed});
   out.top2 = c.exclusiveOr("TOP depth 2 next", {andStep(c, "TOP depth 2 (push)", {pushes, pushTo.mode2}),
-                                                andStep(c, "TOP depth 2 (pop)", {w(topPop), popTo.mode2})});
+                                                andStep(c, "TOP depth 2 (pop)", {w(topPop), popTo.mode2}),
+                                                andStep(c, "TOP depth 2 (CALL)", {w(callRuns), callTo.mode2})});
   out.topDeeper = c.exclusiveOr("TOP deeper next", {andStep(c, "TOP deeper (push)", {pushes, pushTo.deep}, -pushTo.needsDepth, 0),
-                                                    andStep(c, "TOP deeper (pop)", {w(topPop), popTo.deep})});
+                                                    andStep(c, "TOP deeper (pop)", {w(topPop), popTo.deep}),
+                                                    andStep(c, "TOP deeper (CALL)", {w(callRuns), callTo.deep}, -callTo.needsDepth, 0)});
   // WAIT: a lane-serial step (a store too) with more active lanes than WAITs + 1 so far.
   Expr waitsSoFar = f[kWaits] + f[kWaits + 1] + f[kWaits + 2];
   out.wait =
@@ -514,6 +525,7 @@ StepControlWires buildStepControl(Circuit& c, const FrontWires& front, const std
   for (uint32_t i = 0; i < 5; ++i) {
     gated(depthPush, "DEPTH of a push", i, w(pushDepth[i]));
     gated(depthPop, "DEPTH of a pop", i, popDepth[i]);
+    gated(depthCall, "DEPTH of a CALL", i, jPlusOne[i]);
   }
   for (uint32_t i = 0; i < kWarpBits; ++i) gated(out.warpStart, "WARP-START", i, after[i]);
   for (uint32_t i = 0; i < kWarpBits; ++i) gated(resumeNext, "WARP w+1", i, after[i]);

@@ -27,13 +27,15 @@ struct LaneSerialFloatWires {
   Bus lane;
   Bus result;     // the FFMA datapath's (meaningful for FADD FSUB FMUL FFMA only)
   Bus compare;    // the compare family's (MIN MAX FMIN FMAX FNEG FABS FSETP) and POPC CLZ BFIND BREV's, 0 for any other op
-  Bus convert;    // I2F's, F2I's, H2F's, F2H's and BFE's (int_to_float.cpp, float_to_int.cpp, half_float.cpp,
-                  // bit_field.cpp), 0 for any other op
+  Bus convert;    // I2F's, F2I's, H2F's, F2H's, F2D's and BFE's (int_to_float.cpp, float_to_int.cpp,
+                  // half_float.cpp, float_to_double.cpp, bit_field.cpp), 0 for any other op: 64 bits,
+                  // the upper 32 F2D's alone
   WireId ffmaFamily = 0;  // [FADD, FSUB, FMUL or FFMA]
   Expr computes;  // [the step is one the lane computes] (a form whose values are bits)
 };
-/// The lane's result bit i as a threshold condition ([cond >= 0] is the bit): the
-/// datapath's for its ops, the compare family's for theirs — one threshold, no level of its own.
+/// The lane's result bit i (0 … 63; the upper half F2D's alone) as a threshold condition
+/// ([cond >= 0] is the bit): the datapath's for its ops, the compare family's for theirs —
+/// one threshold, no level of its own.
 Expr laneSerialResult(const LaneSerialFloatWires& f, uint32_t i);
 /// The compare family's ops, each a form whose value is [the step is that op].
 struct CompareOps {
@@ -62,6 +64,12 @@ std::vector<Expr> buildLaneSerialF2I(Circuit& c, const Bus& word, const Bus& a, 
 std::vector<Expr> buildLaneSerialH2F(Circuit& c, const Bus& a, const Expr& h2f, std::optional<WireId> after = std::nullopt);
 std::vector<Expr> buildLaneSerialF2H(Circuit& c, const std::array<Expr, 4>& rounding, const Expr& ftz, const Bus& a,
                                      const Expr& f2h, std::optional<WireId> after = std::nullopt);
+/// F2D: the f32 a to f64, exact (.ftz by fl bit 0: a subnormal is the signed zero; NaN to
+/// 0x7fffffffffffffff) (float_to_double.cpp): 64 forms whose values are the bits, 0 unless
+/// `f2d` (a form whose value is [the step is F2D]); with `after`, its first level one after
+/// that wire's.
+std::vector<Expr> buildLaneSerialF2D(Circuit& c, const Bus& word, const Bus& a, const Expr& f2d,
+                                     std::optional<WireId> after = std::nullopt);
 /// A step a level after `after`'s (the first level of a unit placed past the lane's full
 /// layers), or where the scheduler puts it when there is no `after`.
 Expr stepAfter(Circuit& c, const std::string& name, const Expr& cond, std::optional<WireId> after);

@@ -227,6 +227,13 @@ Bus multiplyBuses(Circuit& c, const std::string& name, const Bus& a, const Bus& 
 /// each operand is signed (selectors of the machine's units).
 std::vector<Expr> productDigits(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId aSigned,
                                 WireId bSigned, uint32_t hi);
+/// productDigits for operands of two widths on one set of partial products: where `wide`
+/// is 1, the n-bit product (correction rows under `signedWide`); where it is 0, the product
+/// of the low n/2 bits alone (the others' partial products switched off by `wide`, the
+/// correction rows on bit n/2 - 1 under `signedNarrow`), exact modulo 2^n. The same number
+/// of partial products but for the digits that straddle bit n/2 of b, and two more rows.
+std::vector<Expr> productDigitsTwoWidths(Circuit& c, const std::string& name, const Bus& a, const Bus& b, WireId wide,
+                                         WireId signedWide, WireId signedNarrow, uint32_t hi);
 /// MULLO / MULHI / MULWIDE of `bits`-bit operands alone (one op, one signedness).
 Unit multiplyUnit(uint32_t bits, uint32_t lanes, bool isSigned, MulPart part);
 /// The machine's 32x32 multiplier: the 64-bit product of signed or unsigned operands
