@@ -73,6 +73,24 @@ TEST(CircuitBackend, ALaunchPastTheCompiledCapacitiesIsRefusedNamingTheLimit) {
   }
 }
 
+// The model backend's test kernel of CALL, MULWIDE .s16/.u16 and F2D (compiler/test/data/
+// newer_ops.ptx) through the circuit: the interpreter's outputs, the executor's stream, and the
+// recursion's DEPTH tokens (lane 3 calls four deep: the stack holds more than two entries).
+TEST(CircuitBackend, CallMulWide16AndF2D) {
+  const LaunchSpec spec = dataKernelLaunch("newer_ops.ptx", "newer_ops", 16);
+  RunOptions o;
+  o.warpWidth = 4;
+  const RunResult got = makeBackend("circuit")->run(spec, o), want = makeOracleBackend()->run(spec, o);
+  ASSERT_EQ(got.outputs.size(), 1u);
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+  const machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, o, "circuit");
+  const machine::Trace trace = machine::execute(tl.program, tl.machineLaunch).trace;
+  size_t depths = 0;
+  for (uint32_t id : trace.tokens) depths += id >= machine::kDepth && id < machine::kControl ? 1 : 0;
+  EXPECT_GT(depths, 0u);
+}
+
 TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_CIRCUIT_ALL") != nullptr;
   // Through the circuit today (docs/compiler.md §4): one block or many, one warp or many,

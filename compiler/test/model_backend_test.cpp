@@ -100,6 +100,27 @@ TEST(ModelBackend, AtomicsAddLaneByLaneThroughTheWeights) {
   EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
 }
 
+// This session's step features through the weights in CI (the corpus's runs with them are
+// longer than kShortRun): CALL (a tree recursion, lanes at different depths), MULWIDE of 2-byte
+// operands, F2D of a subnormal and of normals (compiler/test/data/newer_ops.ptx) — equal to
+// the interpreter, the stream to the executor's.
+TEST(ModelBackend, CallMulWide16AndF2DThroughTheWeights) {
+  const LaunchSpec spec = dataKernelLaunch("newer_ops.ptx", "newer_ops", 16);
+  RunOptions o;
+  o.warpWidth = 4;
+  const RunResult got = makeBackend("model")->run(spec, o), want = makeOracleBackend()->run(spec, o);
+  ASSERT_EQ(got.outputs.size(), 1u);
+  ASSERT_EQ(want.outputs.size(), 1u);
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
+  // fibx(1 + tid): 2, 7, 14, 23 (a mutant that skips a CALL's pop gives other values)
+  ASSERT_GE(got.outputs[0].bytes.size(), 16u);
+  uint32_t fib[4];
+  std::memcpy(fib, got.outputs[0].bytes.data(), 16);
+  EXPECT_EQ(fib[0], 2u);
+  EXPECT_EQ(fib[3], 23u);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+}
+
 TEST(ModelBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   const bool all = std::getenv("QGPU_MODEL_ALL") != nullptr;
   // Runs of at most kShortRun tokens that the circuit runs (circuit_backend_test.cpp), which

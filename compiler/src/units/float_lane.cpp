@@ -37,7 +37,7 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   // fl: bit 0 ftz, bit 1 sat, bits 2-3 the rounding mode (rn rz rm rp).
   const uint32_t fl = machine::kWordFlAt;
   // Each op form is [the op, in the forms floatLaneComputes names]: 4-byte operands (ty's
-  // width bits 2; H2F and F2H 2-byte), FMIN/FMAX without .ftz, FSETP without its .ftz (ty bit 2), I2F to f32 —
+  // width bits 2; H2F and F2H 2-byte), FSETP without its .ftz (ty bit 2), I2F to f32 —
   // so the lane computes exactly those and any other step's result is 0. Change the two
   // together (machine_step.cpp).
   const Bus tyBits{word[machine::kWordTyAt], word[machine::kWordTyAt + 1]};
@@ -49,7 +49,7 @@ LaneSerialFloatWires buildLaneSerialFloat(Circuit& c, const FrontWires& front, c
   };
   const Expr imin = form(MOp::Min, fourBytes, Expr(0)), imax = form(MOp::Max, fourBytes, Expr(0));
   const Expr fneg = form(MOp::FNeg, fourBytes, Expr(0)), fabs = form(MOp::FAbs, fourBytes, Expr(0));
-  const Expr fmin = form(MOp::FMin, fourBytes, -w(word[fl])), fmax = form(MOp::FMax, fourBytes, -w(word[fl]));
+  const Expr fmin = form(MOp::FMin, fourBytes, Expr(0)), fmax = form(MOp::FMax, fourBytes, Expr(0));
   const Expr fsetp = form(MOp::FSetp, fourBytes, -w(word[machine::kWordTyAt + 2]));
   const Expr compares = imin + imax + fneg + fabs + fmin + fmax + fsetp;
   const Expr i2f = form(MOp::I2F, fourBytes, -w(word[fl + 2]));  // fl bit 2: the destination is f64
@@ -152,6 +152,12 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   const Expr nanB = nanOf(b, "float b").second;
   const WireId zeroExponent = c.step("FNEG/FABS exponent = 0", -sum(a, 23, 31));
   const Expr flushed = w(c.step("FNEG/FABS flushed", w(zeroExponent) + anyMantissaA + ftz - 3));
+  // FMIN/FMAX with .ftz: the order of the flushed operands is the raw operands' but where
+  // both are zeros or subnormals of one sign, and there the result is that signed zero
+  // whichever is picked — so the result is the raw pick flushed: a picked subnormal keeps its
+  // sign bit alone (b's flag here; a's is FNEG/FABS's).
+  const Expr flushedB = w(c.step("float b flushed",
+                                 ftz + w(c.step("float b mantissa != 0", sum(b, 0, 23) - 1)) - sum(b, 23, 31) - 2));
   const Expr nonZero = w(c.step("float a != 0", sum(a, 0, 31) - 1)) + w(c.step("float b != 0", sum(b, 0, 31) - 1));
   // ---- a against b in 8-bit chunks (SETP's digits in alu.cpp): unsigned, signed (the top
   // chunk's sign bit counts -2^7) and the floats' magnitudes (bits 0-30), |D| <= 15 ----
@@ -223,7 +229,8 @@ std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus&
   std::vector<Expr> result;
   for (uint32_t i = 0; i < 32; ++i) {
     const std::string n = fmt::format("compare result[{}]", i);
-    Expr terms = w(c.step(n + " a", takesA + w(a[i]) - 2)) + w(c.step(n + " b", takesB + w(b[i]) - 2));
+    Expr terms = i < 31 ? w(c.step(n + " a", takesA + w(a[i]) - 2 * flushed - 2)) + w(c.step(n + " b", takesB + w(b[i]) - 2 * flushedB - 2))
+                        : w(c.step(n + " a", takesA + w(a[i]) - 2)) + w(c.step(n + " b", takesB + w(b[i]) - 2));
     // FNEG/FABS: bits 0-30 are a's (NaN: the canonical NaN's, flushed subnormal: 0), bit 31
     // is a's sign flipped by FNEG (0 for FABS and a NaN).
     WireId negOrAbs;

@@ -33,7 +33,7 @@ bool floatLaneComputes(const machine::MInstr& in) {
     case MOp::FMul: case MOp::FFma: return true;
     case MOp::FAdd: case MOp::FSub: case MOp::Min: case MOp::Max: case MOp::FNeg: case MOp::FAbs:
       return in.bytes() == 4;  // f64's and 64-bit integers' are lane-serial too, not computed here
-    case MOp::FMin: case MOp::FMax: return in.bytes() == 4 && (in.fl & machine::kFlFtz) == 0;
+    case MOp::FMin: case MOp::FMax: return in.bytes() == 4;  // .ftz or not
     case MOp::FSetp: return in.bytes() == 4 && (in.ty & 4) == 0;  // FSETP's .ftz: ty bit 2
     case MOp::I2F: return in.bytes() == 4 && (in.fl & machine::kFlI2FDest64) == 0;  // from 4 bytes to f32
     case MOp::F2I:  // from f32 to 4 bytes, into a 4-byte register (c: its width code)

@@ -43,9 +43,9 @@ struct CompareOps {
 };
 /// The compare family on the lane's operand bits a and b (32 each) and the word's ty and fl
 /// bits (`word` holds at least kWordFlAt + 4 bits): MIN and MAX of 4-byte integers (signed by
-/// the type's bit); FNEG and FABS of f32 (.ftz by fl bit 0); FMIN, FMAX and FSETP (its code
-/// in fl) of f32 without .ftz (stepRuns refuses those with it). Per bit a form whose value is
-/// the bit, 0 for any other op.
+/// the type's bit); FNEG, FABS, FMIN and FMAX of f32 (.ftz by fl bit 0); FSETP (its code in
+/// fl) of f32 without .ftz (stepRuns refuses it with). Per bit a form whose value is the bit,
+/// 0 for any other op.
 std::vector<Expr> buildLaneSerialCompare(Circuit& c, const Bus& word, const Bus& a, const Bus& b, const CompareOps& op);
 /// I2F of a 4-byte integer (signed by the type's bit) to f32 with the rounding mode of fl
 /// bits 0-1 (rn rz rm rp) on the lane's operand bits a (int_to_float.cpp): 32 forms whose
