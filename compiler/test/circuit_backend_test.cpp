@@ -77,14 +77,10 @@ TEST(CircuitBackend, ALaunchPastTheCompiledCapacitiesIsRefusedNamingTheLimit) {
 // newer_ops.ptx) through the circuit: the interpreter's outputs, the executor's stream, and the
 // recursion's DEPTH tokens (lane 3 calls four deep: the stack holds more than two entries).
 TEST(CircuitBackend, CallMulWide16AndF2D) {
-  const LaunchSpec spec = dataKernelLaunch("newer_ops.ptx", "newer_ops", 16);
+  EXPECT_EQ(dataKernelWordsEqualTheInterpreter("circuit", "newer_ops.ptx", "newer_ops", 16).size(), 16u);
   RunOptions o;
   o.warpWidth = 4;
-  const RunResult got = makeBackend("circuit")->run(spec, o), want = makeOracleBackend()->run(spec, o);
-  ASSERT_EQ(got.outputs.size(), 1u);
-  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
-  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
-  const machine::TokenLaunch tl = machine::prepareTokenLaunch(spec, o, "circuit");
+  const machine::TokenLaunch tl = machine::prepareTokenLaunch(dataKernelLaunch("newer_ops.ptx", "newer_ops", 16), o, "circuit");
   const machine::Trace trace = machine::execute(tl.program, tl.machineLaunch).trace;
   size_t depths = 0;
   for (uint32_t id : trace.tokens) depths += id >= machine::kDepth && id < machine::kControl ? 1 : 0;
@@ -260,21 +256,10 @@ TEST(CircuitBackend, VoteMembersAreTheLiveLanesAtAnyDepth) {
 // address and to a global word, then lanes 1 and 3 alone (the guard: ACTIVE before ATOMIC)
 // to another; each lane's old values go to its d, those of the lanes the guard turns off stay.
 TEST(CircuitBackend, AtomicsAddLaneByLane) {
-  const LaunchSpec spec = dataKernelLaunch("atomic_adds.ptx", "atomic_adds", 18);
-  RunOptions o;
-  o.warpWidth = 4;
-  const RunResult got = makeBackend("circuit")->run(spec, o), want = makeOracleBackend()->run(spec, o);
-  ASSERT_EQ(got.outputs.size(), 1u);
-  ASSERT_EQ(want.outputs.size(), 1u);
-  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes);
   // The sums; the old values in lane order (shared, global); the guarded ones (lanes 0 and 2
   // keep 100); the shared word after the barrier.
   const std::vector<uint32_t> expected = {10, 6, 0, 1, 3, 6, 0, 1, 3, 6, 100, 0, 100, 2, 10, 10, 10, 10};
-  std::vector<uint32_t> out(18);
-  ASSERT_EQ(got.outputs[0].bytes.size(), 72u);
-  std::memcpy(out.data(), got.outputs[0].bytes.data(), 72);
-  EXPECT_EQ(out, expected);
-  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+  EXPECT_EQ(dataKernelWordsEqualTheInterpreter("circuit", "atomic_adds.ptx", "atomic_adds", 18), expected);
 }
 
 // A launch the step cannot run is refused before any token, naming the instruction.

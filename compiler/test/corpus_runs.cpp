@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -282,6 +283,23 @@ LaunchSpec dataKernelLaunch(const std::string& file, const std::string& entry, u
            "outputs": ["out"]}})",
       entry, outWords);
   return loadLaunchSpec(dir);
+}
+
+std::vector<uint32_t> dataKernelWordsEqualTheInterpreter(const std::string& backend, const std::string& file,
+                                                         const std::string& entry, uint32_t outWords) {
+  const LaunchSpec spec = dataKernelLaunch(file, entry, outWords);
+  RunOptions o;
+  o.warpWidth = 4;
+  const RunResult got = makeBackend(backend)->run(spec, o), want = makeOracleBackend()->run(spec, o);
+  EXPECT_EQ(got.provenance.at("stream").get<std::string>(), "equal to the reference executor's at every token");
+  if (got.outputs.size() != 1 || want.outputs.size() != 1) {
+    ADD_FAILURE() << entry << ": " << got.outputs.size() << " and " << want.outputs.size() << " outputs, not one each";
+    return {};
+  }
+  EXPECT_EQ(got.outputs[0].bytes, want.outputs[0].bytes) << entry;
+  std::vector<uint32_t> words(got.outputs[0].bytes.size() / 4);
+  std::memcpy(words.data(), got.outputs[0].bytes.data(), 4 * words.size());
+  return words;
 }
 
 StepStream stepStream(const CorpusRun& r, bool throughAtomics) {

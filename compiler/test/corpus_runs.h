@@ -169,6 +169,11 @@ struct StepStream {
 /// temporary folder: entry `entry`, one block of 4 threads, one u32 output buffer `out` of
 /// `outWords` words.
 LaunchSpec dataKernelLaunch(const std::string& file, const std::string& entry, uint32_t outWords);
+/// The data kernel (dataKernelLaunch) through `backend` ("circuit", "model") at W=4 beside the
+/// interpreter: one output each, equal bytes, and the stream the reference executor's at every
+/// token (each a gtest failure where not); the backend's output as u32 words.
+std::vector<uint32_t> dataKernelWordsEqualTheInterpreter(const std::string& backend, const std::string& file,
+                                                         const std::string& entry, uint32_t outWords);
 
 /// Up to the run's first atomic step, or with `throughAtomics` to its end (the joined step
 /// computes atomics: its register copies take their values lane by lane, as the trace has them).

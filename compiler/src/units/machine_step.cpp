@@ -48,7 +48,6 @@ bool floatLaneComputes(const machine::MInstr& in) {
 bool stepComputes(const machine::MInstr& in) { return aluComputes(in) || in.op == MOp::Ld || floatLaneComputes(in); }
 
 bool atomicComputes(const machine::MInstr& in) {
-  using machine::kNoOperand;
   if (in.op != MOp::Atom && in.op != MOp::AtomS) return false;
   if (in.fl != static_cast<uint8_t>(machine::MAtom::Add) || (in.bytes() != 4 && in.bytes() != 8)) return false;
   // d and c are registers the step writes (the old and the new values), apart from the
