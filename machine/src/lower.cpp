@@ -259,6 +259,17 @@ class Lowerer {
     return slot;
   }
   uint16_t divState(uint32_t pc) { return sharedTemporary(pc, divState_, "div.state"); }
+  /// The i-th scratch register of the shift-and-mask micro-codes (mul24, sad, dp, bfi, prmt,
+  /// mul.hi.64, f64 min/max): shared like the temporaries above.
+  uint16_t scratch(uint32_t pc, uint32_t i) {
+    if (i >= scratch_.size()) fail(pc, "internal: micro-code scratch register out of range");
+    return sharedTemporary(pc, scratch_[i], fmt::format("micro.t{}", i).c_str());
+  }
+  /// The value of a ROM-constant operand.
+  std::optional<uint64_t> constantOf(uint16_t operand) const {
+    if (operand < kConstBase || operand >= kSpecialBase) return std::nullopt;
+    return constants_[operand - kConstBase];
+  }
   /// A machine register the PTX does not have (micro-code intermediate).
   uint16_t temporary(uint32_t pc, const std::string& name) {
     return newRegister(pc, name, 0);
@@ -581,8 +592,7 @@ class Lowerer {
     if (has(in, Mod::Hi) && in.opcode == Opcode::Mul) {
       only(pc, in, {Mod::Hi});
       if (scalarTypeBytes(ty0) == 8)
-        return mul64(pc, in, true, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand,
-                     operand(pc, in.d[0]));
+        return mulHigh64(pc, in, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]), operand(pc, in.d[0]));
       return alu(pc, in, MOp::MulHi, ty(ty0), 0, 2);
     }
     fail(pc, fmt::format("'{}' form is not lowered", p_.opcodeText[pc]));
@@ -613,7 +623,7 @@ class Lowerer {
     bool unary = in.opcode == Opcode::Neg || in.opcode == Opcode::Abs;
     if (ty0 == ScalarType::F64) {
       only(pc, in, {});
-      if (!unary) return alu(pc, in, in.opcode == Opcode::Min ? MOp::FMin : MOp::FMax, typeCode(8, false), 0, 2);
+      if (!unary) return f64MinMax(pc, in, in.opcode == Opcode::Max);
       // abs.f64 / neg.f64 are bit operations on the sign, NaNs included (docs/semantics.md).
       MInstr m = base(pc, in.opcode == Opcode::Abs ? MOp::And : MOp::Xor, in);
       m.ty = typeCode(8, false);
@@ -640,6 +650,34 @@ class Lowerer {
     }
     MOp op = in.opcode == Opcode::Min ? MOp::Min : in.opcode == Opcode::Max ? MOp::Max : in.opcode == Opcode::Neg ? MOp::Neg : MOp::Abs;
     return alu(pc, in, op, ty(ty0), 0, unary ? 1 : 2);
+  }
+
+  // min.f64 / max.f64 as integer micro-code (the lane-serial FMIN/FMAX result is 32 bits,
+  // docs/machine.md §2.1): the order of keys x ^ ((x >>s 63) >>u 1) as signed integers is
+  // the floats' order with -0 below +0; then a NaN operand gives the other one, two the
+  // canonical NaN (as the executor's FMIN).
+  void f64MinMax(uint32_t pc, const Instr& in, bool isMax) {
+    const uint8_t u64 = typeCode(8, false), s64 = typeCode(8, true), u8 = typeCode(1, false);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    const uint16_t x = scratch(pc, 0), y = scratch(pc, 1), p = scratch(pc, 2), q = scratch(pc, 3);
+    const uint16_t magnitude = constant(pc, 0x7fffffffffffffffull), infinity = constant(pc, 0x7ff0000000000000ull);
+    auto key = [&](uint16_t v, uint16_t to) {
+      emitStep(pc, in, MOp::Shr, s64, 0, to, v, constant(pc, 63), kNoOperand);
+      emitStep(pc, in, MOp::Shr, u64, 0, to, to, constant(pc, 1), kNoOperand);
+      emitStep(pc, in, MOp::Xor, u64, 0, to, to, v, kNoOperand);
+    };
+    key(a, x);
+    key(b, y);
+    emitStep(pc, in, MOp::Setp, s64, static_cast<uint8_t>(isMax ? MCmp::Ge : MCmp::Le), p, x, y, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u64, 0, x, a, b, p);
+    emitStep(pc, in, MOp::And, u64, 0, y, a, magnitude, kNoOperand);  // a is a NaN: take b
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hi), q, y, infinity, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u64, 0, x, b, x, q);
+    emitStep(pc, in, MOp::And, u64, 0, y, b, magnitude, kNoOperand);  // b is a NaN: take a
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hi), p, y, infinity, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u64, 0, x, a, x, p);
+    emitStep(pc, in, MOp::And, u8, 0, q, q, p, kNoOperand);  // both: the canonical NaN
+    return emitStep(pc, in, MOp::Selp, u64, 0, operand(pc, in.d[0]), magnitude, x, q);
   }
 
   void lowerSetp(uint32_t pc, const Instr& in) {
@@ -781,22 +819,81 @@ class Lowerer {
     return emitStep(pc, in, MOp::DivFin, ty(ty0), in.opcode == Opcode::Rem ? 1 : 0, operand(pc, in.d[0]), state, dividend, divisor);
   }
 
+  // mul24, mad24, sad, dp4a and dp2a are micro-code of shifts, masks, compares and 32-bit
+  // products: the compiled step has ALU units for those, and no room at its widest layers
+  // for a MUL24, SAD or DP unit (docs/machine.md §2.1; tools/machine_tables.py has the
+  // token costs). A constant operand is extended at lowering instead of by steps.
+
+  /// The low `bits` bits of `v` at bit `at`, sign- or zero-extended to 32 bits, in `t`
+  /// (or a ROM constant when v is one). At most two steps.
+  uint16_t field32(uint32_t pc, const Instr& in, uint16_t v, uint32_t at, uint32_t bits, bool sgn, uint16_t t) {
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true);
+    if (auto k = constantOf(v)) {
+      uint64_t x = (*k >> at) & ((uint64_t{1} << bits) - 1);
+      if (sgn && (x >> (bits - 1))) x |= ~((uint64_t{1} << bits) - 1);
+      return constant(pc, x & 0xffffffffu);
+    }
+    if (sgn) {
+      const uint32_t up = 32 - bits - at;  // the field's top bit to bit 31, then back down
+      if (up) emitStep(pc, in, MOp::Shl, u32, 0, t, v, constant(pc, up), kNoOperand);
+      emitStep(pc, in, MOp::Shr, s32, 0, t, up ? t : v, constant(pc, 32 - bits), kNoOperand);
+      return t;
+    }
+    if (at + bits == 32) {
+      emitStep(pc, in, MOp::Shr, u32, 0, t, v, constant(pc, at), kNoOperand);
+      return t;
+    }
+    if (at) emitStep(pc, in, MOp::Shr, u32, 0, t, v, constant(pc, at), kNoOperand);
+    emitStep(pc, in, MOp::And, u32, 0, t, at ? t : v, constant(pc, (uint64_t{1} << bits) - 1), kNoOperand);
+    return t;
+  }
+
   void lowerMul24(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Lo, Mod::Hi});
-    return alu(pc, in, MOp::Mul24, ty(oneType(pc, in)), has(in, Mod::Hi) ? 1 : 0, in.opcode == Opcode::Mad24 ? 3 : 2);
+    const ScalarType ty0 = oneType(pc, in);
+    const bool sgn = isSigned(ty0), high = has(in, Mod::Hi), mad = in.opcode == Opcode::Mad24;
+    const uint8_t u32 = typeCode(4, false);
+    // d = (a24 * b24 [>> 16]) + c, a24 and b24 the operands' low 24 bits extended.
+    const uint16_t a = field32(pc, in, operand(pc, in.s[0]), 0, 24, sgn, scratch(pc, 0));
+    const uint16_t b = field32(pc, in, operand(pc, in.s[1]), 0, 24, sgn, scratch(pc, 1));
+    const uint16_t d = operand(pc, in.d[0]), c = mad ? operand(pc, in.s[2]) : kNoOperand;
+    if (!high) return emitStep(pc, in, mad ? MOp::MadLo : MOp::MulLo, u32, 0, d, a, b, c);
+    const uint16_t p = scratch(pc, 0);  // the 48-bit product (two's complement in 64 bits)
+    emitStep(pc, in, MOp::MulWide, typeCode(4, sgn), 0, p, a, b, kNoOperand);
+    emitStep(pc, in, MOp::Shr, typeCode(8, false), 0, p, p, constant(pc, 16), kNoOperand);
+    if (!mad) return emitStep(pc, in, MOp::Mov, u32, 0, d, p, kNoOperand, kNoOperand);  // bits 16-47
+    return emitStep(pc, in, MOp::Add, u32, 0, d, p, c, kNoOperand);
   }
 
   void lowerSad(uint32_t pc, const Instr& in) {
     only(pc, in, {});
-    return alu(pc, in, MOp::Sad, ty(oneType(pc, in)), 0, 3);
+    const ScalarType ty0 = oneType(pc, in);
+    const uint8_t t = ty(ty0);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), c = operand(pc, in.s[2]);
+    const uint16_t x = scratch(pc, 0), y = scratch(pc, 1), less = scratch(pc, 2);
+    // d = c + (a < b ? b - a : a - b), the compare by the type's signedness, the rest modulo 2^width.
+    emitStep(pc, in, MOp::Sub, t, 0, x, a, b, kNoOperand);
+    emitStep(pc, in, MOp::Sub, t, 0, y, b, a, kNoOperand);
+    emitStep(pc, in, MOp::Setp, t, static_cast<uint8_t>(MCmp::Lt), less, a, b, kNoOperand);
+    emitStep(pc, in, MOp::Selp, t, 0, x, y, x, less);
+    return emitStep(pc, in, MOp::Add, t, 0, operand(pc, in.d[0]), c, x, kNoOperand);
   }
 
   void lowerDp(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Lo, Mod::Hi});
-    // fl: bit 0 a signed, bit 1 b signed (.atype.btype), bit 2 dp2a.hi, bit 3 dp2a.
-    uint8_t fl = static_cast<uint8_t>((isSigned(in.types[0]) ? 1 : 0) | (isSigned(in.types[1]) ? 2 : 0) |
-                                      (has(in, Mod::Hi) ? 4 : 0) | (in.opcode == Opcode::Dp2a ? 8 : 0));
-    return alu(pc, in, MOp::Dp, typeCode(4, false), fl, 3);
+    const bool sa = isSigned(in.types[0]), sb = isSigned(in.types[1]), two = in.opcode == Opcode::Dp2a;
+    // d = c + sum of products of a's bytes (dp2a: halves) by b's bytes (dp2a: bytes 0-1, or 2-3
+    // for .hi), each extended by its operand's signedness; the sum modulo 2^32 (MADLO).
+    const uint32_t parts = two ? 2 : 4, aBits = two ? 16 : 8, bFirst = two && has(in, Mod::Hi) ? 2 : 0;
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), d = operand(pc, in.d[0]);
+    uint16_t acc = operand(pc, in.s[2]);
+    for (uint32_t i = 0; i < parts; ++i) {
+      const uint16_t x = field32(pc, in, a, aBits * i, aBits, sa, scratch(pc, 0));
+      const uint16_t y = field32(pc, in, b, 8 * (bFirst + i), 8, sb, scratch(pc, 1));
+      const uint16_t to = i + 1 == parts ? d : scratch(pc, 2);
+      emitStep(pc, in, MOp::MadLo, typeCode(4, false), 0, to, x, y, acc);
+      acc = to;
+    }
   }
 
   void lowerBitCount(uint32_t pc, const Instr& in) {
@@ -839,18 +936,23 @@ class Lowerer {
       emitStep(pc, in, MOp::Xor, m.ty, 0, t, t, m.b, kNoOperand);
       emitStep(pc, in, MOp::And, m.ty, 0, t, t, constant(pc, mask), kNoOperand);
       return emitStep(pc, in, MOp::Xor, m.ty, 0, m.d, m.b, t, kNoOperand);
-    } else {
-      // Micro-code: a PRMT packs the low bytes of pos and len into a temporary first.
-      MInstr pack = base(pc, MOp::Prmt, in);
-      pack.ty = typeCode(4, false);
-      pack.d = sharedTemporary(pc, bfiPack_, "bfi.pos_len");
-      pack.a = operand(pc, in.s[2]);
-      pack.b = operand(pc, in.s[3]);
-      pack.c = constant(pc, 0x0040);  // byte 0 <- pos.b0, byte 1 <- len.b0
-      emit(pack);
-      m.c = pack.d;
     }
-    return emit(m);
+    // A field in registers: the same four steps under a mask built from them. pos and len
+    // are their operands' low bytes; a shift by the width or more gives 0, so len >= width
+    // gives ones everywhere (~(~0 << len)) and pos >= width an empty mask (d = b).
+    const uint16_t posReg = scratch(pc, 0), mask = scratch(pc, 1), t = scratch(pc, 2);
+    const uint8_t u32 = typeCode(4, false);
+    const uint16_t p = pos ? constant(pc, *pos & 0xff) : posReg;
+    if (!pos) emitStep(pc, in, MOp::And, u32, 0, posReg, operand(pc, in.s[2]), constant(pc, 0xff), kNoOperand);
+    const uint16_t n = len ? constant(pc, *len & 0xff) : mask;
+    if (!len) emitStep(pc, in, MOp::And, u32, 0, mask, operand(pc, in.s[3]), constant(pc, 0xff), kNoOperand);
+    emitStep(pc, in, MOp::Shl, m.ty, 0, mask, constant(pc, widthMask(m.bytes())), n, kNoOperand);
+    emitStep(pc, in, MOp::Not, m.ty, 0, mask, mask, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Shl, m.ty, 0, mask, mask, p, kNoOperand);
+    emitStep(pc, in, MOp::Shl, m.ty, 0, t, m.a, p, kNoOperand);
+    emitStep(pc, in, MOp::Xor, m.ty, 0, t, t, m.b, kNoOperand);
+    emitStep(pc, in, MOp::And, m.ty, 0, t, t, mask, kNoOperand);
+    return emitStep(pc, in, MOp::Xor, m.ty, 0, m.d, m.b, t, kNoOperand);
   }
 
   void lowerShf(uint32_t pc, const Instr& in) {
@@ -866,7 +968,64 @@ class Lowerer {
     const Mod modes[] = {Mod::F4e, Mod::B4e, Mod::Rc8, Mod::Ecl, Mod::Ecr, Mod::Rc16};
     for (uint8_t i = 0; i < 6; ++i)
       if (has(in, modes[i])) fl = static_cast<uint8_t>(i + 1);
-    return alu(pc, in, MOp::Prmt, typeCode(4, false), fl, 3);
+    if (fl != 0) return alu(pc, in, MOp::Prmt, typeCode(4, false), fl, 3);  // the named modes: one PRMT step
+    // The generic permute is micro-code of shifts and masks (no PRMT unit fits the compiled
+    // step, docs/machine.md §2.1): result byte k is byte (sel_k & 7) of b:a, or that byte's
+    // sign bit replicated when sel_k & 8, sel_k the selector's k-th nibble.
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), sel = operand(pc, in.s[2]), d = operand(pc, in.d[0]);
+    const uint16_t v = scratch(pc, 0), t = scratch(pc, 1), acc = scratch(pc, 2);
+    auto merge = [&](uint32_t k, uint16_t byte) {  // byte k of the result, in place and masked
+      if (k == 0) return;
+      emitStep(pc, in, MOp::Or, u32, 0, k == 3 ? d : acc, acc, byte, kNoOperand);
+    };
+    if (auto known = constantOf(sel)) {
+      for (uint32_t k = 0; k < 4; ++k) {
+        const uint32_t nib = static_cast<uint32_t>(*known >> (4 * k)) & 0xf, from = 8 * (nib & 3);
+        const uint16_t src = (nib & 7) < 4 ? a : b, to = k == 0 ? acc : v;
+        uint16_t moved = src;
+        if (nib & 8) {  // the byte's bit 7 to bit 31, replicated down
+          emitStep(pc, in, MOp::Shl, u32, 0, to, src, constant(pc, 24 - from), kNoOperand);
+          emitStep(pc, in, MOp::Shr, s32, 0, to, to, constant(pc, 31), kNoOperand);
+          moved = to;
+        } else if (from != 8 * k) {  // the byte to byte k
+          const bool down = from > 8 * k;
+          emitStep(pc, in, down ? MOp::Shr : MOp::Shl, u32, 0, to, src, constant(pc, down ? from - 8 * k : 8 * k - from), kNoOperand);
+          moved = to;
+        }
+        emitStep(pc, in, MOp::And, u32, 0, to, moved, constant(pc, uint64_t{0xff} << (8 * k)), kNoOperand);
+        merge(k, to);
+      }
+      return;
+    }
+    // b:a as one 64-bit value (each half through a 32-bit product by 1, which zero-extends).
+    const uint16_t both = scratch(pc, 3), sign = scratch(pc, 4), replicate = scratch(pc, 5);
+    emitStep(pc, in, MOp::MulWide, u32, 0, both, b, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Shl, u64, 0, both, both, constant(pc, 32), kNoOperand);
+    emitStep(pc, in, MOp::MulWide, u32, 0, t, a, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Or, u64, 0, both, both, t, kNoOperand);
+    for (uint32_t k = 0; k < 4; ++k) {
+      const uint16_t to = k == 0 ? acc : v;
+      // the shift 8 * (sel_k & 7): the nibble's low three bits moved to bits 3-5
+      if (k == 0) emitStep(pc, in, MOp::Shl, u32, 0, t, sel, constant(pc, 3), kNoOperand);
+      else emitStep(pc, in, MOp::Shr, u32, 0, t, sel, constant(pc, 4 * k - 3), kNoOperand);
+      emitStep(pc, in, MOp::And, u32, 0, t, t, constant(pc, 0x38), kNoOperand);
+      emitStep(pc, in, MOp::Shr, u64, 0, to, both, t, kNoOperand);  // the byte at bits 0-7
+      // to = the byte's bit 7 replicated (moved to bit 31 and shifted down) where the nibble's
+      // bit 3 is set
+      emitStep(pc, in, MOp::And, u32, 0, t, sel, constant(pc, uint64_t{8} << (4 * k)), kNoOperand);
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Ne), replicate, t, constant(pc, 0), kNoOperand);
+      emitStep(pc, in, MOp::Shl, u32, 0, sign, to, constant(pc, 24), kNoOperand);
+      emitStep(pc, in, MOp::Shr, s32, 0, sign, sign, constant(pc, 31), kNoOperand);
+      emitStep(pc, in, MOp::Selp, u32, 0, to, sign, to, replicate);
+      if (k == 0) {
+        emitStep(pc, in, MOp::And, u32, 0, to, to, constant(pc, 0xff), kNoOperand);
+      } else {  // masked and moved to byte k
+        emitStep(pc, in, MOp::Shl, u32, 0, to, to, constant(pc, 24), kNoOperand);
+        emitStep(pc, in, MOp::Shr, u32, 0, to, to, constant(pc, 24 - 8 * k), kNoOperand);
+      }
+      merge(k, to);
+    }
   }
 
   void lowerBmsk(uint32_t pc, const Instr& in) {
@@ -930,7 +1089,8 @@ class Lowerer {
     if (mad) {
       uint16_t product = sharedTemporary(pc, carryProduct_, "carry.product");
       if (scalarTypeBytes(ty0) == 8) {
-        mul64(pc, in, has(in, Mod::Hi), isSigned(ty0), a, b, kNoOperand, product);
+        if (has(in, Mod::Hi)) mulHigh64(pc, in, isSigned(ty0), a, b, product);
+        else mul64(pc, in, false, isSigned(ty0), a, b, kNoOperand, product);
       } else {
         MInstr prod = base(pc, has(in, Mod::Hi) ? MOp::MulHi : MOp::MulLo, in);
         prod.ty = ty(ty0);
@@ -980,11 +1140,49 @@ class Lowerer {
   //        whatever the signedness (the low 64 bits are the same); a cross product whose
   //        high half is known to be zero is skipped
   //   hi:  t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH;
-  //        d = u + hi32(t)*1 (MULP, MULPC)
+  //        d = u + hi32(t)*1 (MULP, MULPC; the f64 products' micro-code only: PTX's
+  //        mul.hi.64 is mulHigh64 above)
   bool highHalfZero(uint16_t operand) const {
     if (operand >= kSpecialBase) return true;  // specials are 32-bit values
     return operand >= kConstBase && (constants_[operand - kConstBase] >> 32) == 0;
   }
+  // PTX mul.hi.64 (and mad.hi.cc.64): the high half of the 128-bit product from four 32x32
+  // MULWIDE products on the compiled ALU (MULP's half-selected operands do not fit the step,
+  // docs/machine.md §2.1). Unsigned, with x = aH, y = bH:
+  //   t = aL*bL >> 32; t += aL*bH; y = aH*bH; u = aH*bL + lo32(t);
+  //   d = y + hi32(t) + hi32(u)
+  // (no sum overflows 64 bits: each is below (2^32 - 1)^2 + 2 (2^32 - 1) < 2^64, the last is
+  // the product's high half). Signed: minus b where a < 0 and minus a where b < 0 (mod 2^64).
+  void mulHigh64(uint32_t pc, const Instr& in, bool isSigned, uint16_t a, uint16_t b, uint16_t d) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false), s64 = typeCode(8, true);
+    const uint16_t t = sharedTemporary(pc, mulT_, "mul64.t"), u = sharedTemporary(pc, mulU_, "mul64.u");
+    const uint16_t x = scratch(pc, 0), y = scratch(pc, 1), half = constant(pc, 32);
+    auto step = [&](MOp op, uint8_t tyCode, uint16_t dst, uint16_t p, uint16_t q) {
+      emitStep(pc, in, op, tyCode, 0, dst, p, q, kNoOperand);
+    };
+    step(MOp::Shr, u64, x, a, half);
+    step(MOp::Shr, u64, y, b, half);
+    step(MOp::MulWide, u32, t, a, b);
+    step(MOp::Shr, u64, t, t, half);
+    step(MOp::MulWide, u32, u, a, y);
+    step(MOp::Add, u64, t, t, u);
+    step(MOp::MulWide, u32, y, x, y);
+    step(MOp::MulWide, u32, u, x, b);
+    step(MOp::And, u64, x, t, constant(pc, 0xffffffffull));
+    step(MOp::Add, u64, u, u, x);
+    step(MOp::Shr, u64, t, t, half);
+    step(MOp::Add, u64, y, y, t);
+    step(MOp::Shr, u64, u, u, half);
+    if (!isSigned) return step(MOp::Add, u64, d, y, u);
+    step(MOp::Add, u64, y, y, u);
+    step(MOp::Shr, s64, x, a, constant(pc, 63));  // all ones where a < 0
+    step(MOp::And, u64, x, x, b);
+    step(MOp::Sub, u64, y, y, x);
+    step(MOp::Shr, s64, x, b, constant(pc, 63));
+    step(MOp::And, u64, x, x, a);
+    return step(MOp::Sub, u64, d, y, x);
+  }
+
   void mul64(uint32_t pc, const Instr& in, bool hi, bool isSigned, uint16_t a, uint16_t b, uint16_t addend, uint16_t d) {
     auto step = [&](MOp op, uint8_t fl, uint16_t dst, uint16_t x, uint16_t y, uint16_t c) {
       emitStep(pc, in, op, typeCode(8, isSigned), fl, dst, x, y, c);
@@ -1246,8 +1444,9 @@ class Lowerer {
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
-  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiPack_ = kNoOperand, bfiField_ = kNoOperand, minMaxPick_ = kNoOperand,
+  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiField_ = kNoOperand, minMaxPick_ = kNoOperand,
            atomOld_ = kNoOperand, atomNew_ = kNoOperand;
+  std::array<uint16_t, 6> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand};
   uint64_t globalsEnd_ = kGlobalStart;
 };
 
