@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <random>
 
 #include "edited_unit.h"
@@ -143,13 +144,22 @@ TEST(MemoryUnit, OneHotFastPathGivesTheDensePathsBits) {
     ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
     ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
   }
-  uint64_t taken = 0, headSteps = 0, slowTaken = 0;
+  // Over the heads out_proj reads (the others are not computed at all: skipUnreadHeads, and
+  // never in the dense engine).
+  uint64_t taken = 0, headSteps = 0, slowTaken = 0, unread = 0;
   for (size_t l = 0; l < sf.deltaNet.size(); ++l)
     for (size_t h = 0; h < sf.deltaNet[l].oneHotSteps.size(); ++h) {
-      taken += sf.deltaNet[l].oneHotSteps[h];
       slowTaken += ss.deltaNet[l].oneHotSteps[h] + sd.deltaNet[l].oneHotSteps[h];
+      EXPECT_EQ(sd.deltaNet[l].unreadSteps[h], 0u);
+      const uint64_t skipped = sf.deltaNet[l].unreadSteps[h];
+      EXPECT_TRUE(skipped == 0 || skipped == seq.size()) << "layer " << l << " head " << h;
+      unread += skipped;
+      if (skipped) continue;
+      taken += sf.deltaNet[l].oneHotSteps[h];
       headSteps += seq.size();
     }
+  std::cout << "[ one-hot ] " << taken << " of " << headSteps << " read head steps on the fast path; " << unread
+            << " steps of unread heads not computed\n";
   EXPECT_EQ(slowTaken, 0u);
   EXPECT_GE(static_cast<double>(taken), 0.9 * static_cast<double>(headSteps)) << taken << " of " << headSteps;
 }
@@ -336,6 +346,57 @@ TEST(LookupUnit, OneTableReadByThreeQueries) {
   };
   expectRefused(zeroRows(2 * 2 * hd + hd, 3 * 2 * hd), "output gate", "layer 1");
   expectRefused(zeroRows(2 * hd, 3 * hd), "head 1", "layer 1");
+}
+
+TEST(LookupUnit, HeadsThatOProjDoesNotReadAreSkippedBitForBit) {
+  // The engine skips an attention head whose o_proj columns hold no entry (the sparse path's
+  // skipUnreadHeads). rom12x3 with two levels after its lookup: the last layer's silent
+  // attention (Hugging Face's position count) then has three such heads. The residual must
+  // equal the unskipped sparse engine's and the dense one's at every position, bit for bit.
+  Circuit circuit("rom12x3 then two levels");
+  const Bus key = circuit.inputBus("key", 12), value = circuit.inputBus("value", 32);
+  std::vector<Bus> query;
+  for (int q = 0; q < 3; ++q) query.push_back(circuit.inputBus(fmt::format("query {}", q), 12));
+  const std::vector<Bus> found = circuit.lookup("found", key, query, value);
+  for (int q = 0; q < 3; ++q) circuit.outputBus(fmt::format("found {}", q), found[static_cast<size_t>(q)]);
+  const WireId both = circuit.step("found 0 bits 0 and 1", w(found[0][0]) + w(found[0][1]) - 2);
+  circuit.output("and found 1 bit 0", circuit.step("all three", w(both) + w(found[1][0]) - 2));
+  const CompiledUnit cu = compileCircuit(circuit);
+  std::vector<Position> seq = romPositions(31, 3);
+  for (Position& p : seq) p.expected.push_back(p.expected[0] && p.expected[1] && p.expected[32] ? 1 : 0);
+  model::ModelOptions keepAll;
+  keepAll.linear.skipUnreadHeads = false;
+  const model::Model fast = load(cu, 1.0);
+  const model::Model slow = model::Model::fromStore(cu.config, cu.store, [&] {
+    model::ModelOptions o = keepAll;
+    o.linear.sparseDensity = 1.0;
+    return o;
+  }());
+  const model::Model dense = load(cu, 0.0);
+  model::DecodeState sf = fast.newState(), ss = slow.newState(), sd = dense.newState();
+  for (size_t t = 0; t < seq.size(); ++t) {
+    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
+    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0),
+                          c = dense.forwardEmbeddings(sd, x).col(0);
+    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+    ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+  }
+  // Unread heads from the plan: every attention layer's heads but its lookup's queries.
+  uint64_t unreadPerPosition = 0;
+  for (size_t l = 0; l < cu.config.layerTypes.size(); ++l) {
+    if (cu.config.layerTypes[l] != model::LayerType::FullAttention) continue;
+    const PlannedLayer& pl = cu.plan.mlp.at(l);
+    unreadPerPosition += static_cast<uint64_t>(cu.config.numHeads) - (pl.lookup ? pl.lookup->queries.size() : 0);
+  }
+  uint64_t skipped = 0, slowSkipped = 0;
+  for (size_t l = 0; l < sf.kv.size(); ++l) {
+    skipped += sf.kv[l].skippedHeads;
+    slowSkipped += ss.kv[l].skippedHeads + sd.kv[l].skippedHeads;
+  }
+  EXPECT_GT(unreadPerPosition, 0u);
+  EXPECT_EQ(skipped, unreadPerPosition * seq.size());
+  EXPECT_EQ(slowSkipped, 0u);
 }
 
 TEST(MemoryUnit, ADeadReadBitHasNoReadChannel) {

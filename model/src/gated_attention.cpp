@@ -22,7 +22,10 @@ GatedAttention::GatedAttention(const ModelConfig& c, const WeightSource& w, cons
       vProj_(w.linear(p + "v_proj.weight")),
       oProj_(w.linear(p + "o_proj.weight")),
       qNormGain_(w.normGain(p + "q_norm.weight")),
-      kNormGain_(w.normGain(p + "k_norm.weight")) {}
+      kNormGain_(w.normGain(p + "k_norm.weight")) {
+    for (int h = 0; h < numHeads_; ++h)
+        headRead_.push_back(w.options().skipUnreadHeads && oProj_.columnsEmpty(h * headDim_, headDim_) ? 0 : 1);
+}
 
 std::vector<const Linear*> GatedAttention::projections() const { return {&qProj_, &kProj_, &vProj_, &oProj_}; }
 
@@ -56,6 +59,11 @@ Eigen::VectorXf GatedAttention::attendToken(KvCache& cache, Eigen::VectorXf qg, 
     const int groups = numHeads_ / numKvHeads_;
     Eigen::VectorXf out(numHeads_ * hd);
     for (int h = 0; h < numHeads_; ++h) {
+        if (!headRead_[static_cast<std::size_t>(h)]) {
+            out.segment(h * hd, hd).setZero();
+            ++cache.skippedHeads;
+            continue;
+        }
         // q_proj rows are interleaved per head: [query_h (hd) | gate_h (hd)].
         Eigen::VectorXf q = qg.segment(h * 2 * hd, hd);
         const auto gate = qg.segment(h * 2 * hd + hd, hd);

@@ -35,6 +35,8 @@ GatedDeltaNet::GatedDeltaNet(const ModelConfig& c, const WeightSource& w, const 
     dtBias_ = w.vector(p + "dt_bias");
     normWeight_ = w.vector(p + "norm.weight");
     oneHotFastPath_ = w.options().sparseDensity > 0 && w.options().oneHotDeltaNet;
+    for (int j = 0; j < numValueHeads_; ++j)
+        headRead_.push_back(w.options().skipUnreadHeads && outProj_.columnsEmpty(j * valueHeadDim_, valueHeadDim_) ? 0 : 1);
 }
 
 namespace {
@@ -82,6 +84,7 @@ GatedDeltaNetState GatedDeltaNet::initialState() const {
     s.recurrent.assign(numValueHeads_, Eigen::MatrixXf::Zero(keyHeadDim_, valueHeadDim_));
     s.signClear.assign(static_cast<std::size_t>(numValueHeads_), 1);
     s.oneHotSteps.assign(static_cast<std::size_t>(numValueHeads_), 0);
+    s.unreadSteps.assign(static_cast<std::size_t>(numValueHeads_), 0);
     s.allZero.assign(static_cast<std::size_t>(numValueHeads_), 1);
     return s;
 }
@@ -125,6 +128,12 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
     Eigen::VectorXf out(numValueHeads_ * dv);
     std::atomic<int> fastHeads{0};
     auto mixHead = [&](int j) {
+        if (!headRead_[static_cast<std::size_t>(j)]) {
+            out.segment(j * dv, dv).setZero();
+            ++state.unreadSteps[static_cast<std::size_t>(j)];
+            fastHeads.fetch_add(1, std::memory_order_relaxed);
+            return;
+        }
         const int h = j / valuesPerKey;  // value heads are grouped by key head (repeat_interleave)
         const float beta = sigmoid(b[j]);
         const float decay = std::exp(negExpA_[j] * softplus(a[j] + dtBias_[j]));

@@ -225,6 +225,7 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
         sparse_.setFromTriplets(triplets.begin(), triplets.end());
         sparse_.makeCompressed();
         nonZeros_ = nnz;
+        if (nnz >= (std::size_t{1} << 32)) throw ModelError(view.origin + ": more than 2^32 - 1 non-zero entries for the sparse path");
         // By column, one row block per thread: the blocks write disjoint rows of y.
         const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(parallelThreads()), static_cast<std::size_t>(rows_)));
         for (std::size_t b = 0; b < blocks; ++b) {
@@ -274,6 +275,13 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
     }
 }
 
+bool Linear::columnsEmpty(int first, int count) const {
+    if (storage_ != Storage::Sparse || first < 0 || count < 0 || first + count > cols_) return false;
+    for (int c = first; c < first + count; ++c)
+        if (columnEntries_[static_cast<std::size_t>(c)] != 0) return false;
+    return true;
+}
+
 std::string Linear::storageName() const {
     switch (storage_) {
         case Storage::DenseF32: return "dense-f32";
@@ -314,9 +322,15 @@ Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
         case Storage::Sparse: {
             // By columns where the entries under x's non-zeros are under half of all (a scatter
             // costs about twice a gather per entry).
-            std::size_t touched = 0;
-            for (int c = 0; c < cols_; ++c)
-                if (x[c] != 0.0f) touched += columnEntries_[static_cast<std::size_t>(c)];
+            // Branch-free on the bits (x's zeros and non-zeros are mixed), so that it vectorises;
+            // the sum is at most nonZeros_, which a 32-bit count holds (checked at construction).
+            std::uint32_t touched = 0;
+            const std::uint32_t* entries = columnEntries_.data();
+            for (int c = 0; c < cols_; ++c) {
+                std::uint32_t bits;
+                std::memcpy(&bits, x.data() + c, 4);
+                touched += entries[c] & (0u - static_cast<std::uint32_t>((bits << 1) != 0));  // not +-0
+            }
             return 2 * touched < nonZeros_ ? applyByColumns(x) : applyByRows(x);
         }
     }

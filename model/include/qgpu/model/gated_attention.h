@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstdint>
 #include <vector>
 
 #include "qgpu/model/config.h"
@@ -18,6 +19,7 @@ struct KvCache {
     Eigen::MatrixXf keys;    // (nkv*hd) x capacity, keys after k_norm and RoPE
     Eigen::MatrixXf values;  // (nkv*hd) x capacity
     int length = 0;          // positions filled
+    std::uint64_t skippedHeads = 0;  // query heads not computed (no o_proj entry reads them)
 };
 
 class GatedAttention {
@@ -38,6 +40,10 @@ private:
     RotaryEmbedding rotary_;
     Linear qProj_, kProj_, vProj_, oProj_;
     Eigen::VectorXf qNormGain_, kNormGain_;
+    // Per query head: whether o_proj reads its output. A head it does not read (sparse
+    // storage with no entry in the head's columns) is not computed: its output enters no
+    // sum of the sparse product, by rows or by columns, so the skip changes no bit.
+    std::vector<char> headRead_;
 };
 
 }  // namespace qgpu::model

@@ -22,6 +22,7 @@ struct GatedDeltaNetState {
     std::vector<uint8_t> signClear;
     std::vector<uint8_t> allZero;  // per value head: every entry of its state is +0
     std::vector<uint64_t> oneHotSteps;  // per value head: tokens it took on the fast path (one-hot or silent)
+    std::vector<uint64_t> unreadSteps;  // per value head: tokens it was not computed (out_proj never reads it)
     // Every head took the fast path at the last token: the next one runs its heads on the
     // calling thread (microseconds each, less than waking the pool). Scheduling only.
     bool lastTokenAllFast = false;
@@ -54,6 +55,10 @@ private:
     // normalised key and query are exactly one-hot and whose decay is exactly 1 touches one
     // row of its state, not all of it (the compiler's memory heads).
     bool oneHotFastPath_ = true;
+    // Per value head: whether out_proj reads its output. One it does not read (sparse storage
+    // with no entry in the head's columns) is not computed, its state not kept: nothing else
+    // reads either, and its output enters no sum of the sparse product.
+    std::vector<char> headRead_;
 };
 
 // y = W x for one token (GEMV, threaded) or W X for several (GEMM).

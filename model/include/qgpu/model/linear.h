@@ -28,6 +28,10 @@ struct LinearOptions {
     // Part of the sparse path: DeltaNet heads whose key and query are exactly one-hot touch one
     // row of their state (gated_delta_net.h); off with the sparse path or on its own.
     bool oneHotDeltaNet = true;
+    // Part of the sparse path: an attention or DeltaNet head whose output projection's columns
+    // hold no entry is not computed (gated_attention.h, gated_delta_net.h); off with the
+    // sparse path or on its own.
+    bool skipUnreadHeads = true;
 };
 
 class Linear {
@@ -48,6 +52,9 @@ public:
     Storage storage() const { return storage_; }
     std::string storageName() const;
     std::size_t nonZeros() const { return nonZeros_; }
+    // Sparse storage only: whether columns [first, first + count) hold no stored entry, so
+    // that no product reads x there (false for dense storage).
+    bool columnsEmpty(int first, int count) const;
     // Bytes of weight data one product streams from memory.
     std::size_t bytesPerApply() const;
 
