@@ -122,6 +122,22 @@ TEST(MemoryUnit, FourLanesThroughTheEngine) {
   }
 }
 
+// Token by token through `fast` and two engines it must equal (`slow`: a shortcut off;
+// `dense`): at each position the decoded outputs are the expected ones and the three
+// residual streams are the same f32 bit patterns. The states are left as the sequence leaves them.
+void expectTheSameBitsEverywhere(const CompiledUnit& cu, const std::vector<Position>& seq, const model::Model& fast,
+                                 const model::Model& slow, const model::Model& dense, model::DecodeState& sf,
+                                 model::DecodeState& ss, model::DecodeState& sd) {
+  for (size_t t = 0; t < seq.size(); ++t) {
+    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
+    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0),
+                          c = dense.forwardEmbeddings(sd, x).col(0);
+    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+    ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
+  }
+}
+
 // The engine's one-hot DeltaNet fast path (part of its sparse path) gives the dense loop's
 // bits: every logit of every position equal as f32 bit patterns, token by token over a
 // store/load sequence of lsu32x1's 64 memory heads, while nearly every head-step takes it.
@@ -136,14 +152,7 @@ TEST(MemoryUnit, OneHotFastPathGivesTheDensePathsBits) {
   const model::Model slow = model::Model::fromStore(cu.config, cu.store, slowOpts);
   const model::Model dense = load(cu, 0.0);
   model::DecodeState sf = fast.newState(), ss = slow.newState(), sd = dense.newState();
-  for (size_t t = 0; t < seq.size(); ++t) {
-    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
-    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0),
-                          c = dense.forwardEmbeddings(sd, x).col(0);
-    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
-    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
-    ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
-  }
+  ASSERT_NO_FATAL_FAILURE(expectTheSameBitsEverywhere(cu, seq, fast, slow, dense, sf, ss, sd));
   // Over the heads out_proj reads (the others are not computed at all: skipUnreadHeads, and
   // never in the dense engine).
   uint64_t taken = 0, headSteps = 0, slowTaken = 0, unread = 0;
@@ -365,23 +374,13 @@ TEST(LookupUnit, HeadsThatOProjDoesNotReadAreSkippedBitForBit) {
   std::vector<Position> seq = romPositions(31, 3);
   for (Position& p : seq) p.expected.push_back(p.expected[0] && p.expected[1] && p.expected[32] ? 1 : 0);
   model::ModelOptions keepAll;
+  keepAll.linear.sparseDensity = 1.0;
   keepAll.linear.skipUnreadHeads = false;
   const model::Model fast = load(cu, 1.0);
-  const model::Model slow = model::Model::fromStore(cu.config, cu.store, [&] {
-    model::ModelOptions o = keepAll;
-    o.linear.sparseDensity = 1.0;
-    return o;
-  }());
+  const model::Model slow = model::Model::fromStore(cu.config, cu.store, keepAll);
   const model::Model dense = load(cu, 0.0);
   model::DecodeState sf = fast.newState(), ss = slow.newState(), sd = dense.newState();
-  for (size_t t = 0; t < seq.size(); ++t) {
-    const Eigen::MatrixXf x = cu.residual(seq[t].inputs);
-    const Eigen::VectorXf a = fast.forwardEmbeddings(sf, x).col(0), b = slow.forwardEmbeddings(ss, x).col(0),
-                          c = dense.forwardEmbeddings(sd, x).col(0);
-    ASSERT_EQ(cu.decode(a), seq[t].expected) << seq[t].describe;
-    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
-    ASSERT_EQ(0, std::memcmp(a.data(), c.data(), sizeof(float) * static_cast<size_t>(a.size()))) << "position " << t;
-  }
+  ASSERT_NO_FATAL_FAILURE(expectTheSameBitsEverywhere(cu, seq, fast, slow, dense, sf, ss, sd));
   // Unread heads from the plan: every attention layer's heads but its lookup's queries.
   uint64_t unreadPerPosition = 0;
   for (size_t l = 0; l < cu.config.layerTypes.size(); ++l) {

@@ -909,50 +909,46 @@ class Lowerer {
 
   void lowerBfi(uint32_t pc, const Instr& in) {
     only(pc, in, {});
-    // A field that is not known at lowering: BFI, position and length packed into one
-    // operand pos | len << 8.
     auto value = [&](uint32_t slot) -> std::optional<uint64_t> {
       slot = df_.resolve(slot);
       for (const auto& [cs, v] : f_.constants)
         if (cs == slot) return v;
       return std::nullopt;
     };
-    auto pos = value(in.s[2]), len = value(in.s[3]);
-    MInstr m = base(pc, MOp::Bfi, in);
-    m.ty = ty(oneType(pc, in));
-    m.d = operand(pc, in.d[0]);
-    m.a = operand(pc, in.s[0]);
-    m.b = operand(pc, in.s[1]);
+    const auto pos = value(in.s[2]), len = value(in.s[3]);
+    const ScalarType ty0 = oneType(pc, in);
+    const uint8_t t = ty(ty0), u32 = typeCode(4, false);
+    const uint32_t bytes = scalarTypeBytes(ty0);
+    const uint16_t d = operand(pc, in.d[0]), a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    // Micro-code on units the compiled step has (a BFI unit took the step's widest layer past
+    // 2,048 channels, docs/machine.md §5.1): d = b ^ (((a << pos) ^ b) & mask), mask the
+    // field's bits within the width — a ROM constant for a known field, else built from the
+    // operands' low bytes: a shift by the width or more gives 0, so len >= width gives ones
+    // everywhere (~(~0 << len)) and pos >= width an empty mask (d = b).
+    uint16_t p = 0, mask = 0, field = 0;
     if (pos && len) {
-      // Known field: micro-code of four steps the compiled step has units for (a BFI unit
-      // took the step's widest layer past 2,048 channels, docs/machine.md §5.1):
-      // d = b ^ (((a << pos) ^ b) & mask), mask = the field's bits within the width.
-      const uint32_t p = static_cast<uint32_t>(*pos & 0xff), n = static_cast<uint32_t>(*len & 0xff);
-      const uint32_t bits = 8 * m.bytes();
-      uint64_t mask = 0;
-      for (uint32_t i = p; i < p + n && i < bits; ++i) mask |= uint64_t{1} << i;
-      const uint16_t t = sharedTemporary(pc, bfiField_, "bfi.field");
-      emitStep(pc, in, MOp::Shl, m.ty, 0, t, m.a, constant(pc, p), kNoOperand);
-      emitStep(pc, in, MOp::Xor, m.ty, 0, t, t, m.b, kNoOperand);
-      emitStep(pc, in, MOp::And, m.ty, 0, t, t, constant(pc, mask), kNoOperand);
-      return emitStep(pc, in, MOp::Xor, m.ty, 0, m.d, m.b, t, kNoOperand);
+      const uint32_t from = static_cast<uint32_t>(*pos & 0xff), n = static_cast<uint32_t>(*len & 0xff);
+      uint64_t bits = 0;
+      for (uint32_t i = from; i < from + n && i < 8 * bytes; ++i) bits |= uint64_t{1} << i;
+      field = scratch(pc, 2);
+      p = constant(pc, from);
+      mask = constant(pc, bits);
+    } else {
+      const uint16_t posReg = scratch(pc, 0);
+      mask = scratch(pc, 1);
+      field = scratch(pc, 2);
+      p = pos ? constant(pc, *pos & 0xff) : posReg;
+      if (!pos) emitStep(pc, in, MOp::And, u32, 0, posReg, operand(pc, in.s[2]), constant(pc, 0xff), kNoOperand);
+      const uint16_t n = len ? constant(pc, *len & 0xff) : mask;
+      if (!len) emitStep(pc, in, MOp::And, u32, 0, mask, operand(pc, in.s[3]), constant(pc, 0xff), kNoOperand);
+      emitStep(pc, in, MOp::Shl, t, 0, mask, constant(pc, widthMask(bytes)), n, kNoOperand);
+      emitStep(pc, in, MOp::Not, t, 0, mask, mask, kNoOperand, kNoOperand);
+      emitStep(pc, in, MOp::Shl, t, 0, mask, mask, p, kNoOperand);
     }
-    // A field in registers: the same four steps under a mask built from them. pos and len
-    // are their operands' low bytes; a shift by the width or more gives 0, so len >= width
-    // gives ones everywhere (~(~0 << len)) and pos >= width an empty mask (d = b).
-    const uint16_t posReg = scratch(pc, 0), mask = scratch(pc, 1), t = scratch(pc, 2);
-    const uint8_t u32 = typeCode(4, false);
-    const uint16_t p = pos ? constant(pc, *pos & 0xff) : posReg;
-    if (!pos) emitStep(pc, in, MOp::And, u32, 0, posReg, operand(pc, in.s[2]), constant(pc, 0xff), kNoOperand);
-    const uint16_t n = len ? constant(pc, *len & 0xff) : mask;
-    if (!len) emitStep(pc, in, MOp::And, u32, 0, mask, operand(pc, in.s[3]), constant(pc, 0xff), kNoOperand);
-    emitStep(pc, in, MOp::Shl, m.ty, 0, mask, constant(pc, widthMask(m.bytes())), n, kNoOperand);
-    emitStep(pc, in, MOp::Not, m.ty, 0, mask, mask, kNoOperand, kNoOperand);
-    emitStep(pc, in, MOp::Shl, m.ty, 0, mask, mask, p, kNoOperand);
-    emitStep(pc, in, MOp::Shl, m.ty, 0, t, m.a, p, kNoOperand);
-    emitStep(pc, in, MOp::Xor, m.ty, 0, t, t, m.b, kNoOperand);
-    emitStep(pc, in, MOp::And, m.ty, 0, t, t, mask, kNoOperand);
-    return emitStep(pc, in, MOp::Xor, m.ty, 0, m.d, m.b, t, kNoOperand);
+    emitStep(pc, in, MOp::Shl, t, 0, field, a, p, kNoOperand);
+    emitStep(pc, in, MOp::Xor, t, 0, field, field, b, kNoOperand);
+    emitStep(pc, in, MOp::And, t, 0, field, field, mask, kNoOperand);
+    return emitStep(pc, in, MOp::Xor, t, 0, d, b, field, kNoOperand);
   }
 
   void lowerShf(uint32_t pc, const Instr& in) {
@@ -1444,7 +1440,7 @@ class Lowerer {
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
   uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
-  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, bfiField_ = kNoOperand, minMaxPick_ = kNoOperand,
+  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, minMaxPick_ = kNoOperand,
            atomOld_ = kNoOperand, atomNew_ = kNoOperand;
   std::array<uint16_t, 6> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand};
   uint64_t globalsEnd_ = kGlobalStart;

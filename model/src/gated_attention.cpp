@@ -22,10 +22,8 @@ GatedAttention::GatedAttention(const ModelConfig& c, const WeightSource& w, cons
       vProj_(w.linear(p + "v_proj.weight")),
       oProj_(w.linear(p + "o_proj.weight")),
       qNormGain_(w.normGain(p + "q_norm.weight")),
-      kNormGain_(w.normGain(p + "k_norm.weight")) {
-    for (int h = 0; h < numHeads_; ++h)
-        headRead_.push_back(w.options().skipUnreadHeads && oProj_.columnsEmpty(h * headDim_, headDim_) ? 0 : 1);
-}
+      kNormGain_(w.normGain(p + "k_norm.weight")),
+      headRead_(inputBlocksRead(oProj_, numHeads_, headDim_, w.options())) {}
 
 std::vector<const Linear*> GatedAttention::projections() const { return {&qProj_, &kProj_, &vProj_, &oProj_}; }
 

@@ -35,8 +35,7 @@ GatedDeltaNet::GatedDeltaNet(const ModelConfig& c, const WeightSource& w, const 
     dtBias_ = w.vector(p + "dt_bias");
     normWeight_ = w.vector(p + "norm.weight");
     oneHotFastPath_ = w.options().sparseDensity > 0 && w.options().oneHotDeltaNet;
-    for (int j = 0; j < numValueHeads_; ++j)
-        headRead_.push_back(w.options().skipUnreadHeads && outProj_.columnsEmpty(j * valueHeadDim_, valueHeadDim_) ? 0 : 1);
+    headRead_ = inputBlocksRead(outProj_, numValueHeads_, valueHeadDim_, w.options());
 }
 
 namespace {

@@ -213,6 +213,8 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
         forEachNonZero(view, [&](std::size_t, float) { return ++nnz <= sparseLimit; });
     }
     if (options.sparseDensity > 0 && nnz <= sparseLimit) {
+        // apply() counts the entries a product reaches in 32 bits.
+        if (nnz >= (std::size_t{1} << 32)) throw ModelError(view.origin + ": more than 2^32 - 1 non-zero entries for the sparse path");
         storage_ = Storage::Sparse;
         std::vector<Eigen::Triplet<float, int>> triplets;
         triplets.reserve(nnz);
@@ -225,7 +227,6 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
         sparse_.setFromTriplets(triplets.begin(), triplets.end());
         sparse_.makeCompressed();
         nonZeros_ = nnz;
-        if (nnz >= (std::size_t{1} << 32)) throw ModelError(view.origin + ": more than 2^32 - 1 non-zero entries for the sparse path");
         // By column, one row block per thread: the blocks write disjoint rows of y.
         const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(parallelThreads()), static_cast<std::size_t>(rows_)));
         for (std::size_t b = 0; b < blocks; ++b) {
@@ -280,6 +281,13 @@ bool Linear::columnsEmpty(int first, int count) const {
     for (int c = first; c < first + count; ++c)
         if (columnEntries_[static_cast<std::size_t>(c)] != 0) return false;
     return true;
+}
+
+std::vector<char> inputBlocksRead(const Linear& projection, int blocks, int width, const LinearOptions& options) {
+    std::vector<char> read;
+    for (int i = 0; i < blocks; ++i)
+        read.push_back(options.skipUnreadHeads && projection.columnsEmpty(i * width, width) ? 0 : 1);
+    return read;
 }
 
 std::string Linear::storageName() const {

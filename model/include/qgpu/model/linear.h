@@ -90,6 +90,11 @@ private:
     std::vector<std::uint32_t> columnEntries_;  // sparse storage: entries per column, all blocks
 };
 
+// Per block of `width` input columns of `projection` (`blocks` of them, a head's output each):
+// whether the product reads it — false only where options.skipUnreadHeads is on and the
+// sparse storage holds no entry in the block's columns (the heads skipUnreadHeads skips).
+std::vector<char> inputBlocksRead(const Linear& projection, int blocks, int width, const LinearOptions& options);
+
 // The instruction-set variants of the bf16 kernel; Auto picks the best the CPU has.
 enum class Bf16Kernel { Auto, Avx512, Avx2, Scalar };
 // Whether this CPU can run `kernel` (Auto and Scalar always can).
