@@ -95,7 +95,7 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
   // divergences and their pops at any depth (bitonic_sort, divergence, early_exit, mandelbrot,
   // switch_case: to depth 5, with DEPTH tokens), atomics that add (histogram, prime_sieve,
   // radix_pass: lane-serial, atomic_step.h), MULWIDE at 2 bytes, CALL, F2D, and the
-  // shift-and-mask micro-codes.
+  // shift-and-mask and division micro-codes.
   const std::set<std::string> mustRun = {
       "const_mem_nvcc",   "const_mem_clang",  "crc32_nvcc",       "dot_nvcc",          "dot_clang",
       "dyn_shared_nvcc",  "dyn_shared_clang", "grid_3d_nvcc",     "grid_3d_clang",     "local_array_nvcc",
@@ -117,7 +117,16 @@ TEST(CircuitBackend, EveryRunEqualsTheInterpreterOrStopsWithANamedReason) {
       "noinline_call_nvcc", "noinline_call_clang", "minmax_nan_clang",
       // mul24, sad, dp4a, bfi of a register field, the generic prmt, mul.hi.64 and
       // min/max.f64 as shift-and-mask micro-code on the ALU (docs/machine.md §2.1)
-      "bit_tricks_nvcc", "bit_tricks_clang", "mulhi_wide_nvcc", "mulhi_wide_clang", "minmax_nan_nvcc"};
+      "bit_tricks_nvcc", "bit_tricks_clang", "mulhi_wide_nvcc", "mulhi_wide_clang", "minmax_nan_nvcc",
+      // div and rem of 32 and 64 bits as restoring division on the ALU, 64-bit popc/clz/brev
+      // on 32-bit halves (docs/machine.md §2.1)
+      "int_divrem_nvcc", "int_divrem_clang", "gcd_nvcc", "gcd_clang", "int64_arith_nvcc", "int64_arith_clang",
+      // atomics but an integer add as lane-serial LD, ALU steps and ST; f32 div, rcp and
+      // sqrt as ALU micro-code with loops
+      "atomics_int_nvcc", "atomics_int_clang", "fdiv_sqrt_rcp_nvcc", "fdiv_sqrt_rcp_clang", "layernorm_nvcc",
+      "layernorm_clang",
+      // mul.f64 and the integer <-> float conversions without a compiled I2F/F2I as ALU micro-code
+      "cvt_float_int_nvcc", "cvt_float_int_clang"};
   const std::unique_ptr<Backend> circuit = makeBackend("circuit");
   const std::unique_ptr<Backend> executor = makeBackend("machine");
   const std::unique_ptr<Backend> oracle = makeOracleBackend();
@@ -272,8 +281,8 @@ TEST(CircuitBackend, RefusesAnInstructionTheStepDoesNotRun) {
   RunOptions o;
   o.warpWidth = 4;
   try {
-    circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "int_divrem"), o);
-    FAIL() << "int_divrem (division micro-code) ran through the circuit";
+    circuit->run(loadLaunchSpec(std::filesystem::path(QGPU_SOURCE_DIR) / "kernels" / "f64_arith"), o);
+    FAIL() << "f64_arith (f64 units) ran through the circuit";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Backend);
     EXPECT_NE(std::string(e.what()).find("not compiled into the step yet"), std::string::npos) << e.what();

@@ -31,7 +31,8 @@ namespace {
 // Register writes guarded so that some running lanes keep their values, in every write form
 // (uniform, AFFINE, PACK4, LANES, LANES-HIGH; 4 and 8 bytes; no lane on) and inside a
 // divergent region: the corpus has none (nvcc and clang guard stores and branches, not
-// register writes), and they are the steps that say ACTIVE.
+// register writes), and they are the steps that say ACTIVE. Its NEG keeps that ALU op in
+// CI's walks (the corpus's are in crc32 and int64_arith, which the nightly walk takes).
 constexpr const char* kPredicatedWrites = R"(
 .version 7.0
 .target sm_75
@@ -59,6 +60,7 @@ constexpr const char* kPredicatedWrites = R"(
   mul.lo.u32 %r7, %r4, 100003;
   @%p1 add.u32 %r5, %r7, 1;
   @%p1 shl.b32 %r6, %r4, 16;
+  @%p1 neg.s32 %r6, %r6;
   @%p1 mul.wide.u32 %rd3, %r7, 40503;
   @%p2 mov.u32 %r2, 3;
   mov.b32 %f1, %r7;

@@ -152,7 +152,8 @@ class Lowerer {
       lowerOne(f_.entryPc + i);
       for (size_t k = before; k < code_.size(); ++k) {
         ptxPc_.push_back(oraclePc(f_.entryPc + i));
-        if (code_[k].op == MOp::Bra || code_[k].op == MOp::Call) branchFix.push_back({k, f_.entryPc + i});
+        if ((code_[k].op == MOp::Bra || code_[k].op == MOp::Call) && !microBranches_.count(k))
+          branchFix.push_back({k, f_.entryPc + i});
       }
     }
     firstMpc[n] = static_cast<uint32_t>(code_.size());
@@ -258,9 +259,9 @@ class Lowerer {
     if (slot == kNoOperand) slot = temporary(pc, name);
     return slot;
   }
-  uint16_t divState(uint32_t pc) { return sharedTemporary(pc, divState_, "div.state"); }
-  /// The i-th scratch register of the shift-and-mask micro-codes (mul24, sad, dp, bfi, prmt,
-  /// mul.hi.64, f64 min/max): shared like the temporaries above.
+  /// The i-th scratch register of the ALU micro-codes (mul24, sad, dp, bfi, prmt, mul.hi.64,
+  /// f64 min/max, division, atomics, f32 div/sqrt, mul.f64, conversions): shared like the
+  /// temporaries above.
   uint16_t scratch(uint32_t pc, uint32_t i) {
     if (i >= scratch_.size()) fail(pc, "internal: micro-code scratch register out of range");
     return sharedTemporary(pc, scratch_[i], fmt::format("micro.t{}", i).c_str());
@@ -812,11 +813,118 @@ class Lowerer {
     only(pc, in, {});
     if (scalarTypeBytes(ty0) == 8) return lowerDiv64(pc, in, ty0, in.opcode == Opcode::Rem);
     if (scalarTypeBytes(ty0) != 4) fail(pc, "integer division is lowered for 32- and 64-bit types only");
-    // Micro-code: DIVINIT, 8 x DIVSTEP (4 quotient bits each), DIVFIN (signs, division by zero).
-    const uint16_t state = divState(pc), dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
-    emitStep(pc, in, MOp::DivInit, ty(ty0), 0, state, dividend, kNoOperand, kNoOperand);
-    for (int i = 0; i < 8; ++i) emitStep(pc, in, MOp::DivStep, ty(ty0), 0, state, state, divisor, kNoOperand);
-    return emitStep(pc, in, MOp::DivFin, ty(ty0), in.opcode == Opcode::Rem ? 1 : 0, operand(pc, in.d[0]), state, dividend, divisor);
+    return lowerDivRem32(pc, in, isSigned(ty0), in.opcode == Opcode::Rem);
+  }
+
+  /// One micro-code step with a guard of its own (a micro-code predicate): it writes only
+  /// scratch registers, so lanes that the PTX instruction's guard turns off may run it on
+  /// stale values; d is written by steps under the instruction's guard.
+  void emitGuardedBy(uint16_t guard, MOp op, uint8_t tyCode, uint16_t d, uint16_t a, uint16_t b, uint8_t fl = 0,
+                     uint16_t c = kNoOperand) {
+    MInstr m;
+    m.op = op;
+    m.ty = tyCode;
+    m.fl = fl;
+    m.d = d;
+    m.a = a;
+    m.b = b;
+    m.c = c;
+    m.g = guard;
+    emit(m);
+  }
+
+  /// `count` repetitions of body() as a loop of `perPass` a pass (count a multiple of it): a
+  /// counter and a BRA back, unguarded, so every running lane takes the same path and the
+  /// branch never diverges (a lane the instruction's guard turns off runs the loop on stale
+  /// scratch values). The ROM holds one pass; a pass costs three more steps.
+  template <class Body>
+  void microLoop(uint32_t pc, uint32_t count, uint32_t perPass, uint16_t counter, uint16_t p, Body body) {
+    if (count % perPass) fail(pc, "internal: a micro-code loop's count is not a multiple of its pass");
+    const uint8_t u32 = typeCode(4, false);
+    emitGuardedBy(kNoGuard, MOp::Mov, u32, counter, constant(pc, 0), kNoOperand);
+    const uint16_t start = static_cast<uint16_t>(code_.size());
+    for (uint32_t i = 0; i < perPass; ++i) body();
+    emitGuardedBy(kNoGuard, MOp::Add, u32, counter, counter, constant(pc, 1));
+    emitGuardedBy(kNoGuard, MOp::Setp, u32, p, counter, constant(pc, count / perPass), static_cast<uint8_t>(MCmp::Lo));
+    microBranches_.insert(code_.size());
+    const uint16_t after = static_cast<uint16_t>(code_.size() + 1);
+    emitGuardedBy(p, MOp::Bra, 0, kNoOperand, kNoOperand, start, 0, after);  // join: the loop's exit
+  }
+
+  // 32-bit div and rem are restoring division on T = R:Q (R, the partial remainder, in bits
+  // 32-63; Q in bits 0-31: the dividend's bits not yet shifted out, then the quotient's), one
+  // quotient bit in three ALU steps the compiled step runs (docs/machine.md §2.1):
+  //   SETP.hs.u64 p, T, D      D = |b| << 31: "2R + Q's top bit >= |b|", asked before the shift
+  //   SHL.u64     T, T, 1      (R never exceeds the number the dividend's bits shifted out so
+  //                            far spell, below 2^k after k bits: the shift never wraps)
+  //   @p SUB.u64  T, T, X      X = (|b| << 32) - 1: R - |b| and the quotient bit 1 at once
+  // A 4-stage DIVSTEP unit is ~20 levels (no room in the step); this costs 96 steps a division.
+  void lowerDivRem32(uint32_t pc, const Instr& in, bool sgn, bool rem) {
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false);
+    const uint16_t t = scratch(pc, 0), dd = scratch(pc, 1), x = scratch(pc, 2), p = scratch(pc, 3);
+    const uint16_t signA = scratch(pc, 4), signB = scratch(pc, 5), d = operand(pc, in.d[0]);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    const std::optional<uint64_t> ka = constantOf(a), kb = constantOf(b);
+    auto magnitude = [&](uint64_t v) {
+      v &= 0xffffffffu;
+      return sgn && (v >> 31) ? (0 - v) & 0xffffffffu : v;
+    };
+    if (kb && magnitude(*kb) == 0) return emitStep(pc, in, MOp::Mov, u32, 0, d, constant(pc, 0xffffffffu), kNoOperand, kNoOperand);
+    // |a| into T (zero-extended: a 32-bit write keeps the register's high half 0), the sign
+    // masks (all ones where negative) for the result's sign.
+    if (ka) {
+      emitStep(pc, in, MOp::Mov, u64, 0, t, constant(pc, magnitude(*ka)), kNoOperand, kNoOperand);
+    } else if (sgn) {
+      emitStep(pc, in, MOp::Shr, s32, 0, signA, a, constant(pc, 31), kNoOperand);
+      emitStep(pc, in, MOp::Xor, u32, 0, t, a, signA, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u32, 0, t, t, signA, kNoOperand);
+    } else {
+      emitStep(pc, in, MOp::MulWide, u32, 0, t, a, constant(pc, 1), kNoOperand);
+    }
+    if (sgn && ka) emitStep(pc, in, MOp::Mov, u32, 0, signA, constant(pc, (*ka >> 31) & 1 ? 0xffffffffu : 0), kNoOperand, kNoOperand);
+    uint16_t shifted = kNoOperand, minusBit = kNoOperand;
+    if (kb) {
+      shifted = constant(pc, magnitude(*kb) << 31);
+      minusBit = constant(pc, (magnitude(*kb) << 32) - 1);
+    } else {
+      if (sgn) {
+        emitStep(pc, in, MOp::Shr, s32, 0, signB, b, constant(pc, 31), kNoOperand);
+        emitStep(pc, in, MOp::Xor, u32, 0, x, b, signB, kNoOperand);
+        emitStep(pc, in, MOp::Sub, u32, 0, x, x, signB, kNoOperand);
+      } else {
+        emitStep(pc, in, MOp::MulWide, u32, 0, x, b, constant(pc, 1), kNoOperand);
+      }
+      emitStep(pc, in, MOp::Shl, u64, 0, dd, x, constant(pc, 31), kNoOperand);
+      emitStep(pc, in, MOp::Shl, u64, 0, x, x, constant(pc, 32), kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, x, x, constant(pc, 1), kNoOperand);
+      shifted = dd;
+      minusBit = x;
+    }
+    if (sgn && kb) emitStep(pc, in, MOp::Mov, u32, 0, signB, constant(pc, (*kb >> 31) & 1 ? 0xffffffffu : 0), kNoOperand, kNoOperand);
+    microLoop(pc, 32, 8, scratch(pc, 6), p, [&] {
+      emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hs), p, t, shifted, kNoOperand);
+      emitStep(pc, in, MOp::Shl, u64, 0, t, t, constant(pc, 1), kNoOperand);
+      emitGuardedBy(p, MOp::Sub, u64, t, t, minusBit);
+    });
+    // The result: Q or R, negated where its sign says (the quotient's: the signs differ; the
+    // remainder's: the dividend's); all ones when b is 0 (the interpreter's choice).
+    const bool zeroCheck = !kb;
+    const uint16_t last = zeroCheck ? t : d;
+    if (rem) emitStep(pc, in, MOp::Shr, u64, 0, t, t, constant(pc, 32), kNoOperand);
+    if (sgn) {
+      uint16_t negate = signA;
+      if (!rem) {
+        emitStep(pc, in, MOp::Xor, u32, 0, signB, signA, signB, kNoOperand);
+        negate = signB;
+      }
+      emitStep(pc, in, MOp::Xor, u32, 0, t, t, negate, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u32, 0, last, t, negate, kNoOperand);
+    } else if (!zeroCheck) {
+      emitStep(pc, in, MOp::Mov, u32, 0, d, t, kNoOperand, kNoOperand);
+    }
+    if (!zeroCheck) return;
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Eq), p, b, constant(pc, 0), kNoOperand);
+    return emitStep(pc, in, MOp::Selp, u32, 0, d, constant(pc, 0xffffffffu), t, p);
   }
 
   // mul24, mad24, sad, dp4a and dp2a are micro-code of shifts, masks, compares and 32-bit
@@ -899,7 +1007,28 @@ class Lowerer {
   void lowerBitCount(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Shiftamt});
     MOp op = in.opcode == Opcode::Popc ? MOp::Popc : in.opcode == Opcode::Clz ? MOp::Clz : in.opcode == Opcode::Brev ? MOp::Brev : MOp::Bfind;
+    if (op != MOp::Bfind && scalarTypeBytes(oneType(pc, in)) == 8) return lowerBitCount64(pc, in, op);
     return alu(pc, in, op, ty(oneType(pc, in)), has(in, Mod::Shiftamt) ? 1 : 0, 1);
+  }
+
+  // popc, clz and brev of 64 bits run the 32-bit op (the compiled step's) on each half.
+  void lowerBitCount64(uint32_t pc, const Instr& in, MOp op) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    const uint16_t a = operand(pc, in.s[0]), d = operand(pc, in.d[0]);
+    const uint16_t lo = scratch(pc, 0), hi = scratch(pc, 1), x = scratch(pc, 2), y = scratch(pc, 3);
+    emitStep(pc, in, MOp::And, u64, 0, lo, a, constant(pc, 0xffffffffu), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u64, 0, hi, a, constant(pc, 32), kNoOperand);
+    emitStep(pc, in, op, u32, 0, x, lo, kNoOperand, kNoOperand);
+    emitStep(pc, in, op, u32, 0, y, hi, kNoOperand, kNoOperand);
+    if (op == MOp::Popc) return emitStep(pc, in, MOp::Add, u32, 0, d, x, y, kNoOperand);
+    if (op == MOp::Brev) {  // the low half reversed is the high half
+      emitStep(pc, in, MOp::Shl, u64, 0, x, x, constant(pc, 32), kNoOperand);
+      return emitStep(pc, in, MOp::Or, u64, 0, d, x, y, kNoOperand);
+    }
+    // clz: the high half's count, or 32 + the low half's where the high half is 0
+    emitStep(pc, in, MOp::Add, u32, 0, x, x, constant(pc, 32), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Eq), lo, hi, constant(pc, 0), kNoOperand);
+    return emitStep(pc, in, MOp::Selp, u32, 0, d, x, y, lo);
   }
 
   void lowerBfe(uint32_t pc, const Instr& in) {
@@ -1031,10 +1160,10 @@ class Lowerer {
   void lowerAtom(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max}, true);
     ScalarType ty0 = oneType(pc, in);
-    if (isFloat(ty0)) fail(pc, "floating-point atomics are not lowered");
     if (in.imm != 0) fail(pc, "atomics with an address offset are not lowered");
     if (in.space != MemSpace::Generic && in.space != MemSpace::Global && in.space != MemSpace::Shared)
       fail(pc, "atomics outside global/shared memory");
+    if (isFloat(ty0) || in.atomOp() != AtomOp::Add) return lowerAtomMicro(pc, in, ty0);
     MInstr m = base(pc, in.space == MemSpace::Shared ? MOp::AtomS : MOp::Atom, in);
     m.ty = ty(ty0);
     m.fl = static_cast<uint8_t>(machineAtom(in.atomOp()));
@@ -1048,6 +1177,73 @@ class Lowerer {
     if (in.s[2] != kNoSlot) m.c = operand(pc, in.s[2]);
     else m.c = sharedTemporary(pc, atomNew_, "atom.new");
     return emit(m);
+  }
+
+  // Atomics other than an integer add (the compiled atomic step's op, §5.3) are lane-serial
+  // micro-code: lane by lane in lane order, under a guard that holds in that lane alone, LD
+  // the old value, compute the new one with ALU steps (FADD for f32), ST it and copy the old
+  // value to d. Atomic because a warp runs until it exits or reaches BAR and blocks run one
+  // after another (§1.2): no other thread's step comes between a lane's LD and its ST.
+  void lowerAtomMicro(uint32_t pc, const Instr& in, ScalarType ty0) {
+    const AtomOp op = in.atomOp();
+    const MSpace s = space(pc, in.space);
+    const uint32_t bytes = scalarTypeBytes(ty0);
+    const uint8_t u32 = typeCode(4, false), raw = typeCode(bytes, false), typed = ty(ty0);
+    uint8_t addFlags = 0;
+    if (isFloat(ty0)) {
+      if (op != AtomOp::Add && op != AtomOp::Exch) fail(pc, "floating-point atomics other than add and exch are not lowered");
+      // global f32 adds flush subnormal inputs and results, shared ones do not (the
+      // interpreter's model); a generic address's space is known only when it runs
+      if (op == AtomOp::Add && ty0 == ScalarType::F32) {
+        if (s == MSpace::Generic) fail(pc, "a generic-address f32 atom.add is not lowered (global flushes subnormals, shared does not)");
+        if (s == MSpace::Global) addFlags = kFlFtz;
+      }
+    }
+    const uint16_t address = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    const uint16_t c = op == AtomOp::Cas ? operand(pc, in.s[2]) : kNoOperand;
+    const uint16_t d = in.d[0] != kNoSlot && df_.live(in.d[0]) ? operand(pc, in.d[0]) : kNoOperand;
+    const uint16_t offset = offsetOperand(pc, s, in.s[0], 0);
+    const uint16_t lane = scratch(pc, 0), mine = scratch(pc, 1), old = scratch(pc, 2), next = scratch(pc, 3),
+                   p = scratch(pc, 4);
+    // `lane`: the lane id where the instruction's guard holds, else 4 (no lane's)
+    uint16_t laneId = special(pc, SpecialReg::LaneId);
+    if (in.guard != kNoSlot) {
+      emitGuardedBy(kNoGuard, MOp::Mov, u32, lane, constant(pc, kLanes), kNoOperand);
+      emitStep(pc, in, MOp::Mov, u32, 0, lane, laneId, kNoOperand, kNoOperand);
+      laneId = lane;
+    }
+    for (uint32_t k = 0; k < kLanes; ++k) {
+      emitGuardedBy(kNoGuard, MOp::Setp, u32, mine, laneId, constant(pc, k), static_cast<uint8_t>(MCmp::Eq));
+      emitGuardedBy(mine, MOp::Ld, raw, old, address, offset, static_cast<uint8_t>(s), raw);
+      uint16_t value = next;
+      switch (op) {
+        case AtomOp::And: emitGuardedBy(mine, MOp::And, raw, next, old, b); break;
+        case AtomOp::Or: emitGuardedBy(mine, MOp::Or, raw, next, old, b); break;
+        case AtomOp::Xor: emitGuardedBy(mine, MOp::Xor, raw, next, old, b); break;
+        case AtomOp::Exch: value = b; break;
+        case AtomOp::Add: emitGuardedBy(mine, MOp::FAdd, raw, next, old, b, addFlags); break;
+        case AtomOp::Min: case AtomOp::Max:  // by the type's signedness
+          emitGuardedBy(mine, MOp::Setp, typed, p, old, b, static_cast<uint8_t>(op == AtomOp::Min ? MCmp::Le : MCmp::Ge));
+          emitGuardedBy(mine, MOp::Selp, raw, next, old, b, 0, p);
+          break;
+        case AtomOp::Inc:  // old >= b ? 0 : old + 1
+          emitGuardedBy(mine, MOp::Add, raw, next, old, constant(pc, 1));
+          emitGuardedBy(mine, MOp::Setp, raw, p, old, b, static_cast<uint8_t>(MCmp::Hs));
+          emitGuardedBy(mine, MOp::Selp, raw, next, constant(pc, 0), next, 0, p);
+          break;
+        case AtomOp::Dec:  // old == 0 || old > b ? b : old - 1, that is old - 1 >= b (unsigned)
+          emitGuardedBy(mine, MOp::Sub, raw, next, old, constant(pc, 1));
+          emitGuardedBy(mine, MOp::Setp, raw, p, next, b, static_cast<uint8_t>(MCmp::Hs));
+          emitGuardedBy(mine, MOp::Selp, raw, next, b, next, 0, p);
+          break;
+        case AtomOp::Cas:  // old == b ? c : old
+          emitGuardedBy(mine, MOp::Setp, raw, p, old, b, static_cast<uint8_t>(MCmp::Eq));
+          emitGuardedBy(mine, MOp::Selp, raw, next, c, old, 0, p);
+          break;
+      }
+      emitGuardedBy(mine, MOp::St, raw, kNoOperand, address, offset, static_cast<uint8_t>(s), value);
+      if (d != kNoOperand) emitGuardedBy(mine, MOp::Mov, raw, d, old, kNoOperand);
+    }
   }
 
   void lowerFence(uint32_t, const Instr&) {}  // the machine is sequentially consistent
@@ -1294,51 +1490,519 @@ class Lowerer {
   // rounding, special values) from the original operands. d is written last.
   void lowerDMul(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
-    const uint8_t rounding = roundingField(in);
-    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
-    const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a"), mb = significand(pc, in, b, dsigB_, "f64.sig_b");
-    const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi");
-    mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
-    emitStep(pc, in, MOp::DSticky, typeCode(8, false), 0, hi, hi, ma, mb);
-    emitStep(pc, in, MOp::DMulFin, typeCode(8, false), static_cast<uint8_t>(rounding << 2), operand(pc, in.d[0]), hi, a, b);
+    return lowerDMulMicro(pc, in, roundingField(in));
   }
 
   // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
   // the significands (4 result bits per step): INIT, 7 STEPs (28 bits: 24 + guard bits),
   // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
+  /// 64-bit count of leading zeros of x into `to` (the lane-serial 32-bit CLZ of each half):
+  /// 7 steps; `to` apart from hi.
+  void clz64(uint32_t pc, const Instr& in, uint16_t x, uint16_t to, uint16_t lo, uint16_t hi, uint16_t p) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    emitStep(pc, in, MOp::And, u64, 0, lo, x, constant(pc, 0xffffffffu), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u64, 0, hi, x, constant(pc, 32), kNoOperand);
+    emitStep(pc, in, MOp::Clz, u32, 0, lo, lo, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Clz, u32, 0, to, hi, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, lo, lo, constant(pc, 32), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Eq), p, hi, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, to, lo, to, p);
+  }
+
+  /// unpackF32's f64 twin: the significand normalised to [2^52, 2^53) into m and the biased
+  /// exponent less the shift into e (value = m * 2^(e - 1075)); 17 steps, a constant's folded.
+  std::pair<uint16_t, uint16_t> unpackF64(uint32_t pc, const Instr& in, uint16_t x, uint16_t m, uint16_t e, uint16_t t1,
+                                          uint16_t t2, uint16_t t3, uint16_t p) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    if (auto k = constantOf(x)) {
+      const uint64_t ex = (*k >> 52) & 0x7ff, ex1 = std::max<uint64_t>(ex, 1);
+      const uint64_t m0 = (*k & 0xfffffffffffffull) | (ex ? 1ull << 52 : 0);
+      const uint64_t sh = m0 ? static_cast<uint64_t>(std::countl_zero(m0)) - 11 : 0;
+      return {constant(pc, m0 << sh), constant(pc, (ex1 - sh) & 0xffffffffu)};
+    }
+    emitStep(pc, in, MOp::And, u64, 0, m, x, constant(pc, 0x7fffffffffffffffull), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u64, 0, e, m, constant(pc, 52), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), p, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, e, constant(pc, 1), e, p);
+    emitStep(pc, in, MOp::Sub, u32, 0, t1, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Shl, u64, 0, t1, t1, constant(pc, 52), kNoOperand);
+    emitStep(pc, in, MOp::Sub, u64, 0, m, m, t1, kNoOperand);
+    clz64(pc, in, m, t1, t2, t3, p);
+    emitStep(pc, in, MOp::Sub, u32, 0, t1, t1, constant(pc, 11), kNoOperand);
+    emitStep(pc, in, MOp::Shl, u64, 0, m, m, t1, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, e, t1, kNoOperand);
+    return {m, e};
+  }
+
+  /// v << k into `to`, or the constant it folds to.
+  uint16_t shiftedLeft(uint32_t pc, const Instr& in, uint16_t v, uint32_t k, uint16_t to) {
+    if (auto c = constantOf(v)) return constant(pc, *c << k);
+    emitStep(pc, in, MOp::Shl, typeCode(8, false), 0, to, v, constant(pc, k), kNoOperand);
+    return to;
+  }
+
+  // mul.f64 (every rounding mode) as ALU micro-code: the significands normalised to bit 63,
+  // the high half of their 128-bit product (mulHigh64) and whether the low half is non-zero
+  // (mul.lo.64's micro-code), S = the top 58 bits with a sticky bit, rounded by roundFloat;
+  // then the specials (the first NaN operand quietened, 0 * inf the canonical NaN, inf, 0).
+  void lowerDMulMicro(uint32_t pc, const Instr& in, uint32_t mode) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    const uint16_t t0 = scratch(pc, 0), t1 = scratch(pc, 1), t2 = scratch(pc, 2), t3 = scratch(pc, 3), t4 = scratch(pc, 4),
+                   t5 = scratch(pc, 5), t6 = scratch(pc, 6), t7 = scratch(pc, 7), d = operand(pc, in.d[0]);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+    const auto [ma, ea] = unpackF64(pc, in, a, t2, t3, t0, t1, t4, t5);
+    const auto [mb, eb] = unpackF64(pc, in, b, t6, t7, t0, t1, t4, t5);
+    emitStep(pc, in, MOp::Add, u32, 0, t3, ea, eb, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, t3, t3, constant(pc, 1023), kNoOperand);  // the product's exponent field, or one less
+    const uint16_t xa = shiftedLeft(pc, in, ma, 11, t2), xb = shiftedLeft(pc, in, mb, 11, t6);
+    mulHigh64(pc, in, false, xa, xb, t4);  // in [2^62, 2^64)
+    mul64(pc, in, false, false, xa, xb, kNoOperand, t7);  // the low half
+    emitStep(pc, in, MOp::Shr, u64, 0, t0, t4, constant(pc, 63), kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, t3, t3, t0, kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, t1, t0, constant(pc, 5), kNoOperand);  // the bits below S's top bit 57
+    emitStep(pc, in, MOp::Shl, u64, 0, t2, constant(pc, 1), t1, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u64, 0, t2, t2, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::And, u64, 0, t2, t4, t2, kNoOperand);
+    emitStep(pc, in, MOp::Or, u64, 0, t2, t2, t7, kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Ne), t5, t2, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u64, 0, t4, t4, t1, kNoOperand);
+    emitStep(pc, in, MOp::Or, u64, 0, t4, t4, t5, kNoOperand);  // S = 2q + sticky, top bit 57
+    emitStep(pc, in, MOp::Xor, u64, 0, t6, a, b, kNoOperand);
+    emitStep(pc, in, MOp::And, u64, 0, t6, t6, constant(pc, 1ull << 63), kNoOperand);
+    roundFloat(pc, in, t4, t3, t6, mode, false, t0, t1, t2, t5, true);
+    constexpr uint64_t kInf = 0x7ff0000000000000ull, kQuiet = 1ull << 51, kNaN = 0x7fffffffffffffffull;
+    const uint16_t absA = t0, absB = t1;
+    emitStep(pc, in, MOp::And, u64, 0, absA, a, constant(pc, kNaN), kNoOperand);
+    emitStep(pc, in, MOp::And, u64, 0, absB, b, constant(pc, kNaN), kNoOperand);
+    auto test = [&](uint16_t to, MCmp c, uint16_t x, uint64_t k) {
+      emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(c), to, x, constant(pc, k), kNoOperand);
+    };
+    auto pick = [&](uint16_t cond, uint16_t value, uint16_t to) { emitStep(pc, in, MOp::Selp, u64, 0, to, value, t4, cond); };
+    test(t5, MCmp::Eq, absA, 0);
+    test(t2, MCmp::Eq, absB, 0);
+    emitStep(pc, in, MOp::Or, u32, 0, t5, t5, t2, kNoOperand);
+    pick(t5, t6, t4);  // a zero: the signed zero
+    test(t5, MCmp::Hs, absA, kInf);
+    test(t2, MCmp::Hs, absB, kInf);
+    emitStep(pc, in, MOp::Or, u32, 0, t5, t5, t2, kNoOperand);
+    emitStep(pc, in, MOp::Or, u64, 0, t7, t6, constant(pc, kInf), kNoOperand);
+    pick(t5, t7, t4);  // an infinity: the signed infinity
+    test(t5, MCmp::Eq, absA, 0);
+    test(t2, MCmp::Hs, absB, kInf);
+    emitStep(pc, in, MOp::And, u32, 0, t5, t5, t2, kNoOperand);
+    test(t2, MCmp::Hs, absA, kInf);
+    test(t7, MCmp::Eq, absB, 0);
+    emitStep(pc, in, MOp::And, u32, 0, t2, t2, t7, kNoOperand);
+    emitStep(pc, in, MOp::Or, u32, 0, t5, t5, t2, kNoOperand);
+    pick(t5, constant(pc, kNaN), t4);  // 0 * inf
+    test(t5, MCmp::Hi, absB, kInf);
+    emitStep(pc, in, MOp::Or, u64, 0, t2, b, constant(pc, kQuiet), kNoOperand);
+    pick(t5, t2, t4);  // b a NaN: b quietened
+    test(t5, MCmp::Hi, absA, kInf);
+    emitStep(pc, in, MOp::Or, u64, 0, t2, a, constant(pc, kQuiet), kNoOperand);
+    pick(t5, t2, d);  // a a NaN, first
+  }
+
+  // cvt from an integer to f32 or f64 where the compiled step has no I2F for it (a 64-bit
+  // source, an f64 destination, a 1- or 2-byte source): the magnitude in 64 bits, normalised
+  // by clz64 to bit 63, S = its top bits with a sticky bit, rounded by roundFloat; 0 gives +0.
+  void lowerI2FMicro(uint32_t pc, const Instr& in, ScalarType st, bool toF64, uint32_t mode) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false), s64 = typeCode(8, true);
+    const uint32_t bytes = scalarTypeBytes(st);
+    const bool sgn = isSigned(st);
+    const uint16_t v = scratch(pc, 0), sign = scratch(pc, 1), lz = scratch(pc, 2), t3 = scratch(pc, 3), t4 = scratch(pc, 4),
+                   p = scratch(pc, 5), e = scratch(pc, 6), d = operand(pc, in.d[0]), x = operand(pc, in.s[0]);
+    // v = x extended to 64 bits by its type
+    if (bytes == 8) {
+      emitStep(pc, in, MOp::Mov, u64, 0, v, x, kNoOperand, kNoOperand);
+    } else if (bytes == 4) {
+      emitStep(pc, in, MOp::MulWide, typeCode(4, sgn), 0, v, x, constant(pc, 1), kNoOperand);
+    } else {
+      emitStep(pc, in, MOp::Shl, u64, 0, v, x, constant(pc, 64 - 8 * bytes), kNoOperand);
+      emitStep(pc, in, MOp::Shr, sgn ? s64 : u64, 0, v, v, constant(pc, 64 - 8 * bytes), kNoOperand);
+    }
+    uint16_t signBit = kNoOperand;
+    if (sgn) {
+      emitStep(pc, in, MOp::Shr, s64, 0, sign, v, constant(pc, 63), kNoOperand);
+      emitStep(pc, in, MOp::Xor, u64, 0, v, v, sign, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, v, v, sign, kNoOperand);
+      emitStep(pc, in, MOp::And, toF64 ? u64 : u32, 0, sign, sign, constant(pc, toF64 ? 1ull << 63 : 0x80000000ull),
+               kNoOperand);
+      signBit = sign;
+    }
+    clz64(pc, in, v, lz, t3, t4, p);
+    const uint32_t below = toF64 ? 6 : 35;  // the bits under S's top bit (57 or 28), from bit 63
+    emitStep(pc, in, MOp::Shl, u64, 0, t3, v, lz, kNoOperand);
+    emitStep(pc, in, MOp::And, u64, 0, t4, t3, constant(pc, (1ull << below) - 1), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Ne), p, t4, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u64, 0, t3, t3, constant(pc, below), kNoOperand);
+    emitStep(pc, in, MOp::Or, u64, 0, t3, t3, p, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, constant(pc, (toF64 ? 1023 : 127) + 63), lz, kNoOperand);
+    roundFloat(pc, in, t3, e, signBit, mode, false, lz, t4, scratch(pc, 7), p, toF64);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Eq), p, v, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Selp, toF64 ? u64 : u32, 0, d, constant(pc, 0), t3, p);
+  }
+
+  // cvt from f32 to a 64-bit integer, or from f64 to any, where the compiled step has no F2I:
+  // value = m * 2^sh; the magnitude rounded to an integer by the same bias before a right
+  // shift of max(-sh, 0) (at most 63) as roundFloat's, then shifted left by max(sh, 0);
+  // then the sign, saturation to the type's range (a magnitude of 2^64 or more: sh above
+  // 63 - fraction bits), and NaN: the type's minimum for a 64-bit result or an f64 source,
+  // else 0 (the interpreter's rule).
+  void lowerF2IMicro(uint32_t pc, const Instr& in, ScalarType dt, bool fromF64, bool ftz, uint32_t mode) {
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false);
+    const uint32_t dbits = 8 * scalarTypeBytes(dt), fracBits = fromF64 ? 52 : 23;
+    const bool sgn = isSigned(dt);
+    const uint16_t t0 = scratch(pc, 0), t1 = scratch(pc, 1), t2 = scratch(pc, 2), t3 = scratch(pc, 3), t4 = scratch(pc, 4),
+                   t5 = scratch(pc, 5), t6 = scratch(pc, 6), t7 = scratch(pc, 7), d = operand(pc, in.d[0]);
+    const uint16_t x = operand(pc, in.s[0]);
+    const uint64_t inf = fromF64 ? 0x7ff0000000000000ull : 0x7f800000ull;
+    // negative (t7), NaN (t6), the magnitude's bits (t5: flushed where .ftz)
+    emitStep(pc, in, MOp::Setp, fromF64 ? typeCode(8, true) : s32, static_cast<uint8_t>(MCmp::Lt), t7, x, constant(pc, 0),
+             kNoOperand);
+    emitStep(pc, in, MOp::And, fromF64 ? u64 : u32, 0, t5, x, constant(pc, fromF64 ? 0x7fffffffffffffffull : 0x7fffffffull),
+             kNoOperand);
+    emitStep(pc, in, MOp::Setp, fromF64 ? u64 : u32, static_cast<uint8_t>(MCmp::Hi), t6, t5, constant(pc, inf), kNoOperand);
+    if (ftz) {
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), t4, t5, constant(pc, 0x800000), kNoOperand);
+      emitStep(pc, in, MOp::Selp, u32, 0, t5, constant(pc, 0), t5, t4);
+    }
+    const auto [m, e] = fromF64 ? unpackF64(pc, in, t5, t0, t1, t2, t3, t4, t5)
+                                : unpackF32(pc, in, t5, t0, t1, t2, t3);
+    // sh = e - bias - fraction bits (t1); n = max(-sh, 0) at most 63 (t2); left = max(sh, 0) (t3)
+    emitStep(pc, in, MOp::Sub, u32, 0, t1, e, constant(pc, fromF64 ? 1075 : 150), kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, t2, constant(pc, 0), t1, kNoOperand);
+    emitStep(pc, in, MOp::Setp, s32, static_cast<uint8_t>(MCmp::Lt), t4, t2, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t2, constant(pc, 0), t2, t4);
+    emitStep(pc, in, MOp::Setp, s32, static_cast<uint8_t>(MCmp::Gt), t4, t2, constant(pc, 63), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t2, constant(pc, 63), t2, t4);
+    emitStep(pc, in, MOp::Setp, s32, static_cast<uint8_t>(MCmp::Lt), t4, t1, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t3, constant(pc, 0), t1, t4);
+    // big: the magnitude is 2^64 or more (infinities too)
+    emitStep(pc, in, MOp::Setp, s32, static_cast<uint8_t>(MCmp::Gt), t1, t1, constant(pc, 63 - fracBits), kNoOperand);
+    // the bias: rni half - 1 + the kept lowest bit (none when nothing is dropped), away from
+    // zero 2^n - 1 (rmi where negative, rpi where positive), rzi none
+    if (mode != 1) {
+      emitStep(pc, in, MOp::Shl, u64, 0, t4, constant(pc, 1), t2, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, t4, t4, constant(pc, 1), kNoOperand);  // 2^n - 1
+      if (mode == 0) {
+        emitStep(pc, in, MOp::Shr, u64, 0, t5, m, t2, kNoOperand);
+        emitStep(pc, in, MOp::And, u64, 0, t5, t5, t4, kNoOperand);
+        emitStep(pc, in, MOp::And, u64, 0, t5, t5, constant(pc, 1), kNoOperand);
+        emitStep(pc, in, MOp::Shr, u64, 0, t4, t4, constant(pc, 1), kNoOperand);
+        emitStep(pc, in, MOp::Add, u64, 0, t4, t4, t5, kNoOperand);
+      } else {
+        const bool up = mode == 3;  // rpi: away from zero where positive; rmi: where negative
+        emitStep(pc, in, MOp::Selp, u64, 0, t4, up ? constant(pc, 0) : t4, up ? t4 : constant(pc, 0), t7);
+      }
+      emitStep(pc, in, MOp::Add, u64, 0, t0, m, t4, kNoOperand);
+      emitStep(pc, in, MOp::Shr, u64, 0, t0, t0, t2, kNoOperand);
+    } else {
+      emitStep(pc, in, MOp::Shr, u64, 0, t0, m, t2, kNoOperand);
+    }
+    emitStep(pc, in, MOp::Shl, u64, 0, t0, t0, t3, kNoOperand);  // the magnitude q
+    // saturation: q above the type's largest (positive) or its smallest's magnitude (negative)
+    const uint64_t posLimit = sgn ? (uint64_t{1} << (dbits - 1)) - 1 : dbits == 64 ? ~0ull : (uint64_t{1} << dbits) - 1;
+    const uint64_t negMagnitude = sgn ? uint64_t{1} << (dbits - 1) : 0;
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hi), t2, t0, constant(pc, posLimit), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hi), t3, t0, constant(pc, negMagnitude), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t2, t3, t2, t7);
+    emitStep(pc, in, MOp::Or, u32, 0, t2, t2, t1, kNoOperand);  // out of range
+    emitStep(pc, in, MOp::Selp, u64, 0, t3, constant(pc, 0 - negMagnitude), constant(pc, posLimit), t7);
+    emitStep(pc, in, MOp::Sub, u64, 0, t4, constant(pc, 0), t0, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u64, 0, t0, t4, t0, t7);  // signed
+    emitStep(pc, in, MOp::Selp, u64, 0, t0, t3, t0, t2);
+    const uint64_t nanValue = dbits == 64 || fromF64 ? uint64_t{1} << (dbits - 1) : 0;
+    const uint8_t out = typeCode(in.dstBytes, false);
+    emitStep(pc, in, MOp::Selp, out, 0, d, constant(pc, nanValue), t0, t6);
+  }
+
+  // f32 div, rcp and sqrt (every rounding mode, .ftz) are ALU micro-code (docs/machine.md
+  // §2.1): the operands unpacked to normalised significands, a restoring recurrence for 28
+  // quotient (root) bits, S = 2q + sticky rounded by integer steps, then the special operands
+  // by selects. The 4-bit FDIVSTEP/FSQRTSTEP units are ~20 levels each; the compiled step
+  // has no room for them.
   void lowerFDivSqrt(uint32_t pc, const Instr& in) {
     ScalarType ty0 = oneType(pc, in);
     if (ty0 == ScalarType::F64) return lowerDDivSqrt(pc, in);
     requireF32(pc, ty0);
     rejectApproximate(pc, in);
     if (!hasRounding(in)) fail(pc, "needs a rounding modifier");
-    uint8_t fl = floatFlags(pc, in, false);
-    const bool sqrt = in.opcode == Opcode::Sqrt;
-    uint16_t state = sharedTemporary(pc, fstate_, "fdiv.state");
-    uint16_t num = in.opcode == Opcode::Rcp ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
-    uint16_t den = in.opcode == Opcode::Div ? operand(pc, in.s[1]) : in.opcode == Opcode::Rcp ? operand(pc, in.s[0]) : num;
-    if (sqrt) emitStep(pc, in, MOp::Mov, typeCode(8, false), 0, state, constant(pc, 0), kNoOperand, kNoOperand);
-    else emitStep(pc, in, MOp::FDivInit, typeCode(8, false), fl, state, num, den, kNoOperand);
-    for (int i = 0; i < 7; ++i)
-      emitStep(pc, in, sqrt ? MOp::FSqrtStep : MOp::FDivStep, typeCode(8, false), fl, state, state, den, kNoOperand);
-    emitStep(pc, in, sqrt ? MOp::FSqrtFin : MOp::FDivFin, typeCode(4, false), fl, operand(pc, in.d[0]), state, num,
-             sqrt ? kNoOperand : den);
+    const uint8_t fl = floatFlags(pc, in, false);
+    const bool ftz = fl & kFlFtz;
+    const uint32_t mode = (fl >> 2) & 3;
+    if (in.opcode == Opcode::Sqrt) return lowerFSqrt(pc, in, ftz, mode);
+    const uint16_t num = in.opcode == Opcode::Rcp ? constant(pc, 0x3f800000) : operand(pc, in.s[0]);
+    const uint16_t den = operand(pc, in.s[in.opcode == Opcode::Rcp ? 0 : 1]);
+    return lowerFDiv(pc, in, num, den, ftz, mode);
   }
 
-  // 64-bit div/rem: quotient Q and remainder R need a register each, and a step writes one
-  // register, so each group of four quotient bits takes two steps (DIV64R into the other
-  // remainder register, then DIV64Q in place, both from the old R and Q): 2 + 32 + 1 steps.
-  void lowerDiv64(uint32_t pc, const Instr& in, ScalarType ty0, bool rem) {
-    uint16_t q = sharedTemporary(pc, div64Q_, "div64.q");
-    uint16_t r[2] = {sharedTemporary(pc, div64R0_, "div64.r0"), sharedTemporary(pc, div64R1_, "div64.r1")};
-    uint16_t dividend = operand(pc, in.s[0]), divisor = operand(pc, in.s[1]);
-    emitStep(pc, in, MOp::DivInit, ty(ty0), 0, q, dividend, kNoOperand, kNoOperand);
-    emitStep(pc, in, MOp::Mov, typeCode(8, false), 0, r[0], constant(pc, 0), kNoOperand, kNoOperand);
-    for (int i = 0; i < 16; ++i) {
-      emitStep(pc, in, MOp::Div64R, ty(ty0), 0, r[(i + 1) % 2], r[i % 2], q, divisor);
-      emitStep(pc, in, MOp::Div64Q, ty(ty0), 0, q, r[i % 2], q, divisor);
+  /// `x`'s significand normalised to [2^23, 2^24) into m, and its biased exponent less the
+  /// normalising shift into e (value = m * 2^(e - 150)); a constant's folded. 11 steps, one
+  /// of them the lane-serial CLZ. Zeros, infinities and NaNs give values the specials replace.
+  std::pair<uint16_t, uint16_t> unpackF32(uint32_t pc, const Instr& in, uint16_t x, uint16_t m, uint16_t e, uint16_t tmp,
+                                          uint16_t p) {
+    const uint8_t u32 = typeCode(4, false);
+    if (auto k = constantOf(x)) {
+      const uint32_t bits = static_cast<uint32_t>(*k), ex = (bits >> 23) & 0xff, ex1 = std::max(ex, 1u);
+      const uint32_t m0 = (bits & 0x7fffff) | (ex ? 0x800000u : 0);
+      const uint32_t sh = m0 ? static_cast<uint32_t>(std::countl_zero(m0)) - 8 : 0;
+      return {constant(pc, m0 << sh), constant(pc, ex1 - sh)};
     }
-    emitStep(pc, in, MOp::Div64Fin, ty(ty0), rem ? 1 : 0, operand(pc, in.d[0]), rem ? r[0] : q, dividend, divisor);
+    emitStep(pc, in, MOp::And, u32, 0, m, x, constant(pc, 0x7fffffff), kNoOperand);
+    emitStep(pc, in, MOp::Shr, u32, 0, e, m, constant(pc, 23), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), p, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, e, constant(pc, 1), e, p);  // max(exponent field, 1)
+    emitStep(pc, in, MOp::Sub, u32, 0, tmp, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Shl, u32, 0, tmp, tmp, constant(pc, 23), kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, m, m, tmp, kNoOperand);  // the fraction, with the implicit bit if normal
+    emitStep(pc, in, MOp::Clz, u32, 0, tmp, m, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, tmp, tmp, constant(pc, 8), kNoOperand);
+    emitStep(pc, in, MOp::Shl, u32, 0, m, m, tmp, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, e, tmp, kNoOperand);
+    return {m, e};
+  }
+
+  /// s (a register: 2 * significand + sticky, its top bit at 28 for f32, 57 for f64) rounded
+  /// to the format's bits in `mode`, e the biased exponent of that top bit; then flushed (ftz,
+  /// f32) and signed (sign: a register holding the sign bit alone, or kNoOperand for +).
+  /// n = the bits dropped, 5 or more where the result is subnormal (at most 31 / 63: less than
+  /// a quarter of the smallest subnormal stays below); the rounding adds a bias before the
+  /// shift (rn: half - 1 + the kept lowest bit; rp/rm: 2^n - 1 where the sign says away from
+  /// zero); the exponent field is added to the significand, so a carry out of the significand
+  /// raises the exponent. s is the result; t1-t3 and p are temporaries.
+  void roundFloat(uint32_t pc, const Instr& in, uint16_t s, uint16_t e, uint16_t sign, uint32_t mode, bool ftz,
+                  uint16_t t1, uint16_t t2, uint16_t t3, uint16_t p, bool f64) {
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), w = typeCode(f64 ? 8 : 4, false);
+    const uint32_t fracBits = f64 ? 52 : 23, maxDropped = f64 ? 63 : 31;
+    const uint64_t inf = f64 ? 0x7ff0000000000000ull : 0x7f800000ull, largest = inf - 1;
+    emitStep(pc, in, MOp::Setp, s32, static_cast<uint8_t>(MCmp::Lt), p, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t2, constant(pc, 1), e, p);  // max(e, 1): the exponent field if normal
+    emitStep(pc, in, MOp::Sub, u32, 0, t1, t2, e, kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, t1, t1, constant(pc, 5), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Hi), p, t1, constant(pc, maxDropped), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t1, constant(pc, maxDropped), t1, p);  // n
+    emitStep(pc, in, MOp::Sub, u32, 0, t2, t2, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Shl, w, 0, t2, t2, constant(pc, fracBits), kNoOperand);  // the exponent field less 1, in place
+    const bool up = mode == 3, down = mode == 2;  // rp, rm
+    const bool bias = mode == 0 || (sign == kNoOperand ? up : up || down);
+    if (bias) {
+      emitStep(pc, in, MOp::Shl, w, 0, t3, constant(pc, 1), t1, kNoOperand);
+      emitStep(pc, in, MOp::Sub, w, 0, t3, t3, constant(pc, 1), kNoOperand);  // 2^n - 1
+      if (mode == 0) {
+        emitStep(pc, in, MOp::Shr, w, 0, t3, t3, constant(pc, 1), kNoOperand);
+        emitStep(pc, in, MOp::Shr, w, 0, p, s, t1, kNoOperand);
+        emitStep(pc, in, MOp::And, w, 0, p, p, constant(pc, 1), kNoOperand);
+        emitStep(pc, in, MOp::Add, w, 0, t3, t3, p, kNoOperand);
+      } else if (sign != kNoOperand) {  // rp: up where positive; rm: where negative
+        emitStep(pc, in, MOp::Setp, w, static_cast<uint8_t>(MCmp::Ne), p, sign, constant(pc, 0), kNoOperand);
+        emitStep(pc, in, MOp::Selp, w, 0, t3, up ? constant(pc, 0) : t3, up ? t3 : constant(pc, 0), p);
+      }
+      emitStep(pc, in, MOp::Add, w, 0, s, s, t3, kNoOperand);
+    }
+    emitStep(pc, in, MOp::Shr, w, 0, s, s, t1, kNoOperand);
+    emitStep(pc, in, MOp::Add, w, 0, s, s, t2, kNoOperand);
+    // Overflow: infinity, or the largest finite value where the mode rounds toward zero.
+    emitStep(pc, in, MOp::Setp, w, static_cast<uint8_t>(MCmp::Hs), p, s, constant(pc, inf), kNoOperand);
+    uint16_t overflow = constant(pc, mode == 0 ? inf : mode == 1 ? largest : up ? inf : largest);
+    if ((up || down) && sign != kNoOperand) {
+      emitStep(pc, in, MOp::Setp, w, static_cast<uint8_t>(MCmp::Ne), t1, sign, constant(pc, 0), kNoOperand);
+      emitStep(pc, in, MOp::Selp, w, 0, t3, constant(pc, up ? largest : inf), constant(pc, up ? inf : largest), t1);
+      overflow = t3;
+    }
+    emitStep(pc, in, MOp::Selp, w, 0, s, overflow, s, p);
+    if (ftz) {
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), p, s, constant(pc, 0x800000), kNoOperand);
+      emitStep(pc, in, MOp::Selp, u32, 0, s, constant(pc, 0), s, p);
+    }
+    if (sign != kNoOperand) emitStep(pc, in, MOp::Or, w, 0, s, s, sign, kNoOperand);
+  }
+
+  /// `x & 0x7fffffff` into `to`, or the constant it folds to.
+  uint16_t magnitudeF32(uint32_t pc, const Instr& in, uint16_t x, uint16_t to) {
+    if (auto k = constantOf(x)) return constant(pc, *k & 0x7fffffff);
+    emitStep(pc, in, MOp::And, typeCode(4, false), 0, to, x, constant(pc, 0x7fffffff), kNoOperand);
+    return to;
+  }
+
+  // a / b: 28 quotient bits of the significands (the dividend's doubled where smaller) by the
+  // 32-bit division's three steps a bit on T = R << 28 | Q, the remainder's sticky bit, the
+  // exponent difference; then the specials (NaN, infinity, zero operands).
+  void lowerFDiv(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, bool ftz, uint32_t mode) {
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    const uint16_t t = scratch(pc, 0), r1 = scratch(pc, 1), r2 = scratch(pc, 2), p = scratch(pc, 3), e = scratch(pc, 4),
+                   r5 = scratch(pc, 5), r6 = scratch(pc, 6), d = operand(pc, in.d[0]);
+    const auto [ma, ea] = unpackF32(pc, in, a, t, e, r5, p);
+    const auto [mb, eb] = unpackF32(pc, in, b, r1, r2, r5, p);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), p, ma, mb, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, r5, constant(pc, 1), constant(pc, 0), p);  // the dividend doubled
+    emitStep(pc, in, MOp::Shl, u32, 0, t, ma, r5, kNoOperand);
+    emitStep(pc, in, MOp::Shl, u64, 0, t, t, constant(pc, 28), kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, ea, eb, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, e, r5, kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, e, e, constant(pc, 127), kNoOperand);  // the quotient's exponent field
+    uint16_t shifted = kNoOperand, minusBit = kNoOperand;  // mb << 28, (mb << 29) - 1
+    if (auto k = constantOf(mb)) {
+      shifted = constant(pc, *k << 28);
+      minusBit = constant(pc, (*k << 29) - 1);
+    } else {
+      emitStep(pc, in, MOp::Shl, u64, 0, r2, mb, constant(pc, 28), kNoOperand);
+      emitStep(pc, in, MOp::Shl, u64, 0, r1, mb, constant(pc, 29), kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, r1, r1, constant(pc, 1), kNoOperand);
+      shifted = r2;
+      minusBit = r1;
+    }
+    microLoop(pc, 28, 7, r6, p, [&] {
+      emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hs), p, t, shifted, kNoOperand);
+      emitStep(pc, in, MOp::Shl, u64, 0, t, t, constant(pc, 1), kNoOperand);
+      emitGuardedBy(p, MOp::Sub, u64, t, t, minusBit);
+    });
+    emitStep(pc, in, MOp::Shr, u64, 0, r1, t, constant(pc, 28), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Ne), p, r1, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::And, u64, 0, t, t, constant(pc, 0xfffffff), kNoOperand);
+    emitStep(pc, in, MOp::CAdd, u32, 1, t, t, t, p);  // S = 2q + sticky
+    uint16_t sign = r5;
+    if (constantOf(a) && constantOf(b)) {
+      sign = constant(pc, (*constantOf(a) ^ *constantOf(b)) & 0x80000000u);
+    } else {
+      emitStep(pc, in, MOp::Xor, u32, 0, r5, a, b, kNoOperand);
+      emitStep(pc, in, MOp::And, u32, 0, r5, r5, constant(pc, 0x80000000u), kNoOperand);
+    }
+    roundFloat(pc, in, t, e, sign, mode, ftz, r1, r2, r6, p, false);
+    // The specials, by the operands' magnitudes A and B ("zero": below the smallest normal
+    // with ftz): 0 for zero / finite and finite / inf, inf for inf / finite and finite / 0,
+    // NaN for a NaN, 0 / 0 and inf / inf — applied in that order, the NaN cases last.
+    constexpr uint32_t kInf = 0x7f800000;
+    const uint32_t zeroBelow = ftz ? 0x800000 : 1;
+    const uint16_t absA = magnitudeF32(pc, in, a, r1), absB = magnitudeF32(pc, in, b, r2);
+    auto either = [&](MCmp c1, uint16_t x1, uint32_t k1, MCmp c2, uint16_t x2, uint32_t k2) {
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(c1), p, x1, constant(pc, k1), kNoOperand);
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(c2), r6, x2, constant(pc, k2), kNoOperand);
+      emitStep(pc, in, MOp::Or, u32, 0, p, p, r6, kNoOperand);
+    };
+    either(MCmp::Lo, absA, zeroBelow, MCmp::Hs, absB, kInf);
+    emitStep(pc, in, MOp::Selp, u32, 0, t, sign, t, p);
+    either(MCmp::Hs, absA, kInf, MCmp::Lo, absB, zeroBelow);
+    emitStep(pc, in, MOp::Or, u32, 0, e, sign, constant(pc, kInf), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, t, e, t, p);
+    either(MCmp::Hi, absA, kInf, MCmp::Hi, absB, kInf);
+    emitStep(pc, in, MOp::And, u32, 0, e, absA, absB, kNoOperand);  // both infinite (or a NaN)
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Hs), r6, e, constant(pc, kInf), kNoOperand);
+    emitStep(pc, in, MOp::Or, u32, 0, p, p, r6, kNoOperand);
+    emitStep(pc, in, MOp::Or, u32, 0, e, absA, absB, kNoOperand);  // both zero
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), r6, e, constant(pc, zeroBelow), kNoOperand);
+    emitStep(pc, in, MOp::Or, u32, 0, p, p, r6, kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, d, constant(pc, 0x7fffffff), t, p);
+  }
+
+  // sqrt(a): M = the significand, doubled where the exponent is odd; 28 root bits of M * 2^30
+  // by the digit recurrence r = 4r + the next two bits, q = 2q + (r >= 4q + 1), r -= 4q + 1
+  // where it is (SHF pulls the bits from the radicand's register, MADLO makes 4q + 1, CADD
+  // shifts the bit in: six steps a bit); then
+  // S = 2q + sticky, normalised to bit 28, and the specials (NaN below -0, +-0, +inf).
+  void lowerFSqrt(uint32_t pc, const Instr& in, bool ftz, uint32_t mode) {
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true);
+    const uint16_t q = scratch(pc, 0), r = scratch(pc, 1), trial = scratch(pc, 2), p = scratch(pc, 3), e = scratch(pc, 4),
+                   norm = scratch(pc, 5), bits = scratch(pc, 6), d = operand(pc, in.d[0]);
+    const uint16_t a = operand(pc, in.s[0]);
+    const auto [m, ex] = unpackF32(pc, in, a, q, e, norm, p);
+    emitStep(pc, in, MOp::And, u32, 0, p, ex, constant(pc, 1), kNoOperand);  // odd exponent: M = 2m
+    emitStep(pc, in, MOp::Shl, u32, 0, q, m, p, kNoOperand);
+    emitStep(pc, in, MOp::Sub, u32, 0, e, ex, p, kNoOperand);
+    emitStep(pc, in, MOp::Shr, s32, 0, e, e, constant(pc, 1), kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, e, e, p, kNoOperand);
+    emitStep(pc, in, MOp::Add, u32, 0, e, e, constant(pc, 63), kNoOperand);  // the root's exponent field
+    emitStep(pc, in, MOp::Sub, u32, 0, norm, constant(pc, 1), p, kNoOperand);  // the root's top bit is 27 - norm
+    emitStep(pc, in, MOp::Shl, u32, 0, bits, q, constant(pc, 6), kNoOperand);  // M's top bits (25, 24) at 31, 30
+    emitStep(pc, in, MOp::Mov, u32, 0, r, constant(pc, 0), kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Mov, u32, 0, q, constant(pc, 0), kNoOperand, kNoOperand);
+    microLoop(pc, 28, 7, scratch(pc, 7), p, [&] {
+      // the radicand's next two bits (M's 26, then the zeros of its 30 low bits)
+      emitStep(pc, in, MOp::Shf, u32, 0, r, bits, r, constant(pc, 2));
+      emitStep(pc, in, MOp::Shl, u32, 0, bits, bits, constant(pc, 2), kNoOperand);
+      emitStep(pc, in, MOp::MadLo, u32, 0, trial, q, constant(pc, 4), constant(pc, 1));
+      emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Hs), p, r, trial, kNoOperand);
+      emitGuardedBy(p, MOp::Sub, u32, r, r, trial);
+      emitStep(pc, in, MOp::CAdd, u32, 1, q, q, q, p);
+    });
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Ne), p, r, constant(pc, 0), kNoOperand);
+    emitStep(pc, in, MOp::CAdd, u32, 1, q, q, q, p);
+    emitStep(pc, in, MOp::Shl, u32, 0, q, q, norm, kNoOperand);
+    roundFloat(pc, in, q, e, kNoOperand, mode, ftz, r, trial, bits, p, false);
+    constexpr uint32_t kInf = 0x7f800000;
+    const uint32_t zeroBelow = ftz ? 0x800000 : 1;
+    const uint16_t absA = magnitudeF32(pc, in, a, r);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Eq), p, absA, constant(pc, kInf), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, q, constant(pc, kInf), q, p);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Lo), p, absA, constant(pc, zeroBelow), kNoOperand);
+    emitStep(pc, in, MOp::And, u32, 0, trial, a, constant(pc, 0x80000000u), kNoOperand);
+    emitStep(pc, in, MOp::Selp, u32, 0, q, trial, q, p);  // +-0 (a flushed subnormal's sign)
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Hi), p, absA, constant(pc, kInf), kNoOperand);
+    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Hs), bits, a, constant(pc, 0x80000000u + zeroBelow), kNoOperand);
+    emitStep(pc, in, MOp::Or, u32, 0, p, p, bits, kNoOperand);  // a NaN, or negative and not zero
+    emitStep(pc, in, MOp::Selp, u32, 0, d, constant(pc, 0x7fffffff), q, p);
+  }
+
+  // 64-bit div and rem: restoring division with R and Q in two registers, one quotient bit in
+  // five ALU steps (docs/machine.md §2.1):
+  //   CARRY.u64   c, Q, Q, 0      Q's top bit
+  //   CADD.u64    R, R, R, c      R = 2R + Q's top bit
+  //   SETP.hs.u64 p, R, |b|
+  //   @p SUB.u64  R, R, |b|
+  //   CADD.u64    Q, Q, Q, p      Q = 2Q + the quotient bit
+  // No sum wraps: R never exceeds the number the dividend's bits read so far spell (below
+  // 2^k after k bits), so 2R + 1 < 2^64 up to the last bit.
+  void lowerDiv64(uint32_t pc, const Instr& in, ScalarType ty0, bool rem) {
+    const bool sgn = isSigned(ty0);
+    const uint8_t u64 = typeCode(8, false), s64 = typeCode(8, true);
+    const uint16_t q = scratch(pc, 0), r = scratch(pc, 1), dv = scratch(pc, 2), p = scratch(pc, 3);
+    const uint16_t c = scratch(pc, 4), signA = scratch(pc, 5), signB = scratch(pc, 6);
+    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), d = operand(pc, in.d[0]);
+    const std::optional<uint64_t> ka = constantOf(a), kb = constantOf(b);
+    auto magnitude = [&](uint64_t v) { return sgn && (v >> 63) ? 0 - v : v; };
+    if (kb && *kb == 0) return emitStep(pc, in, MOp::Mov, u64, 0, d, constant(pc, ~0ull), kNoOperand, kNoOperand);
+    // |v| into `to` (a constant's folded) and its sign mask into `sign` (signed types)
+    auto absolute = [&](uint16_t v, std::optional<uint64_t> k, uint16_t to, uint16_t sign) -> uint16_t {
+      if (k) {
+        if (sgn) emitStep(pc, in, MOp::Mov, u64, 0, sign, constant(pc, (*k >> 63) ? ~0ull : 0), kNoOperand, kNoOperand);
+        return constant(pc, magnitude(*k));
+      }
+      if (!sgn) return v;
+      emitStep(pc, in, MOp::Shr, s64, 0, sign, v, constant(pc, 63), kNoOperand);
+      emitStep(pc, in, MOp::Xor, u64, 0, to, v, sign, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, to, to, sign, kNoOperand);
+      return to;
+    };
+    const uint16_t absA = absolute(a, ka, q, signA);
+    const uint16_t absB = absolute(b, kb, dv, signB);
+    if (absA != q) emitStep(pc, in, MOp::Mov, u64, 0, q, absA, kNoOperand, kNoOperand);
+    emitStep(pc, in, MOp::Mov, u64, 0, r, constant(pc, 0), kNoOperand, kNoOperand);
+    microLoop(pc, 64, 8, scratch(pc, 7), p, [&] {
+      emitStep(pc, in, MOp::Carry, u64, 0, c, q, q, kNoOperand);
+      emitStep(pc, in, MOp::CAdd, u64, 1, r, r, r, c);
+      emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Hs), p, r, absB, kNoOperand);
+      emitGuardedBy(p, MOp::Sub, u64, r, r, absB);
+      emitStep(pc, in, MOp::CAdd, u64, 1, q, q, q, p);
+    });
+    // The signs (the quotient's: the operands' differ; the remainder's: the dividend's), then
+    // all ones where b is 0 (the interpreter's choice).
+    const uint16_t v = rem ? r : q;
+    const bool zeroCheck = !kb;
+    const uint16_t last = zeroCheck ? v : d;
+    if (sgn) {
+      uint16_t negate = signA;
+      if (!rem) {
+        emitStep(pc, in, MOp::Xor, u64, 0, signB, signA, signB, kNoOperand);
+        negate = signB;
+      }
+      emitStep(pc, in, MOp::Xor, u64, 0, v, v, negate, kNoOperand);
+      emitStep(pc, in, MOp::Sub, u64, 0, last, v, negate, kNoOperand);
+    } else if (!zeroCheck) {
+      emitStep(pc, in, MOp::Mov, u64, 0, d, v, kNoOperand, kNoOperand);
+    }
+    if (!zeroCheck) return;
+    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Eq), p, b, constant(pc, 0), kNoOperand);
+    return emitStep(pc, in, MOp::Selp, u64, 0, d, constant(pc, ~0ull), v, p);
   }
 
   void lowerCvt(uint32_t pc, const Instr& in) {
@@ -1358,6 +2022,7 @@ class Lowerer {
     }
     if (fd && !fs && (dt == ScalarType::F32 || dt == ScalarType::F64)) {
       only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+      if (scalarTypeBytes(st) != 4 || dt == ScalarType::F64) return lowerI2FMicro(pc, in, st, dt == ScalarType::F64, roundingField(in));
       m.op = MOp::I2F;
       m.ty = ty(st);
       m.fl = static_cast<uint8_t>(roundingField(in) |
@@ -1367,9 +2032,10 @@ class Lowerer {
     if (!fd && fs && (st == ScalarType::F32 || st == ScalarType::F64)) {
       only(pc, in, {Mod::Rni, Mod::Rzi, Mod::Rmi, Mod::Rpi, Mod::Ftz});
       if (st == ScalarType::F64 && in.ftz) fail(pc, ".ftz on an f64 source");
+      uint8_t r = has(in, Mod::Rni) ? 0 : has(in, Mod::Rzi) ? 1 : has(in, Mod::Rmi) ? 2 : 3;
+      if (st == ScalarType::F64 || scalarTypeBytes(dt) == 8) return lowerF2IMicro(pc, in, dt, st == ScalarType::F64, in.ftz, r);
       m.op = MOp::F2I;
       m.ty = ty(dt);
-      uint8_t r = has(in, Mod::Rni) ? 0 : has(in, Mod::Rzi) ? 1 : has(in, Mod::Rmi) ? 2 : 3;
       m.fl = static_cast<uint8_t>(r | (in.ftz ? 4 : 0) | (st == ScalarType::F64 ? kFlF2ISource64 : 0));
       m.c = typeCode(in.dstBytes, false);
       return emit(m);
@@ -1439,10 +2105,11 @@ class Lowerer {
   WindowLayout windows_;
   uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
            dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
-  uint16_t div64Q_ = kNoOperand, div64R0_ = kNoOperand, div64R1_ = kNoOperand;
-  uint16_t fstate_ = kNoOperand, divState_ = kNoOperand, carryProduct_ = kNoOperand, carryNext_ = kNoOperand, minMaxPick_ = kNoOperand,
+  uint16_t carryProduct_ = kNoOperand, carryNext_ = kNoOperand, minMaxPick_ = kNoOperand,
            atomOld_ = kNoOperand, atomNew_ = kNoOperand;
-  std::array<uint16_t, 6> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand};
+  std::array<uint16_t, 8> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand,
+                                      kNoOperand, kNoOperand, kNoOperand, kNoOperand};
+  std::set<size_t> microBranches_;  // the micro-code loops' BRAs: their targets are machine pcs already
   uint64_t globalsEnd_ = kGlobalStart;
 };
 

@@ -88,7 +88,7 @@ TEST(RegisterAllocation, TheCorpusRunsAsBeforeInFewerRegisters) {
 // PTX written for the cases: each kernel stores one word per thread and slot of `out`.
 std::string kernel(const std::string& body) {
   return ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 out) {\n"
-         "  .reg .pred %p<4>;\n  .reg .b32 %r<64>;\n  .reg .b64 %rd<8>;\n  .reg .f64 %fd<4>;\n"
+         "  .reg .pred %p<4>;\n  .reg .b32 %r<64>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<8>;\n  .reg .f64 %fd<4>;\n"
          "  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n  mov.u32 %r1, %tid.x;\n"
          "  mul.wide.u32 %rd2, %r1, 8;\n  add.u64 %rd2, %rd1, %rd2;\n" +
          body + "  ret;\n}\n";
@@ -142,12 +142,16 @@ TEST(RegisterAllocation, AChainOfTemporariesNeedsTwoRegistersBesideTheLiveOnes) 
 TEST(RegisterAllocation, AWidthCodeIsNoRegister) {
   // F2I's c is the destination's width code (2: four bytes), not a register; with two
   // registers left the executor once read it as r2, which does not exist (found by the
-  // differential fuzzer, tools/fuzz/repro/clang14_cvt_poison.cu).
-  const Checked c = check(kernel("  mov.f64 %fd1, 0d7E37E43C8800759C;\n  cvt.rzi.s32.f64 %r5, %fd1;\n"
+  // differential fuzzer, tools/fuzz/repro/clang14_cvt_poison.cu, with an f64 source — since
+  // session 18 that conversion is ALU micro-code, so an f32 source keeps the F2I step here).
+  const Checked c = check(kernel("  mov.f32 %f1, 0f7149F2CA;\n  cvt.rzi.s32.f32 %r5, %f1;\n"
                                  "  st.global.u32 [%rd2], %r5;\n"),
                           "width code");
+  size_t f2i = 0;
+  for (const MInstr& m : c.lowered.allocated.code) f2i += m.op == MOp::F2I;
+  EXPECT_EQ(f2i, 1u);
   EXPECT_LE(c.lowered.allocated.numRegs, 2u);
-  EXPECT_EQ(test::word(c.out, 0), 0x7fffffffu);  // 1e300 saturates
+  EXPECT_EQ(test::word(c.out, 0), 0x7fffffffu);  // 1e30 saturates
 }
 
 }  // namespace
