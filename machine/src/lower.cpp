@@ -1484,18 +1484,12 @@ class Lowerer {
     step(MOp::DFmaFin, rounding, operand(pc, in.d[0]), lo, hi, c);
   }
 
-  // mul.f64 as micro-code: the significands normalised to bit 63 (DSIG; folded into a ROM
-  // constant for an immediate operand), the high half of their 128-bit product (the unsigned
-  // mul.hi micro-code above), the low half's sticky bit (DSTICKY), then DMULFIN (exponent,
-  // rounding, special values) from the original operands. d is written last.
+  // mul.f64: ALU micro-code (lowerDMulMicro below; DSIG, DSTICKY and DMULFIN until session 18).
   void lowerDMul(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
     return lowerDMulMicro(pc, in, roundingField(in));
   }
 
-  // f32 div / rcp / sqrt, correctly rounded in every mode, as digit-recurrence micro-code on
-  // the significands (4 result bits per step): INIT, 7 STEPs (28 bits: 24 + guard bits),
-  // FIN (exponent, rounding, special values, ftz). State in one 64-bit temporary.
   /// 64-bit count of leading zeros of x into `to` (the lane-serial 32-bit CLZ of each half):
   /// 7 steps; `to` apart from hi.
   void clz64(uint32_t pc, const Instr& in, uint16_t x, uint16_t to, uint16_t lo, uint16_t hi, uint16_t p) {
