@@ -906,25 +906,34 @@ class Lowerer {
       emitStep(pc, in, MOp::Shl, u64, 0, t, t, constant(pc, 1), kNoOperand);
       emitGuardedBy(p, MOp::Sub, u64, t, t, minusBit);
     });
-    // The result: Q or R, negated where its sign says (the quotient's: the signs differ; the
-    // remainder's: the dividend's); all ones when b is 0 (the interpreter's choice).
-    const bool zeroCheck = !kb;
-    const uint16_t last = zeroCheck ? t : d;
-    if (rem) emitStep(pc, in, MOp::Shr, u64, 0, t, t, constant(pc, 32), kNoOperand);
+    if (rem) emitStep(pc, in, MOp::Shr, u64, 0, t, t, constant(pc, 32), kNoOperand);  // R
+    return finishDivision(pc, in, 4, sgn, rem, t, signA, signB, kb ? kNoOperand : b, p);
+  }
+
+  /// The last steps of div/rem of `bytes` bytes: v (Q or R) negated where its sign says (the
+  /// quotient's: the operands' signs differ; the remainder's: the dividend's), then all ones
+  /// where the register divisor b is 0 (the interpreter's choice; kNoOperand: a known non-zero
+  /// divisor); d written last.
+  void finishDivision(uint32_t pc, const Instr& in, uint32_t bytes, bool sgn, bool rem, uint16_t v, uint16_t signA,
+                      uint16_t signB, uint16_t b, uint16_t p) {
+    const uint8_t w = typeCode(bytes, false);
+    const uint16_t d = operand(pc, in.d[0]);
+    const bool zeroCheck = b != kNoOperand;
+    const uint16_t last = zeroCheck ? v : d;
     if (sgn) {
       uint16_t negate = signA;
       if (!rem) {
-        emitStep(pc, in, MOp::Xor, u32, 0, signB, signA, signB, kNoOperand);
+        emitStep(pc, in, MOp::Xor, w, 0, signB, signA, signB, kNoOperand);
         negate = signB;
       }
-      emitStep(pc, in, MOp::Xor, u32, 0, t, t, negate, kNoOperand);
-      emitStep(pc, in, MOp::Sub, u32, 0, last, t, negate, kNoOperand);
+      emitStep(pc, in, MOp::Xor, w, 0, v, v, negate, kNoOperand);
+      emitStep(pc, in, MOp::Sub, w, 0, last, v, negate, kNoOperand);
     } else if (!zeroCheck) {
-      emitStep(pc, in, MOp::Mov, u32, 0, d, t, kNoOperand, kNoOperand);
+      emitStep(pc, in, MOp::Mov, w, 0, d, v, kNoOperand, kNoOperand);
     }
     if (!zeroCheck) return;
-    emitStep(pc, in, MOp::Setp, u32, static_cast<uint8_t>(MCmp::Eq), p, b, constant(pc, 0), kNoOperand);
-    return emitStep(pc, in, MOp::Selp, u32, 0, d, constant(pc, 0xffffffffu), t, p);
+    emitStep(pc, in, MOp::Setp, w, static_cast<uint8_t>(MCmp::Eq), p, b, constant(pc, 0), kNoOperand);
+    return emitStep(pc, in, MOp::Selp, w, 0, d, constant(pc, widthMask(bytes)), v, p);
   }
 
   // mul24, mad24, sad, dp4a and dp2a are micro-code of shifts, masks, compares and 32-bit
@@ -1978,25 +1987,7 @@ class Lowerer {
       emitGuardedBy(p, MOp::Sub, u64, r, r, absB);
       emitStep(pc, in, MOp::CAdd, u64, 1, q, q, q, p);
     });
-    // The signs (the quotient's: the operands' differ; the remainder's: the dividend's), then
-    // all ones where b is 0 (the interpreter's choice).
-    const uint16_t v = rem ? r : q;
-    const bool zeroCheck = !kb;
-    const uint16_t last = zeroCheck ? v : d;
-    if (sgn) {
-      uint16_t negate = signA;
-      if (!rem) {
-        emitStep(pc, in, MOp::Xor, u64, 0, signB, signA, signB, kNoOperand);
-        negate = signB;
-      }
-      emitStep(pc, in, MOp::Xor, u64, 0, v, v, negate, kNoOperand);
-      emitStep(pc, in, MOp::Sub, u64, 0, last, v, negate, kNoOperand);
-    } else if (!zeroCheck) {
-      emitStep(pc, in, MOp::Mov, u64, 0, d, v, kNoOperand, kNoOperand);
-    }
-    if (!zeroCheck) return;
-    emitStep(pc, in, MOp::Setp, u64, static_cast<uint8_t>(MCmp::Eq), p, b, constant(pc, 0), kNoOperand);
-    return emitStep(pc, in, MOp::Selp, u64, 0, d, constant(pc, ~0ull), v, p);
+    return finishDivision(pc, in, 8, sgn, rem, rem ? r : q, signA, signB, kb ? kNoOperand : b, p);
   }
 
   void lowerCvt(uint32_t pc, const Instr& in) {

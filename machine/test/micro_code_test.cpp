@@ -223,49 +223,59 @@ TEST(MachineMicroCode, EveryFormEqualsTheInterpreterOnEdgeAndRandomValues) {
   EXPECT_EQ(lanes, forms().size() * kThreads * kLaunches);
 }
 
+// `statement` on every pair (a, b) of `values` (in %rd1/%r1 and %rd2/%r2; two launches of
+// half the pairs each): each result's low `bytes` bytes equal the interpreter's. Adds the
+// results checked to `checked`.
+void expectEveryPairAsTheInterpreter(const std::vector<uint64_t>& values, const std::string& statement, bool wide,
+                                     uint32_t bytes, size_t& checked) {
+  const uint32_t n = static_cast<uint32_t>(values.size()), pairs = n * n, perLaunch = pairs / 2;
+  for (uint32_t first = 0; first < pairs; first += perLaunch) {
+    std::vector<uint8_t> in(size_t{perLaunch} * 32);
+    for (uint32_t t = 0; t < perLaunch; ++t) {
+      std::memcpy(in.data() + 32 * size_t{t}, &values[(first + t) / n], 8);
+      std::memcpy(in.data() + 32 * size_t{t} + 8, &values[(first + t) % n], 8);
+    }
+    Launch l;
+    l.block = {perLaunch, 1, 1};
+    l.buffers = {{"in", in}, {"out", std::vector<uint8_t>(size_t{perLaunch} * 8)}};
+    l.args = {bufferArg(0), bufferArg(1)};
+    BothResult r;
+    try {
+      r = runBoth(kernelOf({statement, wide}), "k", l);
+    } catch (const std::exception& e) {
+      FAIL() << statement << ": " << e.what();
+    }
+    for (uint32_t t = 0; t < perLaunch; ++t) {
+      uint64_t want = 0, got = 0;
+      std::memcpy(&want, r.oracle[1].data() + 8 * size_t{t}, bytes);
+      std::memcpy(&got, r.machine[1].data() + 8 * size_t{t}, bytes);
+      ASSERT_EQ(got, want) << statement
+                           << fmt::format(" a {:#0{}x} b {:#0{}x}", values[(first + t) / n], 4 * bytes + 2,
+                                          values[(first + t) % n], 4 * bytes + 2);
+      ++checked;
+    }
+  }
+}
+
 // The f32 division and square-root micro-code on every pair of special and boundary values
 // (signed zeros, subnormals, the smallest normal, 1, 3, the largest finite, infinities, NaNs;
 // quotients that overflow, underflow to subnormals or round at the subnormal boundary), in
 // every rounding mode, with and without .ftz.
 TEST(MachineMicroCode, F32DivisionAndRootOnEverySpecialPair) {
-  std::vector<uint32_t> values;
+  std::vector<uint64_t> values;
   for (uint32_t v : {0x00000000u, 0x00000001u, 0x00000003u, 0x00400000u, 0x007fffffu, 0x00800000u, 0x00800001u,
                      0x3f800000u, 0x3fc00000u, 0x40400000u, 0x3f7fffffu, 0x4b000001u, 0x7f000000u, 0x7f7fffffu,
                      0x7f800000u, 0x7fc00000u, 0x7f800001u, 0x0c000000u, 0x33800000u, 0x34000001u})
     for (uint32_t sign : {0u, 0x80000000u}) values.push_back(v | sign);
-  const uint32_t n = static_cast<uint32_t>(values.size()), pairs = n * n, perLaunch = pairs / 2;
+  const size_t n = values.size();
   size_t checked = 0;
   for (const char* rnd : {"rn", "rz", "rm", "rp"})
     for (const char* ftz : {"", ".ftz"})
-      for (const char* op : {"div.{}{}.f32 %f3, %f1, %f2;", "sqrt.{}{}.f32 %f3, %f1;"})
-        for (uint32_t first = 0; first < pairs; first += perLaunch) {  // two launches of 800 threads
-          const std::string statement = "mov.b32 %f1, %r1;\n\tmov.b32 %f2, %r2;\n\t" +
-                                        fmt::format(fmt::runtime(op), rnd, ftz) + "\n\tmov.b32 %r10, %f3;";
-          std::vector<uint8_t> in(size_t{perLaunch} * 32);
-          for (uint32_t t = 0; t < perLaunch; ++t) {
-            const uint64_t a = values[(first + t) / n], b = values[(first + t) % n];
-            std::memcpy(in.data() + 32 * size_t{t}, &a, 8);
-            std::memcpy(in.data() + 32 * size_t{t} + 8, &b, 8);
-          }
-          Launch l;
-          l.block = {perLaunch, 1, 1};
-          l.buffers = {{"in", in}, {"out", std::vector<uint8_t>(size_t{perLaunch} * 8)}};
-          l.args = {bufferArg(0), bufferArg(1)};
-          BothResult r;
-          try {
-            r = runBoth(kernelOf({statement, false}), "k", l);
-          } catch (const std::exception& e) {
-            FAIL() << statement << ": " << e.what();
-          }
-          for (uint32_t t = 0; t < perLaunch; ++t) {
-            uint32_t want = 0, got = 0;
-            std::memcpy(&want, r.oracle[1].data() + 8 * size_t{t}, 4);
-            std::memcpy(&got, r.machine[1].data() + 8 * size_t{t}, 4);
-            ASSERT_EQ(got, want) << statement
-                                 << fmt::format(" a {:#010x} b {:#010x}", values[(first + t) / n], values[(first + t) % n]);
-            ++checked;
-          }
-        }
+      for (const char* op : {"div.{}{}.f32 %f3, %f1, %f2;", "sqrt.{}{}.f32 %f3, %f1;"}) {
+        const std::string statement = "mov.b32 %f1, %r1;\n\tmov.b32 %f2, %r2;\n\t" +
+                                      fmt::format(fmt::runtime(op), rnd, ftz) + "\n\tmov.b32 %r10, %f3;";
+        ASSERT_NO_FATAL_FAILURE(expectEveryPairAsTheInterpreter(values, statement, false, 4, checked));
+      }
   EXPECT_EQ(checked, size_t{16} * n * n);
 }
 
@@ -281,7 +291,7 @@ TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
                      0x7fefffffffffffffull, 0x7ff0000000000000ull, 0x7ff8000000000000ull, 0x7ff0000000001234ull,
                      0x1ff0000000000000ull, 0x5ff0000000000001ull, 0x3cb0000000000000ull, 0x0020000000000003ull})
     for (uint64_t sign : {0ull, 1ull << 63}) values.push_back(v | sign);
-  const uint32_t n = static_cast<uint32_t>(values.size()), pairs = n * n, perLaunch = pairs / 2;
+  const size_t n = values.size();
   const std::string d2 = "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\t";
   std::vector<std::pair<std::string, bool>> statements;
   for (const char* rnd : {"rn", "rz", "rm", "rp"})
@@ -293,31 +303,7 @@ TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
     }
   size_t checked = 0;
   for (const auto& [statement, wide] : statements)
-    for (uint32_t first = 0; first < pairs; first += perLaunch) {
-      std::vector<uint8_t> in(size_t{perLaunch} * 32);
-      for (uint32_t t = 0; t < perLaunch; ++t) {
-        std::memcpy(in.data() + 32 * size_t{t}, &values[(first + t) / n], 8);
-        std::memcpy(in.data() + 32 * size_t{t} + 8, &values[(first + t) % n], 8);
-      }
-      Launch l;
-      l.block = {perLaunch, 1, 1};
-      l.buffers = {{"in", in}, {"out", std::vector<uint8_t>(size_t{perLaunch} * 8)}};
-      l.args = {bufferArg(0), bufferArg(1)};
-      BothResult r;
-      try {
-        r = runBoth(kernelOf({statement, wide}), "k", l);
-      } catch (const std::exception& e) {
-        FAIL() << statement << ": " << e.what();
-      }
-      for (uint32_t t = 0; t < perLaunch; ++t) {
-        uint64_t want = 0, got = 0;
-        std::memcpy(&want, r.oracle[1].data() + 8 * size_t{t}, 8);
-        std::memcpy(&got, r.machine[1].data() + 8 * size_t{t}, 8);
-        ASSERT_EQ(got, want) << statement
-                             << fmt::format(" a {:#018x} b {:#018x}", values[(first + t) / n], values[(first + t) % n]);
-        ++checked;
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(expectEveryPairAsTheInterpreter(values, statement, wide, 8, checked));
   EXPECT_EQ(checked, statements.size() * n * n);
 }
 
