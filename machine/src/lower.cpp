@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -28,6 +30,10 @@
 
 namespace qgpu::machine {
 namespace {
+
+/// Thrown where a kernel's micro-code inlined does not fit the ROM: lowerKernel lowers it
+/// again with shared routines (LowerOptions::shareMicroCode).
+struct RomOverflow {};
 
 bool has(const Instr& in, Mod m) { return in.mods.has(m); }
 /// An explicit .rn/.rz/.rm/.rp.
@@ -157,6 +163,8 @@ class Lowerer {
       }
     }
     firstMpc[n] = static_cast<uint32_t>(code_.size());
+    emitRoutines();
+    if (code_.size() > kMaxCode && sharable_ && !options_.shareMicroCode) throw RomOverflow{};
     if (code_.size() > kMaxCode)
       fail(f_.entryPc, fmt::format("{} machine instructions exceed the 10-bit pc ({} max)",
                                    code_.size(), kMaxCode));
@@ -554,10 +562,7 @@ class Lowerer {
   void lowerAddSub(uint32_t pc, const Instr& in) {
     if (has(in, Mod::Cc)) return lowerCarry(pc, in);
     ScalarType ty0 = oneType(pc, in);
-    if (ty0 == ScalarType::F64) {  // one step: a 64-bit FADD (docs/machine.md §5.1)
-      only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
-      return alu(pc, in, in.opcode == Opcode::Add ? MOp::FAdd : MOp::FSub, typeCode(8, false), floatFlags(pc, in, false), 2);
-    }
+    if (ty0 == ScalarType::F64) return lowerDAdd(pc, in);
     if (isFloat(ty0)) {
       requireF32(pc, ty0);
       return alu(pc, in, in.opcode == Opcode::Add ? MOp::FAdd : MOp::FSub, ty(ty0), floatFlags(pc, in, true), 2);
@@ -582,7 +587,7 @@ class Lowerer {
     if (has(in, Mod::Lo)) {
       only(pc, in, {Mod::Lo});
       if (scalarTypeBytes(ty0) == 8)
-        return mul64(pc, in, false, isSigned(ty0), operand(pc, in.s[0]), operand(pc, in.s[1]),
+        return mul64(pc, in, operand(pc, in.s[0]), operand(pc, in.s[1]),
                      nsrc == 3 ? operand(pc, in.s[2]) : kNoOperand, operand(pc, in.d[0]));
       return alu(pc, in, nsrc == 2 ? MOp::MulLo : MOp::MadLo, ty(ty0), 0, nsrc);
     }
@@ -1291,7 +1296,7 @@ class Lowerer {
       uint16_t product = sharedTemporary(pc, carryProduct_, "carry.product");
       if (scalarTypeBytes(ty0) == 8) {
         if (has(in, Mod::Hi)) mulHigh64(pc, in, isSigned(ty0), a, b, product);
-        else mul64(pc, in, false, isSigned(ty0), a, b, kNoOperand, product);
+        else mul64(pc, in, a, b, kNoOperand, product);
       } else {
         MInstr prod = base(pc, has(in, Mod::Hi) ? MOp::MulHi : MOp::MulLo, in);
         prod.ty = ty(ty0);
@@ -1332,17 +1337,13 @@ class Lowerer {
     }
   }
 
-  // 64-bit mul.lo / mad.lo / mul.hi as micro-code on the 32x32 multiplier (docs/machine.md
-  // §2.1), partial sums in temporaries, d written by the last step only. With aL, aH the
-  // halves of a (aH signed for signed types):
-  //   lo:  on the 32-bit ops the compiled step has units for (MULP would need its operands'
-  //        halves muxed where the step's layers are full): t = lo32(aH*bL) (SHR, MULLO);
-  //        t = lo32(aL*bH + t) (SHR, MADLO); t <<= 32; u = aL*bL (MULWIDE); d = u + t (+ c),
-  //        whatever the signedness (the low 64 bits are the same); a cross product whose
-  //        high half is known to be zero is skipped
-  //   hi:  t = aL*bL >> 32; t += aL*bH; u = lo32(t) + aH*bL; u = hi32(u) + aH*bH;
-  //        d = u + hi32(t)*1 (MULP, MULPC; the f64 products' micro-code only: PTX's
-  //        mul.hi.64 is mulHigh64 above)
+  // 64-bit mul.lo / mad.lo as micro-code on the 32x32 multiplier (docs/machine.md §2.1),
+  // partial sums in temporaries, d written by the last step only. With aL, aH the halves of
+  // a, on the 32-bit ops the compiled step has units for (MULP would need its operands'
+  // halves muxed where the step's layers are full): t = lo32(aH*bL) (SHR, MULLO);
+  // t = lo32(aL*bH + t) (SHR, MADLO); t <<= 32; u = aL*bL (MULWIDE); d = u + t (+ c),
+  // whatever the signedness (the low 64 bits are the same); a cross product whose high half
+  // is known to be zero is skipped. (mul.hi.64 is mulHigh64 below.)
   bool highHalfZero(uint16_t operand) const {
     if (operand >= kSpecialBase) return true;  // specials are 32-bit values
     return operand >= kConstBase && (constants_[operand - kConstBase] >> 32) == 0;
@@ -1384,119 +1385,522 @@ class Lowerer {
     return step(MOp::Sub, u64, d, y, x);
   }
 
-  void mul64(uint32_t pc, const Instr& in, bool hi, bool isSigned, uint16_t a, uint16_t b, uint16_t addend, uint16_t d) {
-    auto step = [&](MOp op, uint8_t fl, uint16_t dst, uint16_t x, uint16_t y, uint16_t c) {
-      emitStep(pc, in, op, typeCode(8, isSigned), fl, dst, x, y, c);
-    };
-    uint16_t t = sharedTemporary(pc, mulT_, "mul64.t");
-    if (!hi) {
-      const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
-      const uint16_t u = sharedTemporary(pc, mulU_, "mul64.u"), half = constant(pc, 32);
-      const bool aHigh = !highHalfZero(a), bHigh = !highHalfZero(b);
-      if (aHigh) {
-        emitStep(pc, in, MOp::Shr, u64, 0, t, a, half, kNoOperand);
-        emitStep(pc, in, MOp::MulLo, u32, 0, t, t, b, kNoOperand);
-      }
-      if (bHigh) {
-        emitStep(pc, in, MOp::Shr, u64, 0, u, b, half, kNoOperand);
-        if (aHigh) emitStep(pc, in, MOp::MadLo, u32, 0, t, a, u, t);
-        else emitStep(pc, in, MOp::MulLo, u32, 0, t, a, u, kNoOperand);
-      }
-      const bool cross = aHigh || bHigh;
-      if (cross) emitStep(pc, in, MOp::Shl, u64, 0, t, t, half, kNoOperand);
-      if (!cross && addend == kNoOperand) return emitStep(pc, in, MOp::MulWide, u32, 0, d, a, b, kNoOperand);
-      emitStep(pc, in, MOp::MulWide, u32, 0, u, a, b, kNoOperand);
-      if (cross && addend != kNoOperand) emitStep(pc, in, MOp::Add, u64, 0, u, u, t, kNoOperand);
-      return emitStep(pc, in, MOp::Add, u64, 0, d, u, addend != kNoOperand ? addend : t, kNoOperand);
+  void mul64(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, uint16_t addend, uint16_t d) {
+    const uint16_t t = sharedTemporary(pc, mulT_, "mul64.t"), u = sharedTemporary(pc, mulU_, "mul64.u");
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    const uint16_t half = constant(pc, 32);
+    const bool aHigh = !highHalfZero(a), bHigh = !highHalfZero(b);
+    if (aHigh) {
+      emitStep(pc, in, MOp::Shr, u64, 0, t, a, half, kNoOperand);
+      emitStep(pc, in, MOp::MulLo, u32, 0, t, t, b, kNoOperand);
     }
-    uint16_t u = sharedTemporary(pc, mulU_, "mul64.u");
-    step(MOp::MulP, kFlMulShr32, t, a, b, kNoOperand);
-    step(MOp::MulP, kFlMulBHigh, t, a, b, t);
-    step(MOp::MulPC, kFlMulAHigh, u, a, b, t);
-    step(MOp::MulPC, kFlMulAHigh | kFlMulBHigh | kFlMulCHigh, u, a, b, u);
-    step(MOp::MulP, kFlMulAHigh, d, t, constant(pc, 1), u);
+    if (bHigh) {
+      emitStep(pc, in, MOp::Shr, u64, 0, u, b, half, kNoOperand);
+      if (aHigh) emitStep(pc, in, MOp::MadLo, u32, 0, t, a, u, t);
+      else emitStep(pc, in, MOp::MulLo, u32, 0, t, a, u, kNoOperand);
+    }
+    const bool cross = aHigh || bHigh;
+    if (cross) emitStep(pc, in, MOp::Shl, u64, 0, t, t, half, kNoOperand);
+    if (!cross && addend == kNoOperand) return emitStep(pc, in, MOp::MulWide, u32, 0, d, a, b, kNoOperand);
+    emitStep(pc, in, MOp::MulWide, u32, 0, u, a, b, kNoOperand);
+    if (cross && addend != kNoOperand) emitStep(pc, in, MOp::Add, u64, 0, u, u, t, kNoOperand);
+    return emitStep(pc, in, MOp::Add, u64, 0, d, u, addend != kNoOperand ? addend : t, kNoOperand);
   }
 
-  /// DSIG of an f64 operand into a temporary, or a ROM constant when the operand is one.
-  uint16_t significand(uint32_t pc, const Instr& in, uint16_t x, uint16_t& slot, const char* name, uint8_t fl = 0) {
-    MInstr m = base(pc, MOp::DSig, in);
-    m.ty = typeCode(8, false);
-    m.fl = fl;
-    m.a = x;
-    if (x >= kConstBase && x < kSpecialBase) return constant(pc, computeLane(m, constants_[x - kConstBase], 0, 0));
-    m.d = sharedTemporary(pc, slot, name);
-    emit(m);
-    return m.d;
+
+  // ---- f64 arithmetic as ALU micro-code (docs/machine.md §2.1) ----
+  // add/sub, mul, div/rcp, sqrt, fma and cvt.f32.f64: unpacked significands, exact integer
+  // steps with a sticky bit for what falls out, one rounding by roundFloat, then the special
+  // operands by selects (the oracle's NaN rule: the first NaN operand quietened, a generated
+  // NaN canonical). Each is inline, or — where a kernel's micro-code inlined would not fit
+  // the ROM — one shared routine per form that every use calls (microCode below).
+
+  /// The form `key` of f64 micro-code at PTX instruction `in`, on operands ops (kNoOperand
+  /// where unused), result into in's destination (resultBytes wide). Inline: body(in, ops, d).
+  /// Shared: the operands copied into the routine's argument registers, `CALL routine, END`
+  /// (§1.2: the routine's lanes pop back when they reach END), the result copied out under
+  /// in's guard; the routine's body is emitted once after the kernel's code (emitRoutines).
+  /// Why: f64_arith inlined is 1,299 machine instructions; the ROM holds 1,023 (a 10-bit pc).
+  using MicroBody = std::function<void(const Instr& in, const std::array<uint16_t, 3>& ops, uint16_t d)>;
+  void microCode(uint32_t pc, const Instr& in, const std::string& key, const std::array<uint16_t, 3>& ops,
+                 uint32_t resultBytes, MicroBody body) {
+    sharable_ = true;
+    const uint16_t d = operand(pc, in.d[0]);
+    if (!options_.shareMicroCode) return body(in, ops, d);
+    MicroRoutine& r = routines_[key];
+    if (!r.body) {
+      r.body = std::move(body);
+      r.pc = pc;
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i] == kNoOperand) continue;
+      r.args[i] = sharedTemporary(pc, routineArgs_[i], fmt::format("micro.arg{}", i).c_str());
+      emitGuardedBy(kNoGuard, MOp::Mov, typeCode(8, false), r.args[i], ops[i], kNoOperand);
+    }
+    r.calls.push_back(code_.size());
+    microBranches_.insert(code_.size());
+    // CALL a = 0 (no stack pointer), d = 0 (its limit): no memory frame, only the SIMT entry
+    emitGuardedBy(kNoGuard, MOp::Call, 0, constant(pc, 0), kNoOperand, kNoOperand);  // b, c: emitRoutines
+    emitStep(pc, in, MOp::Mov, typeCode(resultBytes, false), 0, d, routineResult(pc), kNoOperand, kNoOperand);
+  }
+  uint16_t routineResult(uint32_t pc) { return sharedTemporary(pc, routineResult_, "micro.result"); }
+
+  /// The shared routines' bodies after the kernel's code (an EXIT first, so no lane falls
+  /// into them), each followed by its END; every CALL of a routine gets its entry and END.
+  void emitRoutines() {
+    if (routines_.empty()) return;
+    const uint32_t last = ptxPc_.back();
+    emitGuardedBy(kNoGuard, MOp::Exit, 0, kNoOperand, kNoOperand, kNoOperand);
+    ptxPc_.push_back(last);
+    for (auto& [key, r] : routines_) {
+      const uint16_t entry = static_cast<uint16_t>(code_.size());
+      Instr plain = p_.code[r.pc];  // the first use, without its guard: the steps write scratch only
+      plain.guard = kNoSlot;
+      r.body(plain, r.args, routineResult(r.pc));
+      const uint16_t end = static_cast<uint16_t>(code_.size());
+      for (size_t k = entry; k < end; ++k) ptxPc_.push_back(oraclePc(r.pc));
+      for (size_t call : r.calls) {
+        code_[call].b = entry;
+        code_[call].c = end;
+      }
+    }
   }
 
-  // div/rcp/sqrt.f64 as radix-16 restoring recurrences over two registers (a 55-bit remainder
-  // and a 60-bit quotient or root do not share one 64-bit register), 15 groups of 4 bits:
-  //   div:  DSIG a, DSIG b, 15 x DDIVQ (new Q from old R, Q) + 14 x DDIVR (R in place), DDIVFIN
-  //   sqrt: DSQRTN (radicand), 14 x DSQRTR (into the other of two R registers) + 15 x DSQRTQ,
-  //         DSQRTFIN
-  // The first group reads no R/Q, the last folds the remainder's sticky bit into Q.
+  void lowerDMul(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+    const uint32_t mode = roundingField(in);
+    microCode(pc, in, fmt::format("mul.f64.{}", mode), {operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand}, 8,
+              [this, pc, mode](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                lowerDMulMicro(pc, i, o[0], o[1], d, mode);
+              });
+  }
+
+  void lowerDAdd(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
+    const uint32_t mode = roundingField(in);
+    const bool sub = in.opcode == Opcode::Sub;
+    microCode(pc, in, fmt::format("{}.f64.{}", sub ? "sub" : "add", mode),
+              {operand(pc, in.s[0]), operand(pc, in.s[1]), kNoOperand}, 8,
+              [this, pc, mode, sub](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                dAddMicro(pc, i, o[0], o[1], d, mode, sub);
+              });
+  }
+
+  // div/rcp/sqrt.f64 (rcp is a division of 1.0: the same routine when shared)
   void lowerDDivSqrt(uint32_t pc, const Instr& in) {
     rejectApproximate(pc, in);
     only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
     if (!hasRounding(in)) fail(pc, "needs a rounding modifier");
-    const uint8_t rounding = static_cast<uint8_t>(roundingField(in) << 2);
-    auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t a, uint16_t b, uint16_t c) {
-      emitStep(pc, in, op, typeCode(8, false), fl, d, a, b, c);
-    };
-    auto groupFlags = [](int g) {
-      return static_cast<uint8_t>((g == 0 ? kFlFirstGroup : 0) | (g == 14 ? kFlLastGroup : 0));
-    };
-    const uint16_t q = sharedTemporary(pc, dq_, "f64.q");
-    if (in.opcode == Opcode::Sqrt) {
-      const uint16_t x = operand(pc, in.s[0]);
-      const uint16_t n = sharedTemporary(pc, dn_, "f64.radicand");
-      step(MOp::DSqrtN, 0, n, x, kNoOperand, kNoOperand);
-      const uint16_t r[2] = {sharedTemporary(pc, dr0_, "f64.r0"), sharedTemporary(pc, dr1_, "f64.r1")};
-      for (int g = 0; g < 15; ++g) {
-        const uint16_t rOld = g == 0 ? kNoOperand : r[g % 2], qOld = g == 0 ? kNoOperand : q;
-        if (g < 14) step(MOp::DSqrtR, groupFlags(g), r[(g + 1) % 2], rOld, qOld, n);
-        step(MOp::DSqrtQ, groupFlags(g), q, rOld, qOld, n);
-      }
-      return step(MOp::DSqrtFin, rounding, operand(pc, in.d[0]), q, x, kNoOperand);
-    }
+    const uint32_t mode = roundingField(in);
+    if (in.opcode == Opcode::Sqrt)
+      return microCode(pc, in, fmt::format("sqrt.f64.{}", mode), {operand(pc, in.s[0]), kNoOperand, kNoOperand}, 8,
+                       [this, pc, mode](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                         dSqrtMicro(pc, i, o[0], d, mode);
+                       });
     const bool rcp = in.opcode == Opcode::Rcp;
     const uint16_t num = rcp ? constant(pc, 0x3ff0000000000000ull) : operand(pc, in.s[0]);
     const uint16_t den = rcp ? operand(pc, in.s[0]) : operand(pc, in.s[1]);
-    const uint16_t sa = significand(pc, in, num, dsigA_, "f64.sig_a"), sb = significand(pc, in, den, dsigB_, "f64.sig_b");
-    const uint16_t r = sharedTemporary(pc, dr0_, "f64.r0");
-    for (int g = 0; g < 15; ++g) {
-      step(MOp::DDivQ, groupFlags(g), q, g == 0 ? sa : r, g == 0 ? kNoOperand : q, sb);
-      if (g < 14) step(MOp::DDivR, groupFlags(g), r, g == 0 ? sa : r, kNoOperand, sb);
-    }
-    step(MOp::DDivFin, rounding, operand(pc, in.d[0]), q, num, den);
+    microCode(pc, in, fmt::format("div.f64.{}", mode), {num, den, kNoOperand}, 8,
+              [this, pc, mode](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                dDivMicro(pc, i, o[0], o[1], d, mode);
+              });
   }
 
-  // fma.f64 as micro-code: the exact 106-bit product of the 53-bit significands (DSIG with
-  // kFlSig53, then the unsigned mul.hi and mul.lo sequences), DFMAPACK (sign, exponent and
-  // class of the product above its high half), DFMALO (a NaN operand's payload in place of the
-  // low half), DFMASUM (exact sum with c: top 54 bits + sticky, packed), DFMAFIN (rounding).
   void lowerDFma(uint32_t pc, const Instr& in) {
     only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
-    const uint8_t rounding = static_cast<uint8_t>(roundingField(in) << 2);
-    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]), c = operand(pc, in.s[2]);
-    const uint16_t ma = significand(pc, in, a, dsigA_, "f64.sig_a", kFlSig53);
-    const uint16_t mb = significand(pc, in, b, dsigB_, "f64.sig_b", kFlSig53);
-    const uint16_t hi = sharedTemporary(pc, dmulHi_, "dmul.hi"), lo = sharedTemporary(pc, dq_, "f64.q");
-    mul64(pc, in, true, false, ma, mb, kNoOperand, hi);
-    mul64(pc, in, false, false, ma, mb, kNoOperand, lo);
-    auto step = [&](MOp op, uint8_t fl, uint16_t d, uint16_t x, uint16_t y, uint16_t z) {
-      emitStep(pc, in, op, typeCode(8, false), fl, d, x, y, z);
-    };
-    step(MOp::DFmaPack, 0, hi, hi, a, b);
-    step(MOp::DFmaLo, 0, lo, lo, a, b);
-    step(MOp::DFmaSum, rounding, lo, hi, lo, c);
-    step(MOp::DFmaFin, rounding, operand(pc, in.d[0]), lo, hi, c);
+    const uint32_t mode = roundingField(in);
+    microCode(pc, in, fmt::format("fma.f64.{}", mode),
+              {operand(pc, in.s[0]), operand(pc, in.s[1]), operand(pc, in.s[2])}, 8,
+              [this, pc, mode](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                dFmaMicro(pc, i, o[0], o[1], o[2], d, mode);
+              });
   }
 
-  // mul.f64: ALU micro-code (lowerDMulMicro below; DSIG, DSTICKY and DMULFIN until session 18).
-  void lowerDMul(uint32_t pc, const Instr& in) {
-    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp});
-    return lowerDMulMicro(pc, in, roundingField(in));
+  void lowerD2F(uint32_t pc, const Instr& in) {
+    only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp, Mod::Ftz, Mod::Sat});
+    const uint32_t mode = roundingField(in);
+    const bool ftz = in.ftz, sat = in.sat;
+    microCode(pc, in, fmt::format("cvt.f32.f64.{}{}{}", mode, ftz ? ".ftz" : "", sat ? ".sat" : ""),
+              {operand(pc, in.s[0]), kNoOperand, kNoOperand}, 4,
+              [this, pc, mode, ftz, sat](const Instr& i, const std::array<uint16_t, 3>& o, uint16_t d) {
+                d2fMicro(pc, i, o[0], d, mode, ftz, sat);
+              });
+  }
+
+  /// Steps of f64 micro-code, shorter to read: d = op(a, b, c) at width code t; a compare
+  /// into the 0/1 register p; a select.
+  struct Steps {
+    Lowerer& l;
+    uint32_t pc;
+    const Instr& in;
+    void operator()(MOp op, uint8_t t, uint16_t d, uint16_t a, uint16_t b = kNoOperand, uint16_t c = kNoOperand,
+                    uint8_t fl = 0) const {
+      l.emitStep(pc, in, op, t, fl, d, a, b, c);
+    }
+    void test(uint16_t p, MCmp cmp, uint8_t t, uint16_t a, uint16_t b) const {
+      l.emitStep(pc, in, MOp::Setp, t, static_cast<uint8_t>(cmp), p, a, b, kNoOperand);
+    }
+    void pick(uint8_t t, uint16_t d, uint16_t p, uint16_t ifTrue, uint16_t ifFalse) const {
+      l.emitStep(pc, in, MOp::Selp, t, 0, d, ifTrue, ifFalse, p);
+    }
+    uint16_t k(uint64_t v) const { return l.constant(pc, v); }
+  };
+  static constexpr uint64_t kSign64 = 1ull << 63, kAbs64 = ~kSign64, kInf64 = 0x7ff0000000000000ull,
+                            kQuiet64 = 1ull << 51, kNaN64 = 0x7fffffffffffffffull;
+
+  // add/sub.f64: x the operand of larger magnitude (b's sign flipped for sub), A = mx << 10
+  // (top bit 62: the sum's carry fits), B = my << 10 >> k (k = ex - ey, at most 63) with the
+  // bits shifted out jammed into bit 0 (A's low bits are zero, so A +- B is odd whenever bits
+  // fell out and no rounding boundary lies between it and the exact sum); R normalised to bit
+  // 63, S = its top 58 bits with a sticky bit, rounded. R = 0: an exact cancellation, +0 (-0
+  // in rm). Then: both zero (the signs' AND, OR in rm), infinities (opposite: NaN), NaNs.
+  void dAddMicro(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, uint16_t d, uint32_t mode, bool sub) {
+    const Steps S{*this, pc, in};
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false), s64 = typeCode(8, true);
+    uint16_t t[10];
+    for (uint32_t i = 0; i < 10; ++i) t[i] = scratch(pc, i);
+    auto negatedB = [&]() -> uint16_t {  // b with its sign flipped for sub (a NaN b is used as b below)
+      if (!sub) return b;
+      if (auto kb = constantOf(b)) return S.k(*kb ^ kSign64);
+      S(MOp::Xor, u64, t[9], b, S.k(kSign64));
+      return t[9];
+    };
+    uint16_t bn = negatedB();
+    S(MOp::And, u64, t[0], a, S.k(kAbs64));
+    S(MOp::And, u64, t[1], bn, S.k(kAbs64));
+    S.test(t[2], MCmp::Lo, u64, t[0], t[1]);
+    S.pick(u64, t[8], t[2], bn, a);  // x
+    S.pick(u64, t[4], t[2], a, bn);  // y
+    S(MOp::Xor, u64, t[9], t[8], t[4]);  // bit 63: the magnitudes subtract
+    const auto [mx, ex] = unpackF64(pc, in, t[8], t[0], t[1], t[5], t[6], t[7], t[3]);
+    const auto [my, ey] = unpackF64(pc, in, t[4], t[2], t[3], t[4], t[5], t[6], t[7]);
+    S(MOp::Shl, u64, t[0], mx, S.k(10));  // A
+    S(MOp::Sub, u32, t[4], ex, ey);
+    S.test(t[5], MCmp::Hi, u32, t[4], S.k(63));
+    S.pick(u32, t[4], t[5], S.k(63), t[4]);  // k
+    S(MOp::Shl, u64, t[2], my, S.k(10));
+    S(MOp::Shr, u64, t[5], t[2], t[4]);
+    S(MOp::Shl, u64, t[6], t[5], t[4]);
+    S.test(t[7], MCmp::Ne, u64, t[6], t[2]);
+    S(MOp::Or, u64, t[5], t[5], t[7]);  // B, the lost bits jammed
+    S.test(t[6], MCmp::Lt, s64, t[9], S.k(0));
+    S(MOp::Sub, u64, t[2], t[0], t[5]);
+    S(MOp::Add, u64, t[7], t[0], t[5]);
+    S.pick(u64, t[0], t[6], t[2], t[7]);  // R
+    S.test(t[9], MCmp::Eq, u64, t[0], S.k(0));
+    clz64(pc, in, t[0], t[4], t[2], t[3], t[5]);
+    S(MOp::Shl, u64, t[0], t[0], t[4]);
+    S(MOp::And, u64, t[2], t[0], S.k(63));
+    S.test(t[3], MCmp::Ne, u64, t[2], S.k(0));
+    S(MOp::Shr, u64, t[0], t[0], S.k(6));
+    S(MOp::Or, u64, t[0], t[0], t[3]);  // S, top bit 57
+    S(MOp::Add, u32, t[1], ex, S.k(1));
+    S(MOp::Sub, u32, t[1], t[1], t[4]);  // its exponent: ex + 1 - lz
+    S(MOp::And, u64, t[8], t[8], S.k(kSign64));
+    roundFloat(pc, in, t[0], t[1], t[8], mode, false, t[2], t[3], t[4], t[5], true);
+    S.pick(u64, t[0], t[9], S.k(mode == 2 ? kSign64 : 0), t[0]);
+    bn = negatedB();
+    S(MOp::And, u64, t[1], a, S.k(kAbs64));
+    S(MOp::And, u64, t[2], bn, S.k(kAbs64));
+    S(MOp::Or, u64, t[3], t[1], t[2]);
+    S.test(t[4], MCmp::Eq, u64, t[3], S.k(0));
+    S(mode == 2 ? MOp::Or : MOp::And, u64, t[5], a, bn);
+    S(MOp::And, u64, t[5], t[5], S.k(kSign64));
+    S.pick(u64, t[0], t[4], t[5], t[0]);  // both zero
+    S.test(t[4], MCmp::Eq, u64, t[2], S.k(kInf64));
+    S.pick(u64, t[0], t[4], bn, t[0]);
+    S.test(t[5], MCmp::Eq, u64, t[1], S.k(kInf64));
+    S.pick(u64, t[0], t[5], a, t[0]);
+    S(MOp::Xor, u64, t[6], a, bn);
+    S.test(t[7], MCmp::Lt, s64, t[6], S.k(0));
+    S(MOp::And, u32, t[7], t[7], t[4]);
+    S(MOp::And, u32, t[7], t[7], t[5]);
+    S.pick(u64, t[0], t[7], S.k(kNaN64), t[0]);  // inf - inf
+    S.test(t[4], MCmp::Hi, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u64, t[5], b, S.k(kQuiet64));
+    S.pick(u64, t[0], t[4], t[5], t[0]);
+    S.test(t[4], MCmp::Hi, u64, t[1], S.k(kInf64));
+    S(MOp::Or, u64, t[5], a, S.k(kQuiet64));
+    S.pick(u64, d, t[4], t[5], t[0]);
+  }
+
+  // div.f64 (rcp: a = 1.0): R = ma (doubled where smaller than mb, so R / mb is in [1, 2)),
+  // 57 quotient bits by restoring division on R and Q in two registers (four steps a bit:
+  // R and Q do not share one 64-bit register), S = 2Q + sticky (top bit 57), rounded; then
+  // the specials as f32's (lowerFDiv) and the NaN rule.
+  void dDivMicro(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, uint16_t d, uint32_t mode) {
+    const Steps S{*this, pc, in};
+    const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
+    uint16_t t[10];
+    for (uint32_t i = 0; i < 10; ++i) t[i] = scratch(pc, i);
+    const auto [ma, ea] = unpackF64(pc, in, a, t[0], t[1], t[2], t[3], t[4], t[5]);
+    const auto [mb, eb] = unpackF64(pc, in, b, t[6], t[7], t[2], t[3], t[4], t[5]);
+    S.test(t[5], MCmp::Lo, u64, ma, mb);
+    S(MOp::Shl, u64, t[2], ma, t[5]);  // R
+    S(MOp::Sub, u32, t[1], ea, eb);
+    S(MOp::Sub, u32, t[1], t[1], t[5]);
+    S(MOp::Add, u32, t[1], t[1], S.k(1023));  // the quotient's exponent field
+    S(MOp::Mov, u64, t[3], S.k(0));  // Q
+    microLoop(pc, 57, 3, t[8], t[5], [&] {
+      S.test(t[5], MCmp::Hs, u64, t[2], mb);
+      emitGuardedBy(t[5], MOp::Sub, u64, t[2], t[2], mb);
+      S(MOp::CAdd, u64, t[3], t[3], t[3], t[5], 1);
+      S(MOp::Shl, u64, t[2], t[2], S.k(1));
+    });
+    S.test(t[5], MCmp::Ne, u64, t[2], S.k(0));
+    S(MOp::CAdd, u64, t[3], t[3], t[3], t[5], 1);  // S = 2Q + sticky
+    S(MOp::Xor, u64, t[4], a, b);
+    S(MOp::And, u64, t[4], t[4], S.k(kSign64));
+    roundFloat(pc, in, t[3], t[1], t[4], mode, false, t[0], t[2], t[7], t[5], true);
+    S(MOp::And, u64, t[0], a, S.k(kAbs64));
+    S(MOp::And, u64, t[2], b, S.k(kAbs64));
+    S.test(t[5], MCmp::Eq, u64, t[0], S.k(0));
+    S.test(t[7], MCmp::Eq, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u32, t[5], t[5], t[7]);
+    S.pick(u64, t[3], t[5], t[4], t[3]);  // 0 / x, x / inf: the signed zero
+    S.test(t[5], MCmp::Eq, u64, t[0], S.k(kInf64));
+    S.test(t[7], MCmp::Eq, u64, t[2], S.k(0));
+    S(MOp::Or, u32, t[5], t[5], t[7]);
+    S(MOp::Or, u64, t[1], t[4], S.k(kInf64));
+    S.pick(u64, t[3], t[5], t[1], t[3]);  // inf / x, x / 0: the signed infinity
+    S(MOp::And, u64, t[1], t[0], t[2]);
+    S.test(t[5], MCmp::Hs, u64, t[1], S.k(kInf64));  // both infinite (or a NaN)
+    S(MOp::Or, u64, t[1], t[0], t[2]);
+    S.test(t[7], MCmp::Eq, u64, t[1], S.k(0));  // both zero
+    S(MOp::Or, u32, t[5], t[5], t[7]);
+    S.pick(u64, t[3], t[5], S.k(kNaN64), t[3]);
+    S.test(t[5], MCmp::Hi, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u64, t[1], b, S.k(kQuiet64));
+    S.pick(u64, t[3], t[5], t[1], t[3]);
+    S.test(t[5], MCmp::Hi, u64, t[0], S.k(kInf64));
+    S(MOp::Or, u64, t[1], a, S.k(kQuiet64));
+    S.pick(u64, d, t[5], t[1], t[3]);
+  }
+
+  // sqrt.f64: a = m * 2^E (m the 53-bit significand), M = m doubled where E is odd; 57 root
+  // bits of N = M * 2^60 (< 2^114) by the digit recurrence of lowerFSqrt on 64-bit registers
+  // (r = 4r + N's next two bits, pulled from M << 10; trial 4q + 1; nine steps a bit), S =
+  // 2q + sticky (top bit 57), exponent field (E - odd) / 2 + 1049; then NaN, +-0 (itself),
+  // negative (NaN), +inf.
+  void dSqrtMicro(uint32_t pc, const Instr& in, uint16_t a, uint16_t d, uint32_t mode) {
+    const Steps S{*this, pc, in};
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false),
+                  s64 = typeCode(8, true);
+    uint16_t t[10];
+    for (uint32_t i = 0; i < 10; ++i) t[i] = scratch(pc, i);
+    const auto [m, e] = unpackF64(pc, in, a, t[0], t[1], t[2], t[3], t[4], t[5]);
+    S(MOp::And, u32, t[5], e, S.k(1));
+    S(MOp::Xor, u32, t[5], t[5], S.k(1));  // E = e - 1075 is odd where e is even
+    S(MOp::Shl, u64, t[0], m, t[5]);  // M
+    S(MOp::Sub, u32, t[1], e, S.k(1075));
+    S(MOp::Sub, u32, t[1], t[1], t[5]);
+    S(MOp::Shr, s32, t[1], t[1], S.k(1));
+    S(MOp::Add, u32, t[1], t[1], S.k(1049));  // the root's exponent field
+    S(MOp::Shl, u64, t[2], t[0], S.k(10));  // N's bits, two by two from bit 63
+    S(MOp::Mov, u64, t[3], S.k(0));  // r
+    S(MOp::Mov, u64, t[4], S.k(0));  // q
+    microLoop(pc, 57, 3, t[8], t[5], [&] {
+      S(MOp::Shl, u64, t[3], t[3], S.k(2));
+      S(MOp::Shr, u64, t[7], t[2], S.k(62));
+      S(MOp::Or, u64, t[3], t[3], t[7]);
+      S(MOp::Shl, u64, t[2], t[2], S.k(2));
+      S(MOp::Shl, u64, t[6], t[4], S.k(2));
+      S(MOp::Or, u64, t[6], t[6], S.k(1));
+      S.test(t[5], MCmp::Hs, u64, t[3], t[6]);
+      emitGuardedBy(t[5], MOp::Sub, u64, t[3], t[3], t[6]);
+      S(MOp::CAdd, u64, t[4], t[4], t[4], t[5], 1);
+    });
+    S.test(t[5], MCmp::Ne, u64, t[3], S.k(0));
+    S(MOp::CAdd, u64, t[4], t[4], t[4], t[5], 1);  // S
+    roundFloat(pc, in, t[4], t[1], kNoOperand, mode, false, t[0], t[2], t[3], t[5], true);
+    S(MOp::And, u64, t[0], a, S.k(kAbs64));
+    S.test(t[5], MCmp::Eq, u64, t[0], S.k(kInf64));
+    S.pick(u64, t[4], t[5], a, t[4]);
+    S.test(t[5], MCmp::Lt, s64, a, S.k(0));
+    S.pick(u64, t[4], t[5], S.k(kNaN64), t[4]);  // negative (-inf too)
+    S.test(t[5], MCmp::Eq, u64, t[0], S.k(0));
+    S.pick(u64, t[4], t[5], a, t[4]);  // +-0
+    S.test(t[5], MCmp::Hi, u64, t[0], S.k(kInf64));
+    S(MOp::Or, u64, t[1], a, S.k(kQuiet64));
+    S.pick(u64, d, t[5], t[1], t[4]);
+  }
+
+  // fma.f64: the exact product X = ma * mb * 2^20 (< 2^126: mul.hi and mul.lo of the
+  // significands at bit 62) and Y = mc * 2^73 (top bit 125) as 128-bit pairs; the one of the
+  // lower frame exponent shifted right by k = the difference (at most 127)
+  // with the bits shifted out jammed into bit 0 (bits fall out only where k > 20, and then
+  // no cancellation reaches them), added or subtracted with carries, negated where negative
+  // (only for k <= 1: exact; or where a zero c is the larger frame: then the sign flips to
+  // the product's, as it must), normalised by the 128-bit count of leading zeros, S = the top
+  // 58 bits with a sticky bit, rounded. Then the specials in fmaParts's order
+  // (machine/src/units_f64.cpp): a NaN, b NaN, c NaN, 0 * inf and inf - inf, inf, c inf,
+  // both zero, product zero, exact cancellation.
+  void dFmaMicro(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, uint16_t c, uint16_t d, uint32_t mode) {
+    const Steps S{*this, pc, in};
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false),
+                  s64 = typeCode(8, true);
+    uint16_t t[10];
+    for (uint32_t i = 0; i < 10; ++i) t[i] = scratch(pc, i);
+    const auto [ma, ea] = unpackF64(pc, in, a, t[2], t[3], t[0], t[1], t[4], t[5]);
+    const auto [mb, eb] = unpackF64(pc, in, b, t[6], t[7], t[0], t[1], t[4], t[5]);
+    S(MOp::Add, u32, t[3], ea, eb);
+    const uint16_t xa = shiftedLeft(pc, in, ma, 10, t[2]), xb = shiftedLeft(pc, in, mb, 10, t[6]);
+    mulHigh64(pc, in, false, xa, xb, t[4]);  // uses scratch 0 and 1
+    mul64(pc, in, xa, xb, kNoOperand, t[7]);  // X = (t4, t7)
+    const auto [mc, ec] = unpackF64(pc, in, c, t[2], t[6], t[0], t[1], t[5], t[8]);
+    S(MOp::Shl, u64, t[2], mc, S.k(9));  // Y = (t2, 0)
+    S(MOp::Sub, u32, t[3], t[3], S.k(2170));  // X's frame exponent (of its bit 0)
+    S(MOp::Sub, u32, t[6], ec, S.k(1148));    // Y's
+    S(MOp::Sub, u32, t[0], t[3], t[6]);
+    S.test(t[1], MCmp::Lt, s32, t[0], S.k(0));  // Y is the larger frame
+    S.pick(u32, t[3], t[1], t[6], t[3]);  // the frame exponent
+    S(MOp::Sub, u32, t[5], S.k(0), t[0]);
+    S.pick(u32, t[0], t[1], t[5], t[0]);
+    S.test(t[5], MCmp::Gt, s32, t[0], S.k(127));
+    S.pick(u32, t[0], t[5], S.k(127), t[0]);  // k
+    S.pick(u64, t[5], t[1], t[2], t[4]);  // big (t5, t6), small (t8, t9)
+    S.pick(u64, t[6], t[1], S.k(0), t[7]);
+    S.pick(u64, t[8], t[1], t[4], t[2]);
+    S.pick(u64, t[9], t[1], t[7], S.k(0));
+    // small >> k: lo = lo >> k | hi << (64 - k) | hi >> (k - 64) (shifts of 64 or more, and
+    // negative ones, give 0); the bits lost: lo << (64 - min(k, 64)) and hi << (128 - k)
+    S(MOp::Shr, u64, t[2], t[9], t[0]);
+    S(MOp::Sub, u32, t[4], S.k(64), t[0]);
+    S(MOp::Shl, u64, t[7], t[8], t[4]);
+    S(MOp::Or, u64, t[2], t[2], t[7]);
+    S(MOp::Sub, u32, t[4], t[0], S.k(64));
+    S(MOp::Shr, u64, t[7], t[8], t[4]);
+    S(MOp::Or, u64, t[2], t[2], t[7]);
+    S.test(t[4], MCmp::Hi, u32, t[0], S.k(64));
+    S.pick(u32, t[4], t[4], S.k(64), t[0]);
+    S(MOp::Sub, u32, t[4], S.k(64), t[4]);
+    S(MOp::Shl, u64, t[7], t[9], t[4]);
+    S(MOp::Sub, u32, t[4], S.k(128), t[0]);
+    S(MOp::Shl, u64, t[9], t[8], t[4]);
+    S(MOp::Or, u64, t[7], t[7], t[9]);
+    S.test(t[7], MCmp::Ne, u64, t[7], S.k(0));
+    S(MOp::Or, u64, t[2], t[2], t[7]);
+    S(MOp::Shr, u64, t[8], t[8], t[0]);  // small = (t8, t2)
+    // big +- small: subtract where the product's and c's signs differ
+    S(MOp::Xor, u64, t[4], a, b);
+    S(MOp::Xor, u64, t[4], t[4], c);
+    S.test(t[4], MCmp::Lt, s64, t[4], S.k(0));
+    S(MOp::Carry, u64, t[0], t[6], t[2]);
+    S(MOp::Add, u64, t[7], t[6], t[2]);
+    S(MOp::CAdd, u64, t[9], t[5], t[8], t[0], 1);  // the sum (t9, t7)
+    S(MOp::Carry, u64, t[0], t[6], t[2], kNoOperand, 4);
+    S(MOp::Sub, u64, t[6], t[6], t[2]);
+    S(MOp::CAdd, u64, t[5], t[5], t[8], t[0], 5);  // the difference (t5, t6)
+    S.pick(u64, t[6], t[4], t[6], t[7]);
+    S.pick(u64, t[5], t[4], t[5], t[9]);  // R = (t5, t6)
+    S.test(t[4], MCmp::Lt, s64, t[5], S.k(0));
+    S(MOp::Carry, u64, t[0], S.k(0), t[6], kNoOperand, 4);
+    S(MOp::Sub, u64, t[7], S.k(0), t[6]);
+    S(MOp::CAdd, u64, t[8], S.k(0), t[5], t[0], 5);
+    S.pick(u64, t[6], t[4], t[7], t[6]);
+    S.pick(u64, t[5], t[4], t[8], t[5]);  // |R|
+    S(MOp::Xor, u64, t[0], a, b);
+    S.pick(u64, t[0], t[1], c, t[0]);
+    S(MOp::And, u64, t[0], t[0], S.k(kSign64));
+    S(MOp::Shl, u64, t[4], t[4], S.k(63));
+    S(MOp::Xor, u64, t[0], t[0], t[4]);  // the sign: the larger term's, flipped where R < 0
+    S(MOp::Or, u64, t[9], t[5], t[6]);
+    S.test(t[9], MCmp::Eq, u64, t[9], S.k(0));  // exact cancellation
+    clz64(pc, in, t[5], t[1], t[2], t[7], t[8]);
+    clz64(pc, in, t[6], t[4], t[2], t[7], t[8]);
+    S(MOp::Add, u32, t[4], t[4], S.k(64));
+    S.test(t[8], MCmp::Eq, u64, t[5], S.k(0));
+    S.pick(u32, t[1], t[8], t[4], t[1]);  // lz
+    S(MOp::Shl, u64, t[5], t[5], t[1]);
+    S(MOp::Sub, u32, t[2], S.k(64), t[1]);
+    S(MOp::Shr, u64, t[7], t[6], t[2]);
+    S(MOp::Or, u64, t[5], t[5], t[7]);
+    S(MOp::Sub, u32, t[2], t[1], S.k(64));
+    S(MOp::Shl, u64, t[7], t[6], t[2]);
+    S(MOp::Or, u64, t[5], t[5], t[7]);
+    S(MOp::Shl, u64, t[6], t[6], t[1]);  // R << lz
+    S(MOp::And, u64, t[7], t[5], S.k(63));
+    S(MOp::Or, u64, t[7], t[7], t[6]);
+    S.test(t[7], MCmp::Ne, u64, t[7], S.k(0));
+    S(MOp::Shr, u64, t[5], t[5], S.k(6));
+    S(MOp::Or, u64, t[5], t[5], t[7]);  // S, top bit 57
+    S(MOp::Sub, u32, t[3], t[3], t[1]);
+    S(MOp::Add, u32, t[3], t[3], S.k(1150));  // its exponent field: frame + 127 - lz + 1023
+    roundFloat(pc, in, t[5], t[3], t[0], mode, false, t[1], t[2], t[4], t[7], true);
+    S.pick(u64, t[5], t[9], S.k(mode == 2 ? kSign64 : 0), t[5]);
+    S(MOp::And, u64, t[1], a, S.k(kAbs64));
+    S(MOp::And, u64, t[2], b, S.k(kAbs64));
+    S(MOp::And, u64, t[3], c, S.k(kAbs64));
+    S.test(t[4], MCmp::Eq, u64, t[1], S.k(0));
+    S.test(t[7], MCmp::Eq, u64, t[2], S.k(0));
+    S(MOp::Or, u32, t[4], t[4], t[7]);  // the product is zero
+    S.pick(u64, t[5], t[4], c, t[5]);
+    S.test(t[6], MCmp::Eq, u64, t[3], S.k(0));
+    S(MOp::And, u32, t[6], t[6], t[4]);
+    S(MOp::Xor, u64, t[7], a, b);
+    S(mode == 2 ? MOp::Or : MOp::And, u64, t[7], t[7], c);
+    S(MOp::And, u64, t[7], t[7], S.k(kSign64));
+    S.pick(u64, t[5], t[6], t[7], t[5]);  // both zero
+    S.test(t[6], MCmp::Eq, u64, t[3], S.k(kInf64));
+    S.pick(u64, t[5], t[6], c, t[5]);  // c infinite
+    S.test(t[8], MCmp::Eq, u64, t[1], S.k(kInf64));
+    S.test(t[9], MCmp::Eq, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u32, t[8], t[8], t[9]);  // the product is infinite
+    S(MOp::Xor, u64, t[9], a, b);
+    S(MOp::And, u64, t[9], t[9], S.k(kSign64));
+    S(MOp::Or, u64, t[9], t[9], S.k(kInf64));
+    S.pick(u64, t[5], t[8], t[9], t[5]);
+    S(MOp::And, u32, t[4], t[4], t[8]);  // 0 * inf
+    S(MOp::Xor, u64, t[9], a, b);
+    S(MOp::Xor, u64, t[9], t[9], c);
+    S.test(t[9], MCmp::Lt, s64, t[9], S.k(0));
+    S(MOp::And, u32, t[9], t[9], t[6]);
+    S(MOp::And, u32, t[9], t[9], t[8]);  // inf - inf
+    S(MOp::Or, u32, t[4], t[4], t[9]);
+    S.pick(u64, t[5], t[4], S.k(kNaN64), t[5]);
+    S.test(t[6], MCmp::Hi, u64, t[3], S.k(kInf64));
+    S(MOp::Or, u64, t[7], c, S.k(kQuiet64));
+    S.pick(u64, t[5], t[6], t[7], t[5]);
+    S.test(t[6], MCmp::Hi, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u64, t[7], b, S.k(kQuiet64));
+    S.pick(u64, t[5], t[6], t[7], t[5]);
+    S.test(t[6], MCmp::Hi, u64, t[1], S.k(kInf64));
+    S(MOp::Or, u64, t[7], a, S.k(kQuiet64));
+    S.pick(u64, d, t[6], t[7], t[5]);
+  }
+
+  // cvt.f32.f64: S = the significand's top 29 bits with a sticky bit (top bit 28), the f32
+  // exponent field e - 896 (clamped to 255, which overflows: (e - 1) << 23 stays in 32 bits),
+  // rounded (ftz: a subnormal result flushed); then +-inf, .sat (NaN, negative and zero to
+  // +0, 1.0 and above to 1.0) and NaN (canonical, or +0 with .sat).
+  void d2fMicro(uint32_t pc, const Instr& in, uint16_t x, uint16_t d, uint32_t mode, bool ftz, bool sat) {
+    const Steps S{*this, pc, in};
+    const uint8_t u32 = typeCode(4, false), s32 = typeCode(4, true), u64 = typeCode(8, false);
+    uint16_t t[8];
+    for (uint32_t i = 0; i < 8; ++i) t[i] = scratch(pc, i);
+    const auto [m, e] = unpackF64(pc, in, x, t[0], t[1], t[2], t[3], t[4], t[5]);
+    S(MOp::And, u64, t[2], m, S.k(0xffffff));
+    S.test(t[3], MCmp::Ne, u64, t[2], S.k(0));
+    S(MOp::Shr, u64, t[0], m, S.k(24));
+    S(MOp::Or, u64, t[0], t[0], t[3]);
+    S(MOp::Sub, u32, t[1], e, S.k(896));
+    S.test(t[3], MCmp::Gt, s32, t[1], S.k(255));
+    S.pick(u32, t[1], t[3], S.k(255), t[1]);
+    S(MOp::Shr, u64, t[6], x, S.k(32));
+    S(MOp::And, u32, t[6], t[6], S.k(0x80000000u));
+    roundFloat(pc, in, t[0], t[1], t[6], mode, ftz, t[2], t[3], t[4], t[5], false);
+    S(MOp::And, u64, t[2], x, S.k(kAbs64));
+    S.test(t[3], MCmp::Eq, u64, t[2], S.k(kInf64));
+    S(MOp::Or, u32, t[4], t[6], S.k(0x7f800000u));
+    S.pick(u32, t[0], t[3], t[4], t[0]);
+    if (sat) {
+      S.test(t[3], MCmp::Lt, s32, t[0], S.k(1));
+      S.pick(u32, t[0], t[3], S.k(0), t[0]);
+      S.test(t[3], MCmp::Hs, u32, t[0], S.k(0x3f800000u));
+      S.pick(u32, t[0], t[3], S.k(0x3f800000u), t[0]);
+    }
+    S.test(t[3], MCmp::Hi, u64, t[2], S.k(kInf64));
+    S.pick(u32, d, t[3], S.k(sat ? 0 : 0x7fffffffu), t[0]);
   }
 
   /// 64-bit count of leading zeros of x into `to` (the lane-serial 32-bit CLZ of each half):
@@ -1548,18 +1952,17 @@ class Lowerer {
   // the high half of their 128-bit product (mulHigh64) and whether the low half is non-zero
   // (mul.lo.64's micro-code), S = the top 58 bits with a sticky bit, rounded by roundFloat;
   // then the specials (the first NaN operand quietened, 0 * inf the canonical NaN, inf, 0).
-  void lowerDMulMicro(uint32_t pc, const Instr& in, uint32_t mode) {
+  void lowerDMulMicro(uint32_t pc, const Instr& in, uint16_t a, uint16_t b, uint16_t d, uint32_t mode) {
     const uint8_t u32 = typeCode(4, false), u64 = typeCode(8, false);
     const uint16_t t0 = scratch(pc, 0), t1 = scratch(pc, 1), t2 = scratch(pc, 2), t3 = scratch(pc, 3), t4 = scratch(pc, 4),
-                   t5 = scratch(pc, 5), t6 = scratch(pc, 6), t7 = scratch(pc, 7), d = operand(pc, in.d[0]);
-    const uint16_t a = operand(pc, in.s[0]), b = operand(pc, in.s[1]);
+                   t5 = scratch(pc, 5), t6 = scratch(pc, 6), t7 = scratch(pc, 7);
     const auto [ma, ea] = unpackF64(pc, in, a, t2, t3, t0, t1, t4, t5);
     const auto [mb, eb] = unpackF64(pc, in, b, t6, t7, t0, t1, t4, t5);
     emitStep(pc, in, MOp::Add, u32, 0, t3, ea, eb, kNoOperand);
     emitStep(pc, in, MOp::Sub, u32, 0, t3, t3, constant(pc, 1023), kNoOperand);  // the product's exponent field, or one less
     const uint16_t xa = shiftedLeft(pc, in, ma, 11, t2), xb = shiftedLeft(pc, in, mb, 11, t6);
     mulHigh64(pc, in, false, xa, xb, t4);  // in [2^62, 2^64)
-    mul64(pc, in, false, false, xa, xb, kNoOperand, t7);  // the low half
+    mul64(pc, in, xa, xb, kNoOperand, t7);  // the low half
     emitStep(pc, in, MOp::Shr, u64, 0, t0, t4, constant(pc, 63), kNoOperand);
     emitStep(pc, in, MOp::Add, u32, 0, t3, t3, t0, kNoOperand);
     emitStep(pc, in, MOp::Add, u32, 0, t1, t0, constant(pc, 5), kNoOperand);  // the bits below S's top bit 57
@@ -2054,13 +2457,7 @@ class Lowerer {
         m.fl = flags;
         return emit(m);
       }
-      if (dt == ScalarType::F32 && st == ScalarType::F64) {
-        only(pc, in, {Mod::Rn, Mod::Rz, Mod::Rm, Mod::Rp, Mod::Ftz, Mod::Sat});
-        m.op = MOp::D2F;
-        m.ty = typeCode(8, false);
-        m.fl = flags;
-        return emit(m);
-      }
+      if (dt == ScalarType::F32 && st == ScalarType::F64) return lowerD2F(pc, in);
       if (dt == ScalarType::F64 && st == ScalarType::F32) {
         only(pc, in, {Mod::Ftz});
         m.op = MOp::F2D;
@@ -2088,12 +2485,21 @@ class Lowerer {
   std::vector<uint32_t> ptxPc_;
   std::vector<uint64_t> globalAddr_;
   WindowLayout windows_;
-  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand, dsigA_ = kNoOperand, dsigB_ = kNoOperand, dmulHi_ = kNoOperand,
-           dq_ = kNoOperand, dr0_ = kNoOperand, dr1_ = kNoOperand, dn_ = kNoOperand;
+  uint16_t mulT_ = kNoOperand, mulU_ = kNoOperand;
   uint16_t carryProduct_ = kNoOperand, carryNext_ = kNoOperand, minMaxPick_ = kNoOperand,
            atomOld_ = kNoOperand, atomNew_ = kNoOperand;
-  std::array<uint16_t, 8> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand,
-                                      kNoOperand, kNoOperand, kNoOperand, kNoOperand};
+  std::array<uint16_t, 10> scratch_ = {kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand,
+                                       kNoOperand, kNoOperand, kNoOperand, kNoOperand, kNoOperand};
+  struct MicroRoutine {  // a shared f64 micro-code routine (microCode)
+    MicroBody body;
+    std::array<uint16_t, 3> args = {kNoOperand, kNoOperand, kNoOperand};
+    std::vector<size_t> calls;  // its CALLs
+    uint32_t pc = 0;            // its first use
+  };
+  std::map<std::string, MicroRoutine> routines_;
+  std::array<uint16_t, 3> routineArgs_ = {kNoOperand, kNoOperand, kNoOperand};
+  uint16_t routineResult_ = kNoOperand;
+  bool sharable_ = false;  // the kernel has micro-code that a shared routine could hold
   std::set<size_t> microBranches_;  // the micro-code loops' BRAs: their targets are machine pcs already
   uint64_t globalsEnd_ = kGlobalStart;
 };
@@ -2102,11 +2508,20 @@ class Lowerer {
 
 MachineProgram lowerKernel(const Program& program, const std::string& entry, const LowerOptions& options) {
   const uint32_t index = program.findEntry(entry);
-  if (hasCalls(program, index)) {
-    const InlinedKernel flat = inlineCalls(program, index);
-    return Lowerer(flat, options).run();
+  auto lower = [&](const LowerOptions& o) {
+    if (hasCalls(program, index)) {
+      const InlinedKernel flat = inlineCalls(program, index);
+      return Lowerer(flat, o).run();
+    }
+    return Lowerer(program, program.functions[index], o).run();
+  };
+  try {
+    return lower(options);
+  } catch (const RomOverflow&) {
+    LowerOptions shared = options;
+    shared.shareMicroCode = true;
+    return lower(shared);
   }
-  return Lowerer(program, program.functions[index], options).run();
 }
 
 }  // namespace qgpu::machine

@@ -42,7 +42,8 @@ Program decodeText(const std::string& ptx, const std::string& name) {
   return decodeModule(ptx::parseModule(ptx, name));
 }
 
-BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch, bool forLaunch) {
+BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch, bool forLaunch,
+                   bool shareMicroCode) {
   Program program = decodeText(ptx);
   BothResult r;
   Launch oracle = launch;
@@ -51,7 +52,9 @@ BothResult runBoth(const std::string& ptx, const std::string& entry, const Launc
   lo.maxSteps = 1'000'000;
   runLaunch(program, entry, oracle, lo);
   for (const LaunchBuffer& b : oracle.buffers) r.oracle.push_back(b.data);
-  r.program = lowerKernel(program, entry, forLaunch ? lowerFor(launch.grid, launch.block, launch.dynamicSharedBytes) : LowerOptions{});
+  LowerOptions options = forLaunch ? lowerFor(launch.grid, launch.block, launch.dynamicSharedBytes) : LowerOptions{};
+  options.shareMicroCode = shareMicroCode;
+  r.program = lowerKernel(program, entry, options);
   MachineLaunch ml = machineLaunch(r.program, launch);
   MachineResult ex = execute(r.program, ml, 1'000'000);
   r.machine = ex.buffers;

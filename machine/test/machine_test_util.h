@@ -24,8 +24,10 @@ struct BothResult {
 /// Runs `entry` of `ptx` on the interpreter (W=4) and on the machine (executor, then the
 /// replay decoder on the executor's tokens). Lowering errors propagate.
 /// Lowered for the launch's shape (as --backend machine runs it), or without it, when
-/// `forLaunch` is false (the launch's special registers read by the executor).
-BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch, bool forLaunch = true);
+/// `forLaunch` is false (the launch's special registers read by the executor); with
+/// `shareMicroCode`, the f64 micro-codes as shared routines (LowerOptions::shareMicroCode).
+BothResult runBoth(const std::string& ptx, const std::string& entry, const Launch& launch, bool forLaunch = true,
+                   bool shareMicroCode = false);
 
 /// A launch argument naming launch buffer i.
 LaunchArg bufferArg(uint32_t i);

@@ -1,5 +1,6 @@
 // The shift-and-mask micro-codes of the lowering (mul24/mad24, sad, dp4a/dp2a, bfi with a
-// register field, the generic prmt, mul.hi.64, min/max.f64, div/rem, f32 div/rcp/sqrt, mul.f64, the
+// register field, the generic prmt, mul.hi.64, min/max.f64, div/rem, f32 div/rcp/sqrt, the f64
+// arithmetic (add, sub, mul, div, rcp, sqrt, fma, cvt.f32.f64; inline and as shared routines), the
 // conversions without a compiled I2F/F2I, 64-bit popc/clz/brev: docs/machine.md §2.1) against
 // the interpreter, form by form, on edge values and random ones; and that the lowering
 // really spells them with the ALU's ops (none of the units they replace is left).
@@ -9,6 +10,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <random>
 
 #include "machine_test_util.h"
@@ -23,6 +25,34 @@ struct Form {
   std::string statement;
   bool wide;
 };
+
+// f64 add/sub, div/rcp, sqrt, fma and cvt.f32.f64 in every mode, and with known operands
+// (%fd1, %fd2, %fd0: the inputs %rd1, %rd2, %rd3).
+std::vector<Form> f64Forms() {
+  std::vector<Form> f;
+  const std::string in3 = "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\tmov.b64 %fd0, %rd3;\n\t";
+  auto wide = [&](const std::string& statement) { return Form{in3 + statement + "\n\tmov.b64 %rd10, %fd3;", true}; };
+  for (const char* rnd : {"rn", "rz", "rm", "rp"}) {
+    for (const char* op : {"add", "sub", "div"}) f.push_back(wide(fmt::format("{}.{}.f64 %fd3, %fd1, %fd2;", op, rnd)));
+    f.push_back(wide(fmt::format("rcp.{}.f64 %fd3, %fd2;", rnd)));
+    f.push_back(wide(fmt::format("sqrt.{}.f64 %fd3, %fd1;", rnd)));
+    f.push_back(wide(fmt::format("fma.{}.f64 %fd3, %fd1, %fd2, %fd0;", rnd)));
+    for (const char* sfx : {"", ".ftz", ".sat", ".ftz.sat"})
+      f.push_back({in3 + fmt::format("cvt.{}{}.f32.f64 %f3, %fd1;\n\tmov.b32 %r10, %f3;", rnd, sfx), false});
+  }
+  f.push_back(wide("add.f64 %fd3, %fd1, 0d3ff0000000000001;"));
+  f.push_back(wide("sub.rm.f64 %fd3, 0d8000000000000000, %fd2;"));
+  f.push_back(wide("div.rn.f64 %fd3, %fd1, 0d4008000000000000;"));
+  f.push_back(wide("div.rz.f64 %fd3, 0d0000000000000001, %fd2;"));
+  f.push_back(wide("fma.rn.f64 %fd3, %fd1, 0dbff0000000000000, %fd1;"));
+  f.push_back(wide("fma.rp.f64 %fd3, %fd1, %fd1, 0d8000000000000000;"));
+  f.push_back(wide("mad.rm.f64 %fd3, %fd1, %fd2, %fd2;"));
+  f.push_back(wide("sqrt.rz.f64 %fd3, 0d4000000000000000;"));
+  f.push_back(wide("add.rn.f64 %fd1, %fd1, %fd2;\n\tmov.f64 %fd3, %fd1;"));  // d is a
+  f.push_back({in3 + "mov.b64 %fd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd4;\n\t@%p1 div.rn.f64 %fd3, %fd1, %fd2;\n\t"
+                     "mov.b64 %rd10, %fd3;", true});  // guarded
+  return f;
+}
 
 std::vector<Form> forms() {
   std::vector<Form> f;
@@ -104,6 +134,7 @@ std::vector<Form> forms() {
     f.push_back({fmt::format("cvt.u16.u32 %rs1, %r1;\n\tcvt.{}.f32.s16 %f3, %rs1;\n\tmov.b32 %r10, %f3;", rnd), false});
   }
   f.push_back({d2 + "mul.rn.f64 %fd3, %fd1, 0d3ff8000000000001;\n\tmov.b64 %rd10, %fd3;", true});
+  for (const Form& g : f64Forms()) f.push_back(g);
   for (const char* rnd : {"rni", "rzi", "rmi", "rpi"}) {
     for (const char* ftz : {"", ".ftz"})
       for (const char* t : {"s64", "u64"})
@@ -211,6 +242,12 @@ TEST(MachineMicroCode, EveryFormEqualsTheInterpreterOnEdgeAndRandomValues) {
         ASSERT_NE(m.op, MOp::FDivFin) << form.statement;
         ASSERT_NE(m.op, MOp::DMulFin) << form.statement;
         ASSERT_NE(m.op, MOp::DSticky) << form.statement;
+        for (MOp unit : {MOp::D2F, MOp::DSig, MOp::DDivQ, MOp::DDivR, MOp::DDivFin, MOp::DSqrtN, MOp::DSqrtR,
+                         MOp::DSqrtQ, MOp::DSqrtFin, MOp::DFmaPack, MOp::DFmaLo, MOp::DFmaSum, MOp::DFmaFin})
+          ASSERT_NE(m.op, unit) << form.statement;
+        if (m.op == MOp::FAdd || m.op == MOp::FSub) {
+          ASSERT_EQ(m.bytes(), 4u) << form.statement;
+        }
         if (m.op == MOp::I2F) {
           ASSERT_EQ(m.bytes(), 4u) << form.statement;
         }
@@ -283,7 +320,7 @@ TEST(MachineMicroCode, F32DivisionAndRootOnEverySpecialPair) {
 // subnormals, the smallest normal, 1, 1.5, ties, integer limits, the largest finite,
 // infinities, quiet and signalling NaNs with payloads; products that overflow or underflow),
 // and f64 -> integer conversions of each value.
-TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
+std::vector<uint64_t> f64SpecialValues() {
   std::vector<uint64_t> values;
   for (uint64_t v : {0x0000000000000000ull, 0x0000000000000001ull, 0x000fffffffffffffull, 0x0010000000000000ull,
                      0x3ff0000000000000ull, 0x3ff8000000000000ull, 0x4004000000000000ull, 0x3fe0000000000000ull,
@@ -291,6 +328,11 @@ TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
                      0x7fefffffffffffffull, 0x7ff0000000000000ull, 0x7ff8000000000000ull, 0x7ff0000000001234ull,
                      0x1ff0000000000000ull, 0x5ff0000000000001ull, 0x3cb0000000000000ull, 0x0020000000000003ull})
     for (uint64_t sign : {0ull, 1ull << 63}) values.push_back(v | sign);
+  return values;
+}
+
+TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
+  const std::vector<uint64_t> values = f64SpecialValues();
   const size_t n = values.size();
   const std::string d2 = "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\t";
   std::vector<std::pair<std::string, bool>> statements;
@@ -305,6 +347,100 @@ TEST(MachineMicroCode, F64MultiplyAndConversionsOnEverySpecialPair) {
   for (const auto& [statement, wide] : statements)
     ASSERT_NO_FATAL_FAILURE(expectEveryPairAsTheInterpreter(values, statement, wide, 8, checked));
   EXPECT_EQ(checked, statements.size() * n * n);
+}
+
+// f64 add/sub, div, sqrt, fma (c one of the pair) and cvt.f32.f64 in every mode on every pair
+// of the special and boundary values above: exact cancellations, signed zeros, inf - inf,
+// 0 * inf, NaN payloads and their order, overflow, subnormal results, f32 overflow and
+// underflow, .ftz and .sat.
+TEST(MachineMicroCode, F64ArithmeticOnEverySpecialPair) {
+  const std::vector<uint64_t> values = f64SpecialValues();
+  const size_t n = values.size();
+  const std::string d2 = "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\t", out = "\n\tmov.b64 %rd10, %fd3;";
+  std::vector<std::pair<std::string, bool>> statements;
+  for (const char* rnd : {"rn", "rz", "rm", "rp"}) {
+    for (const char* op : {"add.{}.f64 %fd3, %fd1, %fd2;", "sub.{}.f64 %fd3, %fd1, %fd2;", "div.{}.f64 %fd3, %fd1, %fd2;",
+                           "sqrt.{}.f64 %fd3, %fd1;", "fma.{}.f64 %fd3, %fd1, %fd2, %fd1;", "fma.{}.f64 %fd3, %fd1, %fd1, %fd2;",
+                           "fma.{}.f64 %fd3, %fd1, 0dbff0000000000000, %fd2;"})
+      statements.push_back({d2 + fmt::format(fmt::runtime(op), rnd) + out, true});
+    for (const char* sfx : {"", ".ftz", ".sat"})
+      statements.push_back({d2 + fmt::format("cvt.{}{}.f32.f64 %f3, %fd2;\n\tmov.b32 %r10, %f3;", rnd, sfx), false});
+  }
+  size_t checked = 0;
+  for (const auto& [statement, wide] : statements)
+    ASSERT_NO_FATAL_FAILURE(expectEveryPairAsTheInterpreter(values, statement, wide, wide ? 8 : 4, checked));
+  EXPECT_EQ(checked, statements.size() * n * n);
+}
+
+// Shared routines (LowerOptions::shareMicroCode; what a kernel too big for the ROM inlined
+// gets): every f64 form called from a routine equals the interpreter, as inline; one kernel
+// with several uses of each form holds each routine once, CALLs it from every use (a guarded
+// use under a divergent predicate too) and is shorter than inline.
+TEST(MachineMicroCode, SharedF64RoutinesEqualTheInterpreter) {
+  std::mt19937_64 rng(20261209);
+  constexpr uint32_t kThreads = 64;
+  auto launchOf = [&](std::vector<uint8_t>& in) {
+    Launch l;
+    l.block = {kThreads, 1, 1};
+    in.assign(kThreads * 32, 0);
+    for (size_t i = 0; i < kThreads * 4; ++i) {
+      const uint64_t v = input(rng);
+      std::memcpy(in.data() + 8 * i, &v, 8);
+    }
+    l.buffers = {{"in", in}, {"out", std::vector<uint8_t>(kThreads * 8)}};
+    l.args = {bufferArg(0), bufferArg(1)};
+    return l;
+  };
+  for (const Form& form : f64Forms()) {
+    std::vector<uint8_t> in;
+    const Launch l = launchOf(in);
+    BothResult r;
+    try {
+      r = runBoth(kernelOf(form), "k", l, true, true);
+    } catch (const std::exception& e) {
+      FAIL() << form.statement << ": " << e.what();
+    }
+    ASSERT_EQ(r.machine, r.replayed) << form.statement;
+    ASSERT_EQ(r.machine[1], r.oracle[1]) << form.statement;
+    size_t calls = 0;
+    for (const MInstr& m : r.program.code) calls += m.op == MOp::Call;
+    EXPECT_EQ(calls, 1u) << form.statement;
+  }
+  const std::string many =
+      "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\tmov.b64 %fd0, %rd3;\n\t"
+      "add.rn.f64 %fd3, %fd1, %fd2;\n\tadd.rn.f64 %fd3, %fd3, %fd0;\n\tsqrt.rn.f64 %fd2, %fd2;\n\t"
+      "and.b32 %r5, %r11, 1;\n\tsetp.eq.u32 %p2, %r5, 1;\n\t@%p2 div.rn.f64 %fd3, %fd3, %fd2;\n\t"
+      "rcp.rn.f64 %fd1, %fd1;\n\tfma.rn.f64 %fd3, %fd3, %fd1, %fd0;\n\tmul.rn.f64 %fd3, %fd3, %fd3;\n\t"
+      "cvt.rn.f32.f64 %f1, %fd3;\n\tcvt.f64.f32 %fd2, %f1;\n\tadd.rn.f64 %fd3, %fd3, %fd2;\n\tmov.b64 %rd10, %fd3;";
+  std::vector<uint8_t> in;
+  const Launch l = launchOf(in);
+  const BothResult shared = runBoth(kernelOf({many, true}), "k", l, true, true);
+  const BothResult inlined = runBoth(kernelOf({many, true}), "k", l, true, false);
+  EXPECT_EQ(shared.machine, shared.replayed);
+  EXPECT_EQ(shared.machine[1], shared.oracle[1]);
+  EXPECT_EQ(inlined.machine[1], inlined.oracle[1]);
+  std::map<uint16_t, size_t> callsTo;
+  for (const MInstr& m : shared.program.code)
+    if (m.op == MOp::Call) ++callsTo[m.b];
+  EXPECT_EQ(callsTo.size(), 6u);  // add, sqrt, div (rcp too), fma, mul, cvt
+  size_t calls = 0;
+  for (const auto& [entry, count] : callsTo) calls += count;
+  EXPECT_EQ(calls, 9u);
+  for (const MInstr& m : inlined.program.code) EXPECT_NE(m.op, MOp::Call);
+  EXPECT_LT(shared.program.code.size(), inlined.program.code.size());
+  std::cout << "[ rom ] shared " << shared.program.code.size() << " instructions, inline " << inlined.program.code.size()
+            << "\n";
+}
+
+// f64_arith inlined would not fit the ROM (10-bit pc): the lowering falls back to shared
+// routines by itself.
+TEST(MachineMicroCode, AKernelTooBigInlinedSharesItsF64Routines) {
+  const CorpusExecution e = executeCorpusKernel("f64_arith");
+  size_t calls = 0;
+  for (const MInstr& m : e.program.code) calls += m.op == MOp::Call;
+  EXPECT_GT(calls, 0u);
+  EXPECT_LE(e.program.code.size(), 1023u);
+  std::cout << "[ rom ] f64_arith: " << e.program.code.size() << " instructions, " << calls << " CALLs\n";
 }
 
 // Atomics other than an integer add are lane-serial micro-code (LD, ALU steps, ST per lane):
@@ -404,10 +540,13 @@ TEST(MachineMicroCode, DivisionLoopsHoldOnePassInTheRom) {
     size_t unrolled;  // the recurrence's steps written out
   };
   const std::string f = "mov.b32 %f1, %r1;\n\tmov.b32 %f2, %r2;\n\t";
+  const std::string d = "mov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\t";
   for (const Case& c : {Case{"div.u32", "div.u32 %r10, %r1, %r2;", false, 96},
                         Case{"rem.s64", "rem.s64 %rd10, %rd1, %rd2;", true, 320},
                         Case{"div.rn.f32", f + "div.rn.f32 %f3, %f1, %f2;\n\tmov.b32 %r10, %f3;", false, 84},
-                        Case{"sqrt.rn.f32", f + "sqrt.rn.f32 %f3, %f1;\n\tmov.b32 %r10, %f3;", false, 168}}) {
+                        Case{"sqrt.rn.f32", f + "sqrt.rn.f32 %f3, %f1;\n\tmov.b32 %r10, %f3;", false, 168},
+                        Case{"div.rn.f64", d + "div.rn.f64 %fd3, %fd1, %fd2;\n\tmov.b64 %rd10, %fd3;", true, 228},
+                        Case{"sqrt.rn.f64", d + "sqrt.rn.f64 %fd3, %fd1;\n\tmov.b64 %rd10, %fd3;", true, 513}}) {
     const MachineProgram p = lowerKernel(decodeText(kernelOf({c.statement, c.wide})), "k");
     size_t back = 0, pass = 0;
     for (size_t i = 0; i < p.code.size(); ++i)

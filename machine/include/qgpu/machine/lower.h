@@ -27,6 +27,11 @@ struct LowerOptions {
   std::optional<LaunchShape> launch;
   /// The launch's dynamic shared memory: the windows are laid out for it (windowLayout).
   uint32_t dynamicSharedBytes = 0;
+  /// The f64 micro-codes (add/sub, mul, div/rcp, sqrt, fma, cvt.f32.f64) as one shared
+  /// routine per form, called from each use (CALL/END, docs/machine.md §2.1), instead of
+  /// inline. lowerKernel falls back to it by itself when a kernel inlined would not fit the
+  /// ROM; set, it is used from the start (tests).
+  bool shareMicroCode = false;
 };
 
 /// The options a run of a launch of this grid and block is lowered with (what --backend
