@@ -1548,6 +1548,18 @@ class Lowerer {
   static constexpr uint64_t kSign64 = 1ull << 63, kAbs64 = ~kSign64, kInf64 = 0x7ff0000000000000ull,
                             kQuiet64 = 1ull << 51, kNaN64 = 0x7fffffffffffffffull;
 
+  /// The oracle's f64 NaN rule as the last selects: d = the first NaN among `operands` (each
+  /// a value and a register holding its magnitude), quietened, else r. p and v are scratch.
+  void firstNaNQuietened(const Steps& S, std::initializer_list<std::pair<uint16_t, uint16_t>> operands, uint16_t p,
+                         uint16_t v, uint16_t r, uint16_t d) {
+    const uint8_t u64 = typeCode(8, false);
+    for (auto it = std::rbegin(operands); it != std::rend(operands); ++it) {
+      S.test(p, MCmp::Hi, u64, it->second, S.k(kInf64));
+      S(MOp::Or, u64, v, it->first, S.k(kQuiet64));
+      S.pick(u64, std::next(it) == std::rend(operands) ? d : r, p, v, r);
+    }
+  }
+
   // add/sub.f64: x the operand of larger magnitude (b's sign flipped for sub), A = mx << 10
   // (top bit 62: the sum's carry fits), B = my << 10 >> k (k = ex - ey, at most 63) with the
   // bits shifted out jammed into bit 0 (A's low bits are zero, so A +- B is odd whenever bits
@@ -1616,12 +1628,7 @@ class Lowerer {
     S(MOp::And, u32, t[7], t[7], t[4]);
     S(MOp::And, u32, t[7], t[7], t[5]);
     S.pick(u64, t[0], t[7], S.k(kNaN64), t[0]);  // inf - inf
-    S.test(t[4], MCmp::Hi, u64, t[2], S.k(kInf64));
-    S(MOp::Or, u64, t[5], b, S.k(kQuiet64));
-    S.pick(u64, t[0], t[4], t[5], t[0]);
-    S.test(t[4], MCmp::Hi, u64, t[1], S.k(kInf64));
-    S(MOp::Or, u64, t[5], a, S.k(kQuiet64));
-    S.pick(u64, d, t[4], t[5], t[0]);
+    firstNaNQuietened(S, {{a, t[1]}, {b, t[2]}}, t[4], t[5], t[0], d);
   }
 
   // div.f64 (rcp: a = 1.0): R = ma (doubled where smaller than mb, so R / mb is in [1, 2)),
@@ -1669,12 +1676,7 @@ class Lowerer {
     S.test(t[7], MCmp::Eq, u64, t[1], S.k(0));  // both zero
     S(MOp::Or, u32, t[5], t[5], t[7]);
     S.pick(u64, t[3], t[5], S.k(kNaN64), t[3]);
-    S.test(t[5], MCmp::Hi, u64, t[2], S.k(kInf64));
-    S(MOp::Or, u64, t[1], b, S.k(kQuiet64));
-    S.pick(u64, t[3], t[5], t[1], t[3]);
-    S.test(t[5], MCmp::Hi, u64, t[0], S.k(kInf64));
-    S(MOp::Or, u64, t[1], a, S.k(kQuiet64));
-    S.pick(u64, d, t[5], t[1], t[3]);
+    firstNaNQuietened(S, {{a, t[0]}, {b, t[2]}}, t[5], t[1], t[3], d);
   }
 
   // sqrt.f64: a = m * 2^E (m the 53-bit significand), M = m doubled where E is odd; 57 root
@@ -1720,9 +1722,7 @@ class Lowerer {
     S.pick(u64, t[4], t[5], S.k(kNaN64), t[4]);  // negative (-inf too)
     S.test(t[5], MCmp::Eq, u64, t[0], S.k(0));
     S.pick(u64, t[4], t[5], a, t[4]);  // +-0
-    S.test(t[5], MCmp::Hi, u64, t[0], S.k(kInf64));
-    S(MOp::Or, u64, t[1], a, S.k(kQuiet64));
-    S.pick(u64, d, t[5], t[1], t[4]);
+    firstNaNQuietened(S, {{a, t[0]}}, t[5], t[1], t[4], d);
   }
 
   // fma.f64: the exact product X = ma * mb * 2^20 (< 2^126: mul.hi and mul.lo of the
@@ -1858,15 +1858,7 @@ class Lowerer {
     S(MOp::And, u32, t[9], t[9], t[8]);  // inf - inf
     S(MOp::Or, u32, t[4], t[4], t[9]);
     S.pick(u64, t[5], t[4], S.k(kNaN64), t[5]);
-    S.test(t[6], MCmp::Hi, u64, t[3], S.k(kInf64));
-    S(MOp::Or, u64, t[7], c, S.k(kQuiet64));
-    S.pick(u64, t[5], t[6], t[7], t[5]);
-    S.test(t[6], MCmp::Hi, u64, t[2], S.k(kInf64));
-    S(MOp::Or, u64, t[7], b, S.k(kQuiet64));
-    S.pick(u64, t[5], t[6], t[7], t[5]);
-    S.test(t[6], MCmp::Hi, u64, t[1], S.k(kInf64));
-    S(MOp::Or, u64, t[7], a, S.k(kQuiet64));
-    S.pick(u64, d, t[6], t[7], t[5]);
+    firstNaNQuietened(S, {{a, t[1]}, {b, t[2]}, {c, t[3]}}, t[6], t[7], t[5], d);
   }
 
   // cvt.f32.f64: S = the significand's top 29 bits with a sticky bit (top bit 28), the f32
@@ -1976,7 +1968,7 @@ class Lowerer {
     emitStep(pc, in, MOp::Xor, u64, 0, t6, a, b, kNoOperand);
     emitStep(pc, in, MOp::And, u64, 0, t6, t6, constant(pc, 1ull << 63), kNoOperand);
     roundFloat(pc, in, t4, t3, t6, mode, false, t0, t1, t2, t5, true);
-    constexpr uint64_t kInf = 0x7ff0000000000000ull, kQuiet = 1ull << 51, kNaN = 0x7fffffffffffffffull;
+    constexpr uint64_t kInf = kInf64, kNaN = kNaN64;
     const uint16_t absA = t0, absB = t1;
     emitStep(pc, in, MOp::And, u64, 0, absA, a, constant(pc, kNaN), kNoOperand);
     emitStep(pc, in, MOp::And, u64, 0, absB, b, constant(pc, kNaN), kNoOperand);
@@ -2001,12 +1993,7 @@ class Lowerer {
     emitStep(pc, in, MOp::And, u32, 0, t2, t2, t7, kNoOperand);
     emitStep(pc, in, MOp::Or, u32, 0, t5, t5, t2, kNoOperand);
     pick(t5, constant(pc, kNaN), t4);  // 0 * inf
-    test(t5, MCmp::Hi, absB, kInf);
-    emitStep(pc, in, MOp::Or, u64, 0, t2, b, constant(pc, kQuiet), kNoOperand);
-    pick(t5, t2, t4);  // b a NaN: b quietened
-    test(t5, MCmp::Hi, absA, kInf);
-    emitStep(pc, in, MOp::Or, u64, 0, t2, a, constant(pc, kQuiet), kNoOperand);
-    pick(t5, t2, d);  // a a NaN, first
+    firstNaNQuietened(Steps{*this, pc, in}, {{a, absA}, {b, absB}}, t5, t2, t4, d);
   }
 
   // cvt from an integer to f32 or f64 where the compiled step has no I2F for it (a 64-bit
