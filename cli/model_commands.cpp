@@ -1,9 +1,10 @@
-// qgpu model info|generate: the Qwen3.5 engine (qgpu_model) from the command line.
+// qgpu model info|generate|random: the Qwen3.5 engine (qgpu_model) from the command line.
 #include "model_commands.h"
 
 #include <fmt/core.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +15,8 @@
 #include "qgpu/model/error.h"
 #include "qgpu/model/generate.h"
 #include "qgpu/model/model.h"
+#include "qgpu/model/random_model.h"
+#include "qgpu/model/safetensors_writer.h"
 
 namespace qgpu::model {
 namespace {
@@ -31,6 +34,16 @@ struct GenerateArgs {
     bool tokenByToken = false;
     bool dense = false;
     std::string logits;  // write every position's logits here (JSON)
+};
+
+struct RandomArgs {
+    std::string out;
+    std::string shape = "small";
+    int layers = 0;  // 0: the shape's
+    int vocab = 0;
+    int hidden = 0;
+    std::uint64_t seed = 1;
+    std::string dtype = "bf16";
 };
 
 std::vector<int> parseIds(const std::string& text) {
@@ -164,6 +177,51 @@ void runGenerate(const GenerateArgs& a) {
     std::cout << line << "\n";
 }
 
+// A seeded random checkpoint (makeRandomTensors) written as DIR/config.json + DIR/model.safetensors.
+void runRandom(const RandomArgs& a) {
+    namespace fs = std::filesystem;
+    ModelConfig c = a.shape == "2b" ? qwen35_2bConfig() : qwen35SmallConfig();
+    // 0: not given (the options refuse an explicit 0 or a negative value).
+    if (a.layers != 0) {
+        c.numLayers = a.layers;
+        c.layerTypes = qwen35LayerTypes(c.numLayers);
+    }
+    if (a.vocab != 0) c.vocabSize = a.vocab;
+    if (a.hidden != 0) c.hiddenSize = a.hidden;
+    RandomWeights spec;
+    spec.seed = a.seed;
+    spec.dtype = a.dtype == "f32" ? DType::F32 : DType::BF16;
+    const nlohmann::json config = configJson(c, spec.dtype);
+    parseConfig(config, "--shape " + a.shape);  // what loading it will check, before any work
+
+    const fs::path dir(a.out);
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+        if (!fs::is_directory(dir, ec)) throw ModelError("--out: " + a.out + " exists and is not a directory");
+        if (!fs::is_empty(dir, ec)) throw ModelError("--out: " + a.out + " is not empty; refusing to write into it");
+    } else if (!fs::create_directories(dir, ec) || ec) {
+        throw ModelError("--out: cannot create " + a.out + (ec ? ": " + ec.message() : ""));
+    }
+
+    const std::shared_ptr<TensorStore> store = makeRandomTensors(c, spec);
+    std::vector<TensorSlice> slices;
+    std::uint64_t parameters = 0;
+    for (const auto& [name, view] : store->tensors()) {  // name order
+        slices.push_back({name, &view, view.dtype});
+        parameters += view.numel();
+    }
+    {
+        std::ofstream f(dir / "config.json");
+        f << config.dump(2) << "\n";
+        f.close();
+        if (!f) throw ModelError("--out: cannot write " + (dir / "config.json").string());
+    }
+    const std::uint64_t bytes = writeSafetensors(dir / "model.safetensors", slices);
+    fmt::print("wrote {}: qwen3_5_text {} shape, {} layers, hidden {}, vocab {}, seed {}, {} parameters, {} "
+               "model.safetensors {} bytes\n",
+               a.out, a.shape, c.numLayers, c.hiddenSize, c.vocabSize, a.seed, parameters, a.dtype, bytes);
+}
+
 // Runs a subcommand body, turning bad input into the documented error and exit code.
 template <typename F>
 void guarded(int& exitCode, F&& body) {
@@ -202,6 +260,23 @@ void addModelCommands(CLI::App& app, int& exitCode) {
     genCmd->add_option("--logits", gen->logits,
                        "write the logits of every prompt position and every generated token to FILE (JSON, f32 values)");
     genCmd->callback([gen, &exitCode] { guarded(exitCode, [&] { runGenerate(*gen); }); });
+
+    auto rnd = std::make_shared<RandomArgs>();
+    CLI::App* rndCmd = model->add_subcommand(
+        "random", "Write a seeded random Qwen3.5 text checkpoint (config.json + model.safetensors) to a new directory");
+    rndCmd->add_option("--out", rnd->out, "directory to write (must not exist, or be empty)")->required();
+    rndCmd->add_option("--shape", rnd->shape,
+                       "2b: the Qwen3.5-2B text model (24 layers, hidden 2048, vocab 248320; 3.8 GB in bf16); "
+                       "small: the 2B's head shapes at hidden 256, 4 layers, vocab 4096")
+        ->check(CLI::IsMember({"2b", "small"}))
+        ->capture_default_str();
+    rndCmd->add_option("--layers", rnd->layers, "number of layers (every fourth full_attention, as the 2B); default: the shape's")
+        ->check(CLI::Range(1, 1 << 30));
+    rndCmd->add_option("--vocab", rnd->vocab, "vocabulary size; default: the shape's")->check(CLI::Range(1, 1 << 30));
+    rndCmd->add_option("--hidden", rnd->hidden, "hidden size; default: the shape's")->check(CLI::Range(1, 1 << 30));
+    rndCmd->add_option("--seed", rnd->seed, "random seed (the same seed writes the same bytes)")->capture_default_str();
+    rndCmd->add_option("--dtype", rnd->dtype, "weight type")->check(CLI::IsMember({"bf16", "f32"}))->capture_default_str();
+    rndCmd->callback([rnd, &exitCode] { guarded(exitCode, [&] { runRandom(*rnd); }); });
 }
 
 }  // namespace qgpu::model

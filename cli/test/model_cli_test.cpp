@@ -1,10 +1,12 @@
-// The `model info` / `model generate` subcommands (cli/model_commands.cpp) through the
-// stand-alone qgpu_model_cli binary: output, JSON, and exit code 2 with a clear message on
-// bad input.
+// The `model info` / `model generate` / `model random` subcommands (cli/model_commands.cpp)
+// through the stand-alone qgpu_model_cli binary: output, JSON, and exit code 2 with a clear
+// message on bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "test_util.h"
 
@@ -125,6 +127,60 @@ TEST(ModelCli, BadInputExitsWithTwo) {
 TEST(ModelCli, UsageErrorsExitWithTwo) {
     const auto r = test::runCommand(kCli + " model generate " + testdata("tiny-tied"));
     EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+std::string fileBytes(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `model random` writes a checkpoint `model info` and `model generate` accept, the same bytes
+// for the same seed, other bytes for another; it refuses a directory that is not empty.
+TEST(ModelCli, RandomWritesAReproducibleCheckpoint) {
+    test::TempDir tmp;
+    const std::filesystem::path a = tmp.path() / "a", b = tmp.path() / "b", c = tmp.path() / "c";
+    const std::string args = " --shape small --layers 2 --vocab 512 --seed 5";
+    auto r = test::runCommand(kCli + " model random --out " + a.string() + args);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("parameters"), std::string::npos) << r.output;
+
+    r = test::runCommand(kCli + " model info --json " + a.string());
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j.at("model_type"), "qwen3_5_text");
+    EXPECT_EQ(j.at("num_hidden_layers"), 2);
+    EXPECT_EQ(j.at("vocab_size"), 512);
+    EXPECT_EQ(j.at("hidden_size"), 256);
+    EXPECT_EQ(j.at("head_dim"), 256);
+    EXPECT_EQ(j.at("num_attention_heads"), 8);
+    EXPECT_EQ(j.at("num_key_value_heads"), 2);
+    EXPECT_EQ(j.at("linear_num_value_heads"), 16);
+    EXPECT_EQ(j.at("tie_word_embeddings"), true);
+    EXPECT_EQ(j.at("tensor_check").at("status"), "ok");
+    EXPECT_EQ(j.at("tensor_check").at("dtypes").at("BF16"), j.at("tensor_check").at("text_tensors"));
+    // The parameters are the file's data: bf16, 2 bytes each, after the header.
+    const std::string bytes = fileBytes(a / "model.safetensors");
+    ASSERT_GT(bytes.size(), 8u);
+    std::uint64_t header = 0;
+    for (int i = 7; i >= 0; --i) header = (header << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(8 + header + 2 * j.at("parameters").get<std::uint64_t>(), bytes.size());
+
+    r = test::runCommand(kCli + " model generate " + a.string() + " --ids 1,2,3 --max-new 3 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output).at("tokens").size(), 3u) << r.output;
+
+    r = test::runCommand(kCli + " model random --out " + b.string() + args);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(test::runCommand("cmp " + (a / "model.safetensors").string() + " " + (b / "model.safetensors").string()).exitCode, 0);
+    EXPECT_EQ(fileBytes(a / "config.json"), fileBytes(b / "config.json"));
+    r = test::runCommand(kCli + " model random --out " + c.string() + " --shape small --layers 2 --vocab 512 --seed 6");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(fileBytes(a / "model.safetensors"), fileBytes(c / "model.safetensors"));
+
+    expectError("model random --out " + a.string() + args, "is not empty");
+    EXPECT_EQ(test::runCommand(kCli + " model random --out " + (tmp.path() / "d").string() + " --shape 7b").exitCode, 2);
+    EXPECT_EQ(test::runCommand(kCli + " model random --out " + (tmp.path() / "d").string() + " --layers 0").exitCode, 2);
+    EXPECT_FALSE(std::filesystem::exists(tmp.path() / "d"));
 }
 
 }  // namespace

@@ -166,6 +166,53 @@ ModelConfig parseConfig(const json& top, const std::string& origin) {
     }
 }
 
+json configJson(const ModelConfig& c, DType weights) {
+    json types = json::array();
+    for (LayerType t : c.layerTypes) types.push_back(layerTypeName(t));
+    // MRoPE sections over the rotary dimension's frequency pairs, as Qwen3.5's [11, 11, 10]
+    // for 32 pairs (text positions make them irrelevant to the result; transformers slices with
+    // them, so they must add up to the pairs).
+    const int pairs = c.rotaryDim() / 2;
+    const int section = (pairs + 2) / 3;
+    const json mrope = pairs >= 3 ? json{section, section, pairs - 2 * section} : json{pairs, 0, 0};
+    const char* dtype = weights == DType::BF16 ? "bfloat16" : weights == DType::F16 ? "float16" : "float32";
+    return {
+        {"architectures", {"Qwen3_5ForCausalLM"}},
+        {"model_type", "qwen3_5_text"},
+        {"vocab_size", c.vocabSize},
+        {"hidden_size", c.hiddenSize},
+        {"intermediate_size", c.intermediateSize},
+        {"num_hidden_layers", c.numLayers},
+        {"layer_types", types},
+        {"num_attention_heads", c.numHeads},
+        {"num_key_value_heads", c.numKvHeads},
+        {"head_dim", c.headDim},
+        {"linear_num_key_heads", c.linearKeyHeads},
+        {"linear_num_value_heads", c.linearValueHeads},
+        {"linear_key_head_dim", c.linearKeyHeadDim},
+        {"linear_value_head_dim", c.linearValueHeadDim},
+        {"linear_conv_kernel_dim", c.convKernel},
+        {"hidden_act", "silu"},
+        {"rms_norm_eps", c.rmsNormEps},
+        {"attention_bias", false},
+        {"attention_dropout", 0.0},
+        {"initializer_range", 0.02},
+        {"max_position_embeddings", 262144},  // not read by the engine (no position limit)
+        {"tie_word_embeddings", c.tieWordEmbeddings},
+        {"use_cache", true},
+        {"rope_parameters",
+         {{"rope_type", "default"},
+          {"rope_theta", c.ropeTheta},
+          {"partial_rotary_factor", c.partialRotaryFactor},
+          {"mrope_section", mrope},
+          {"mrope_interleaved", true}}},
+        {"dtype", dtype},
+        {"bos_token_id", nullptr},
+        {"eos_token_id", nullptr},
+        {"pad_token_id", nullptr},
+    };
+}
+
 ModelConfig loadConfig(const std::filesystem::path& configJson) {
     // A regular file of bounded size, nested at most kMaxConfigDepth deep (docs/limits.md): the
     // value is copied and dumped recursively afterwards.

@@ -1,10 +1,12 @@
-// Bias-free projections y = W x, dense or sparse storage chosen per matrix.
+// Bias-free projections y = W x, dense (whole or a leading block) or sparse storage chosen per matrix.
 #include "qgpu/model/linear.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "qgpu/model/error.h"
@@ -157,6 +159,73 @@ void forEachNonZero(const TensorView& view, F&& f) {
     }
 }
 
+// The smallest leading block [0, R) x [0, C) of a [rows, cols] matrix of `Word`s that holds
+// every entry that is not +-0 ((word & mask) != 0: exact for f32, bf16 and f16 alike), if it
+// has at most `limit` entries; nullopt as soon as it is known to have more, so that a matrix
+// without zero padding costs a few reads. R from the last non-zero entry (scanning back from
+// the end), then C from each row above it, scanned back down to the widest C so far.
+template <class Word>
+std::optional<std::pair<int, int>> leadingBlockOf(const std::byte* data, int rows, int cols, Word mask, std::size_t limit) {
+    const std::size_t stride = static_cast<std::size_t>(cols);
+    auto nonZero = [&](std::size_t i) {
+        Word u;
+        std::memcpy(&u, data + sizeof(Word) * i, sizeof(Word));
+        return (u & mask) != 0;
+    };
+    std::size_t end = static_cast<std::size_t>(rows) * stride;
+    while (end > 0 && !nonZero(end - 1)) --end;
+    if (end == 0) return std::pair{0, 0};  // no non-zero entry
+    const std::size_t r = (end - 1) / stride + 1;
+    std::size_t c = (end - 1) % stride + 1;  // row r - 1 is scanned from c on
+    if (r * c > limit) return std::nullopt;
+    for (std::size_t row = 0; row + 1 < r; ++row) {
+        for (std::size_t col = stride; col > c; --col) {
+            if (nonZero(row * stride + col - 1)) {
+                c = col;
+                break;
+            }
+        }
+        if (r * c > limit) return std::nullopt;
+    }
+    return std::pair{static_cast<int>(r), static_cast<int>(c)};
+}
+
+std::optional<std::pair<int, int>> leadingBlock(const TensorView& view, int rows, int cols, std::size_t limit) {
+    if (rows == 0 || cols == 0) return std::nullopt;
+    if (view.dtype == DType::F32) return leadingBlockOf<std::uint32_t>(view.bytes.data(), rows, cols, 0x7fffffffu, limit);
+    return leadingBlockOf<std::uint16_t>(view.bytes.data(), rows, cols, 0x7fffu, limit);  // bf16, f16
+}
+
+// The first row holding a non-zero entry in the right half of the columns, if the rows above it
+// hold some entry (rows x cols of `Word`s): where a matrix of narrow rows and then wide ones
+// splits. rows when no row reaches the right half.
+template <class Word>
+int firstWideRow(const std::byte* data, int rows, int cols, Word mask) {
+    const std::size_t stride = static_cast<std::size_t>(cols);
+    for (int r = 0; r < rows; ++r) {
+        const std::byte* row = data + sizeof(Word) * stride * static_cast<std::size_t>(r);
+        for (std::size_t c = stride; c > stride / 2; --c) {
+            Word u;
+            std::memcpy(&u, row + sizeof(Word) * (c - 1), sizeof(Word));
+            if ((u & mask) != 0) return r;
+        }
+    }
+    return rows;
+}
+
+int firstWideRow(const TensorView& view, int rows, int cols) {
+    if (view.dtype == DType::F32) return firstWideRow<std::uint32_t>(view.bytes.data(), rows, cols, 0x7fffffffu);
+    return firstWideRow<std::uint16_t>(view.bytes.data(), rows, cols, 0x7fffu);
+}
+
+// Rows [first, first + count) of a 2-D view, as a view of their own.
+TensorView rowsOf(const TensorView& view, int first, int count) {
+    const std::size_t rowBytes = static_cast<std::size_t>(view.shape[1]) * dtypeSize(view.dtype);
+    return TensorView{view.dtype, {count, view.shape[1]},
+                      view.bytes.subspan(rowBytes * static_cast<std::size_t>(first), rowBytes * static_cast<std::size_t>(count)),
+                      view.origin};
+}
+
 }  // namespace
 
 bool bf16KernelSupported(Bf16Kernel kernel) {
@@ -206,8 +275,14 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
     cols_ = static_cast<int>(view.shape[1]);
     const std::size_t n = view.numel();
 
+    // The leading block of non-zeros first: zero padding (a spliced model's, docs/compiler.md
+    // §9) must not change how a matrix is computed, so the density that picks the storage is
+    // the block's, not the padded matrix's.
+    std::optional<std::pair<int, int>> leading;
+    if (options.trimZeroPadding) leading = leadingBlock(view, rows_, cols_, n / 2);
+    const std::size_t basis = leading ? static_cast<std::size_t>(leading->first) * static_cast<std::size_t>(leading->second) : n;
     // Count non-zeros once to pick the storage; stop counting as soon as dense wins.
-    const std::size_t sparseLimit = static_cast<std::size_t>(options.sparseDensity * static_cast<double>(n));
+    const std::size_t sparseLimit = static_cast<std::size_t>(options.sparseDensity * static_cast<double>(basis));
     std::size_t nnz = 0;
     if (options.sparseDensity > 0) {
         forEachNonZero(view, [&](std::size_t, float) { return ++nnz <= sparseLimit; });
@@ -216,6 +291,9 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
         // apply() counts the entries a product reaches in 32 bits.
         if (nnz >= (std::size_t{1} << 32)) throw ModelError(view.origin + ": more than 2^32 - 1 non-zero entries for the sparse path");
         storage_ = Storage::Sparse;
+        ownsWeights_ = true;
+        blockRows_ = rows_;
+        blockCols_ = cols_;
         std::vector<Eigen::Triplet<float, int>> triplets;
         triplets.reserve(nnz);
         forEachNonZero(view, [&](std::size_t i, float v) {
@@ -244,40 +322,76 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
                 columnEntries_[static_cast<std::size_t>(c)] += static_cast<std::uint32_t>(b.entries.outerIndexPtr()[c + 1] - b.entries.outerIndexPtr()[c]);
         return;
     }
-    nonZeros_ = n;  // not counted exactly for dense storage
+    // Narrow rows, then wide ones (a spliced model's head: the base's text rows within its
+    // columns, then the GPU's ids' rows): each range stored as a matrix of its own, so that the
+    // narrow rows are computed as their block alone (and the wide ones, mostly zeros, sparse).
+    if (options.trimZeroPadding && !leading) {
+        const int split = firstWideRow(view, rows_, cols_);
+        if (split > 0 && split < rows_) {
+            upper_ = std::make_unique<Linear>(rowsOf(view, 0, split), options);
+            lower_ = std::make_unique<Linear>(rowsOf(view, split, rows_ - split), options);
+            storage_ = upper_->storage_;
+            nonZeros_ = upper_->nonZeros_ + lower_->nonZeros_;
+            ownsWeights_ = upper_->ownsWeights_ && lower_->ownsWeights_;
+            blockRows_ = rows_;
+            blockCols_ = cols_;
+            return;
+        }
+    }
+    // Dense: the whole matrix, or its leading block of non-zeros when that is at most half.
+    blockRows_ = rows_;
+    blockCols_ = cols_;
+    if (leading) {
+        blockRows_ = leading->first;
+        blockCols_ = leading->second;
+    }
+    const std::size_t stored = static_cast<std::size_t>(blockRows_) * static_cast<std::size_t>(blockCols_);
+    nonZeros_ = stored;  // not counted exactly for dense storage
+    // Copies (or widens) the block's rows, strided in the view, into `out`.
+    auto copyBlock = [&](auto& out, std::size_t elementBytes) {
+        out.resize(stored);
+        for (std::size_t r = 0; r < static_cast<std::size_t>(blockRows_); ++r)
+            std::memcpy(out.data() + r * static_cast<std::size_t>(blockCols_),
+                        view.bytes.data() + r * static_cast<std::size_t>(cols_) * elementBytes,
+                        static_cast<std::size_t>(blockCols_) * elementBytes);
+    };
+    const bool trim = trimmed();
     const auto addr = reinterpret_cast<std::uintptr_t>(view.bytes.data());
     switch (view.dtype) {
         case DType::F32:
             storage_ = Storage::DenseF32;
-            if (addr % alignof(float) == 0) {
+            if (!trim && addr % alignof(float) == 0) {
                 f32_ = reinterpret_cast<const float*>(view.bytes.data());
-            } else {  // safetensors does not promise alignment; copy rather than read misaligned
-                ownedF32_.resize(n);
-                std::memcpy(ownedF32_.data(), view.bytes.data(), n * sizeof(float));
+            } else {  // a block, or a misaligned mapping (safetensors does not promise alignment)
+                copyBlock(ownedF32_, sizeof(float));
                 f32_ = ownedF32_.data();
+                ownsWeights_ = true;
             }
             break;
         case DType::F16:
             storage_ = Storage::DenseF32;
-            ownedF32_.resize(n);
-            for (std::size_t i = 0; i < n; ++i) ownedF32_[i] = view.at(i);
+            ownedF32_.resize(stored);
+            for (std::size_t r = 0; r < static_cast<std::size_t>(blockRows_); ++r)
+                for (std::size_t c = 0; c < static_cast<std::size_t>(blockCols_); ++c)
+                    ownedF32_[r * static_cast<std::size_t>(blockCols_) + c] = view.at(r * static_cast<std::size_t>(cols_) + c);
             f32_ = ownedF32_.data();
+            ownsWeights_ = true;
             break;
         case DType::BF16:
             storage_ = Storage::DenseBF16;
-            if (addr % alignof(std::uint16_t) == 0) {
+            if (!trim && addr % alignof(std::uint16_t) == 0) {
                 bf16_ = reinterpret_cast<const std::uint16_t*>(view.bytes.data());
             } else {
-                ownedBf16_.resize(n);
-                std::memcpy(ownedBf16_.data(), view.bytes.data(), n * 2);
+                copyBlock(ownedBf16_, sizeof(std::uint16_t));
                 bf16_ = ownedBf16_.data();
+                ownsWeights_ = true;
             }
             break;
     }
 }
 
 bool Linear::columnsEmpty(int first, int count) const {
-    if (storage_ != Storage::Sparse || first < 0 || count < 0 || first + count > cols_) return false;
+    if (upper_ || storage_ != Storage::Sparse || first < 0 || count < 0 || first + count > cols_) return false;
     for (int c = first; c < first + count; ++c)
         if (columnEntries_[static_cast<std::size_t>(c)] != 0) return false;
     return true;
@@ -291,16 +405,20 @@ std::vector<char> inputBlocksRead(const Linear& projection, int blocks, int widt
 }
 
 std::string Linear::storageName() const {
+    if (upper_)
+        return upper_->storageName() + " rows 0-" + std::to_string(upper_->rows_ - 1) + ", " + lower_->storageName() + " below";
+    const std::string block = trimmed() ? " block " + std::to_string(blockRows_) + "x" + std::to_string(blockCols_) : "";
     switch (storage_) {
-        case Storage::DenseF32: return "dense-f32";
-        case Storage::DenseBF16: return "dense-bf16";
+        case Storage::DenseF32: return "dense-f32" + block;
+        case Storage::DenseBF16: return "dense-bf16" + block;
         case Storage::Sparse: return "sparse";
     }
     return "?";
 }
 
 std::size_t Linear::bytesPerApply() const {
-    const std::size_t n = static_cast<std::size_t>(rows_) * cols_;
+    if (upper_) return upper_->bytesPerApply() + lower_->bytesPerApply();
+    const std::size_t n = static_cast<std::size_t>(blockRows_) * static_cast<std::size_t>(blockCols_);
     switch (storage_) {
         case Storage::DenseF32: return n * 4;
         case Storage::DenseBF16: return n * 2;
@@ -310,37 +428,57 @@ std::size_t Linear::bytesPerApply() const {
 }
 
 Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
-    Eigen::VectorXf y(rows_);
+    if (upper_) {
+        Eigen::VectorXf y(rows_);
+        y.head(upper_->rows_) = upper_->apply(x);
+        y.tail(lower_->rows_) = lower_->apply(x);
+        return y;
+    }
+    if (storage_ == Storage::Sparse) {
+        // By columns where the entries under x's non-zeros are under half of all (a scatter
+        // costs about twice a gather per entry).
+        // Branch-free on the bits (x's zeros and non-zeros are mixed), so that it vectorises;
+        // the sum is at most nonZeros_, which a 32-bit count holds (checked at construction).
+        std::uint32_t touched = 0;
+        const std::uint32_t* entries = columnEntries_.data();
+        for (int c = 0; c < cols_; ++c) {
+            std::uint32_t bits;
+            std::memcpy(&bits, x.data() + c, 4);
+            touched += entries[c] & (0u - static_cast<std::uint32_t>((bits << 1) != 0));  // not +-0
+        }
+        return 2 * touched < nonZeros_ ? applyByColumns(x) : applyByRows(x);
+    }
+    if (!trimmed()) return applyDense(x);
+    // The block's product exactly as a Linear of the block alone computes it: the same
+    // kernels on a vector of blockCols_ entries (a copy of x's head), then +0 below.
+    Eigen::VectorXf y = Eigen::VectorXf::Zero(rows_);
+    if (blockRows_ > 0) {
+        const Eigen::VectorXf head = x.head(blockCols_);
+        y.head(blockRows_) = applyDense(head);
+    }
+    return y;
+}
+
+Eigen::VectorXf Linear::applyDense(const Eigen::VectorXf& x) const {
+    const int rows = blockRows_, cols = blockCols_;
+    Eigen::VectorXf y(rows);
     switch (storage_) {
         case Storage::DenseF32: {
             const auto w = denseF32();
-            if (static_cast<std::size_t>(rows_) * cols_ < kParallelMinWeights) {
+            if (static_cast<std::size_t>(rows) * cols < kParallelMinWeights) {
                 y.noalias() = w * x;
                 break;
             }
             // Eigen's GEMV is single-threaded: split the rows over the pool.
-            const std::size_t grain = std::max<std::size_t>(16, kParallelMinWeights / static_cast<std::size_t>(cols_));
-            parallelFor(static_cast<std::size_t>(rows_), grain, [&](std::size_t r0, std::size_t r1) {
+            const std::size_t grain = std::max<std::size_t>(16, kParallelMinWeights / static_cast<std::size_t>(cols));
+            parallelFor(static_cast<std::size_t>(rows), grain, [&](std::size_t r0, std::size_t r1) {
                 const auto n = static_cast<Eigen::Index>(r1 - r0);
                 y.segment(static_cast<Eigen::Index>(r0), n).noalias() = w.middleRows(static_cast<Eigen::Index>(r0), n) * x;
             });
             break;
         }
-        case Storage::DenseBF16: bf16MatVec(bf16_, rows_, cols_, x.data(), y.data()); break;
-        case Storage::Sparse: {
-            // By columns where the entries under x's non-zeros are under half of all (a scatter
-            // costs about twice a gather per entry).
-            // Branch-free on the bits (x's zeros and non-zeros are mixed), so that it vectorises;
-            // the sum is at most nonZeros_, which a 32-bit count holds (checked at construction).
-            std::uint32_t touched = 0;
-            const std::uint32_t* entries = columnEntries_.data();
-            for (int c = 0; c < cols_; ++c) {
-                std::uint32_t bits;
-                std::memcpy(&bits, x.data() + c, 4);
-                touched += entries[c] & (0u - static_cast<std::uint32_t>((bits << 1) != 0));  // not +-0
-            }
-            return 2 * touched < nonZeros_ ? applyByColumns(x) : applyByRows(x);
-        }
+        case Storage::DenseBF16: bf16MatVec(bf16_, rows, cols, x.data(), y.data()); break;
+        case Storage::Sparse: throw ModelError("Linear::applyDense: sparse storage");
     }
     return y;
 }
@@ -387,20 +525,43 @@ Eigen::VectorXf Linear::applyByColumns(const Eigen::VectorXf& x) const {
 }
 
 Eigen::MatrixXf Linear::applyBatch(const Eigen::MatrixXf& x) const {
-    Eigen::MatrixXf y(rows_, x.cols());
+    if (upper_) {
+        Eigen::MatrixXf y(rows_, x.cols());
+        y.topRows(upper_->rows_) = upper_->applyBatch(x);
+        y.bottomRows(lower_->rows_) = lower_->applyBatch(x);
+        return y;
+    }
+    if (storage_ == Storage::Sparse) {
+        Eigen::MatrixXf y(rows_, x.cols());
+        y.noalias() = sparse_ * x;
+        return y;
+    }
+    if (!trimmed()) return applyBatchDense(x);
+    // As apply(): the block's product on a copy of x's top rows, +0 below.
+    Eigen::MatrixXf y = Eigen::MatrixXf::Zero(rows_, x.cols());
+    if (blockRows_ > 0) {
+        const Eigen::MatrixXf top = x.topRows(blockCols_);
+        y.topRows(blockRows_) = applyBatchDense(top);
+    }
+    return y;
+}
+
+Eigen::MatrixXf Linear::applyBatchDense(const Eigen::MatrixXf& x) const {
+    const int rows = blockRows_, cols = blockCols_;
+    Eigen::MatrixXf y(rows, x.cols());
     switch (storage_) {
         case Storage::DenseF32: y.noalias() = denseF32() * x; break;
         case Storage::DenseBF16: {
             // Widen a block of rows at a time, then one f32 GEMM per block.
             constexpr std::size_t kBlock = 128;
-            parallelFor(static_cast<std::size_t>(rows_), kBlock, [&](std::size_t r0, std::size_t r1) {
+            parallelFor(static_cast<std::size_t>(rows), kBlock, [&](std::size_t r0, std::size_t r1) {
                 RowMajorF32 block;
-                widenRows(bf16_, cols_, static_cast<int>(r0), static_cast<int>(r1 - r0), block);
+                widenRows(bf16_, cols, static_cast<int>(r0), static_cast<int>(r1 - r0), block);
                 y.middleRows(static_cast<Eigen::Index>(r0), static_cast<Eigen::Index>(r1 - r0)).noalias() = block * x;
             });
             break;
         }
-        case Storage::Sparse: y.noalias() = sparse_ * x; break;
+        case Storage::Sparse: throw ModelError("Linear::applyBatchDense: sparse storage");
     }
     return y;
 }

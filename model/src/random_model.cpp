@@ -64,8 +64,7 @@ ModelConfig qwen35_2bConfig() {
     c.hiddenSize = 2048;
     c.intermediateSize = 6144;
     c.numLayers = 24;
-    for (int i = 0; i < c.numLayers; ++i)
-        c.layerTypes.push_back((i + 1) % 4 == 0 ? LayerType::FullAttention : LayerType::LinearAttention);
+    c.layerTypes = qwen35LayerTypes(c.numLayers);
     c.numHeads = 8;
     c.numKvHeads = 2;
     c.headDim = 256;
@@ -79,6 +78,21 @@ ModelConfig qwen35_2bConfig() {
     c.rmsNormEps = 1e-6;
     c.tieWordEmbeddings = true;
     return c;
+}
+
+ModelConfig qwen35SmallConfig() {
+    ModelConfig c = qwen35_2bConfig();
+    c.vocabSize = 4096;
+    c.hiddenSize = 256;
+    c.numLayers = 4;
+    c.layerTypes = qwen35LayerTypes(c.numLayers);
+    return c;
+}
+
+std::vector<LayerType> qwen35LayerTypes(int layers) {
+    std::vector<LayerType> types;
+    for (int i = 0; i < layers; ++i) types.push_back((i + 1) % 4 == 0 ? LayerType::FullAttention : LayerType::LinearAttention);
+    return types;
 }
 
 }  // namespace qgpu::model

@@ -104,6 +104,58 @@ std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vec
     return 8 + text.size() + offset;
 }
 
+std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSource>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::uint64_t offset = 0;
+    for (const auto& t : tensors) {
+        if (t.stored != DType::F32 && t.stored != DType::BF16)
+            throw ModelError(file.string() + ": tensor '" + t.name + "': a produced tensor is stored as F32 or BF16");
+        std::uint64_t n = 1;
+        for (std::int64_t d : t.shape) n *= static_cast<std::uint64_t>(d);
+        const std::uint64_t bytes = n * dtypeSize(t.stored);
+        header[t.name] = {{"dtype", dtypeName(t.stored)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    const std::string text = paddedHeader(header);
+    std::ofstream out(file, std::ios::binary);
+    if (!out) throw ModelError(file.string() + ": cannot create");
+    std::uint64_t len = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::vector<float> block;
+    std::vector<std::uint16_t> narrow;
+    for (const auto& t : tensors) {
+        const std::int64_t rows = t.shape.empty() ? 1 : t.shape[0];
+        std::int64_t width = 1;
+        for (std::size_t d = 1; d < t.shape.size(); ++d) width *= t.shape[d];
+        // About 8 MB of f32 a block: a row of a spliced embedding is up to tens of KB.
+        const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t{1} << 21) / std::max<std::int64_t>(1, width));
+        for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
+            const std::int64_t n = std::min(step, rows - r0);
+            const std::size_t count = static_cast<std::size_t>(n * width);
+            block.assign(count, 0.0f);
+            t.fill(r0, n, block.data());
+            if (t.stored == DType::F32) {
+                out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(4 * count));
+                continue;
+            }
+            narrow.resize(count);
+            for (std::size_t i = 0; i < count; ++i) {
+                std::uint32_t u;
+                std::memcpy(&u, &block[i], 4);
+                if ((u & 0xffffu) != 0)
+                    throw ModelError(file.string() + ": tensor '" + t.name + "': value " +
+                                     std::to_string(static_cast<std::uint64_t>(r0 * width) + i) + " is not a bf16");
+                narrow[i] = static_cast<std::uint16_t>(u >> 16);
+            }
+            out.write(reinterpret_cast<const char*>(narrow.data()), static_cast<std::streamsize>(2 * count));
+        }
+    }
+    out.close();
+    if (!out) throw ModelError(file.string() + ": write failed");
+    return 8 + text.size() + offset;
+}
+
 std::vector<TensorToWrite> tensorsOf(const TensorStore& store) {
     std::vector<TensorToWrite> out;
     for (const auto& [name, v] : store.tensors())

@@ -15,7 +15,7 @@ const TensorView& WeightSource::view(const std::string& name) const {
 Linear WeightSource::linear(const std::string& name) const {
     const TensorView& v = view(name);
     Linear l(v, options_);
-    if (l.storage() == Linear::Storage::Sparse) store_.releasePages(v);
+    if (l.ownsWeights()) store_.releasePages(v);
     return l;
 }
 

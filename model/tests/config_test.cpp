@@ -3,6 +3,7 @@
 
 #include "qgpu/model/config.h"
 #include "qgpu/model/error.h"
+#include "qgpu/model/random_model.h"
 #include "test_util.h"
 
 namespace qgpu::model {
@@ -29,6 +30,45 @@ TEST(Config, ParsesFlatTextConfig) {
     EXPECT_DOUBLE_EQ(c.ropeTheta, 1e7);
     EXPECT_TRUE(c.tieWordEmbeddings);
     EXPECT_FALSE(c.composite);
+}
+
+// configJson writes a flat text config that parseConfig reads back as the same config.
+TEST(Config, WrittenConfigReadsBackTheSame) {
+    ModelConfig small = qwen35SmallConfig();
+    small.tieWordEmbeddings = false;
+    small.rmsNormEps = 1e-5;
+    for (const ModelConfig& c : {qwen35_2bConfig(), small, parseConfig(test::tinyConfigJson(), "tiny")}) {
+        const nlohmann::json j = configJson(c, DType::BF16);
+        const ModelConfig r = parseConfig(j, "written");
+        EXPECT_EQ(r.modelType, "qwen3_5_text");
+        EXPECT_FALSE(r.composite);
+        EXPECT_EQ(r.vocabSize, c.vocabSize);
+        EXPECT_EQ(r.hiddenSize, c.hiddenSize);
+        EXPECT_EQ(r.intermediateSize, c.intermediateSize);
+        EXPECT_EQ(r.numLayers, c.numLayers);
+        EXPECT_EQ(r.layerTypes, c.layerTypes);
+        EXPECT_EQ(r.numHeads, c.numHeads);
+        EXPECT_EQ(r.numKvHeads, c.numKvHeads);
+        EXPECT_EQ(r.headDim, c.headDim);
+        EXPECT_EQ(r.ropeTheta, c.ropeTheta);
+        EXPECT_EQ(r.partialRotaryFactor, c.partialRotaryFactor);
+        EXPECT_EQ(r.linearKeyHeads, c.linearKeyHeads);
+        EXPECT_EQ(r.linearValueHeads, c.linearValueHeads);
+        EXPECT_EQ(r.linearKeyHeadDim, c.linearKeyHeadDim);
+        EXPECT_EQ(r.linearValueHeadDim, c.linearValueHeadDim);
+        EXPECT_EQ(r.convKernel, c.convKernel);
+        EXPECT_EQ(r.rmsNormEps, c.rmsNormEps);
+        EXPECT_EQ(r.tieWordEmbeddings, c.tieWordEmbeddings);
+        // The MRoPE sections cover the rotary frequency pairs.
+        int pairs = 0;
+        for (const auto& s : j.at("rope_parameters").at("mrope_section")) pairs += s.get<int>();
+        EXPECT_EQ(pairs, c.rotaryDim() / 2);
+        EXPECT_EQ(j.at("dtype"), "bfloat16");
+    }
+    const nlohmann::json twoB = configJson(qwen35_2bConfig(), DType::F32);
+    EXPECT_EQ(twoB.at("rope_parameters").at("mrope_section"), nlohmann::json({11, 11, 10}));
+    EXPECT_EQ(twoB.at("dtype"), "float32");
+    EXPECT_EQ(twoB.at("tie_word_embeddings"), true);
 }
 
 TEST(Config, ReadsTextPartOfFullConfig) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <span>
 
@@ -187,6 +188,285 @@ TEST(LinearKernels, EveryBf16KernelVariantIsAccurate) {
             }
         }
     }
+}
+
+// A dense matrix whose non-zeros lie in a leading block [0, R) x [0, C) (zero padding to a
+// wider model) keeps the block only; its products are a Linear of the unpadded [R, C] matrix's
+// bit for bit on rows [0, R) and +0 below, whatever x holds from column C on.
+struct PaddedCase {
+    DType dtype;
+    int rows, cols;            // the padded matrix
+    int blockRows, blockCols;  // where its non-zeros lie
+    double sparseDensity;      // LinearOptions::sparseDensity
+};
+
+TensorView viewOf(DType dtype, int rows, int cols, const std::vector<std::byte>& bytes) {
+    TensorView v;
+    v.dtype = dtype;
+    v.shape = {rows, cols};
+    v.bytes = std::span<const std::byte>(bytes.data(), bytes.size());
+    return v;
+}
+
+// Entries spanning 2^-20 .. 2^20 (so that the f32 sums depend on their order), a few exact
+// zeros inside the block, and non-zeros on its last row and column.
+std::vector<float> blockValues(int rows, int cols, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> scale(-20, 20);
+    std::vector<float> w(static_cast<std::size_t>(rows) * cols);
+    for (float& v : w) v = rng() % 8 == 0 ? 0.0f : std::ldexp(u(rng), scale(rng));
+    w.back() = 0.5f;                                         // row rows - 1, column cols - 1
+    w[static_cast<std::size_t>(cols) - 1] = -0.25f;          // row 0, column cols - 1
+    w[static_cast<std::size_t>(rows - 1) * cols] = 0.125f;   // row rows - 1, column 0
+    return w;
+}
+
+std::vector<std::byte> encode(DType dtype, const std::vector<float>& values) {
+    std::vector<std::byte> out(values.size() * dtypeSize(dtype));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (dtype == DType::F32) {
+            std::memcpy(out.data() + 4 * i, &values[i], 4);
+        } else {
+            const std::uint16_t h = floatToBf16(values[i]);
+            std::memcpy(out.data() + 2 * i, &h, 2);
+        }
+    }
+    return out;
+}
+
+std::vector<float> padded(const std::vector<float>& block, int blockRows, int blockCols, int rows, int cols) {
+    std::vector<float> out(static_cast<std::size_t>(rows) * cols, 0.0f);
+    for (int r = 0; r < blockRows; ++r)
+        for (int c = 0; c < blockCols; ++c)
+            out[static_cast<std::size_t>(r) * cols + c] = block[static_cast<std::size_t>(r) * blockCols + c];
+    // Some -0 in the padding: zero as well.
+    for (std::size_t i = out.size() - 1, k = 0; k < 50; i -= 7, ++k)
+        if (static_cast<int>(i / cols) >= blockRows || static_cast<int>(i % cols) >= blockCols) out[i] = -0.0f;
+    return out;
+}
+
+// Every entry of x non-zero, the padded columns too (an Inf and a NaN among them).
+Eigen::MatrixXf inputs(int cols, int blockCols, int count, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> scale(-20, 20);
+    Eigen::MatrixXf x(cols, count);
+    for (int t = 0; t < count; ++t)
+        for (int c = 0; c < cols; ++c) x(c, t) = std::ldexp(u(rng), scale(rng)) + (u(rng) > 0 ? 1e-30f : -1e-30f);
+    if (cols > blockCols + 1) {
+        x(blockCols, 0) = std::numeric_limits<float>::infinity();
+        x(cols - 1, count - 1) = std::numeric_limits<float>::quiet_NaN();
+    }
+    return x;
+}
+
+bool sameBits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+bool allPositiveZero(const float* a, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, a + i, 4);
+        if (u != 0) return false;
+    }
+    return true;
+}
+
+TEST(LinearTrim, PaddedMatrixKeepsItsBlockAndGivesTheBlocksBits) {
+    const std::vector<PaddedCase> cases = {
+        {DType::BF16, 300, 1100, 77, 203, 0.0},     // neither size a multiple of 32 (vector tails)
+        {DType::BF16, 512, 2048, 130, 517, 0.0},    // large enough for the parallel bf16 kernel
+        {DType::F32, 384, 4096, 384, 1000, 0.0},    // columns only (a projection of padded inputs)
+        {DType::F32, 64, 256, 40, 96, 0.0},         // small: one GEMV
+        {DType::BF16, 1024, 256, 256, 256, 0.05},   // rows only (a projection to padded outputs), default density
+        {DType::F32, 1024, 256, 256, 256, 0.05},
+    };
+    std::mt19937 rng(17);
+    std::size_t differs = 0;  // rows where the whole padded product's bits are not the block's
+    for (const PaddedCase& pc : cases) {
+        SCOPED_TRACE(::testing::Message() << dtypeName(pc.dtype) << " " << pc.rows << "x" << pc.cols << " block "
+                                          << pc.blockRows << "x" << pc.blockCols);
+        const std::vector<float> block = blockValues(pc.blockRows, pc.blockCols, rng);
+        const std::vector<std::byte> blockBytes = encode(pc.dtype, block);
+        const std::vector<std::byte> paddedBytes =
+            encode(pc.dtype, padded(block, pc.blockRows, pc.blockCols, pc.rows, pc.cols));
+        LinearOptions options;
+        options.sparseDensity = pc.sparseDensity;
+        const Linear trimmed(viewOf(pc.dtype, pc.rows, pc.cols, paddedBytes), options);
+        const Linear unpadded(viewOf(pc.dtype, pc.blockRows, pc.blockCols, blockBytes), options);
+
+        const Linear::Storage dense = pc.dtype == DType::F32 ? Linear::Storage::DenseF32 : Linear::Storage::DenseBF16;
+        const std::string kind = pc.dtype == DType::F32 ? "dense-f32" : "dense-bf16";
+        ASSERT_EQ(trimmed.storage(), dense);
+        ASSERT_EQ(unpadded.storage(), dense);
+        EXPECT_TRUE(trimmed.trimmed());
+        EXPECT_FALSE(unpadded.trimmed());
+        EXPECT_TRUE(trimmed.ownsWeights());
+        EXPECT_EQ(trimmed.rows(), pc.rows);
+        EXPECT_EQ(trimmed.cols(), pc.cols);
+        EXPECT_EQ(trimmed.blockRows(), pc.blockRows);
+        EXPECT_EQ(trimmed.blockCols(), pc.blockCols);
+        EXPECT_EQ(trimmed.storageName(), kind + " block " + std::to_string(pc.blockRows) + "x" + std::to_string(pc.blockCols));
+        EXPECT_EQ(unpadded.storageName(), kind);
+        EXPECT_EQ(trimmed.bytesPerApply(), unpadded.bytesPerApply());
+        EXPECT_EQ(trimmed.bytesPerApply(), static_cast<std::size_t>(pc.blockRows) * pc.blockCols * dtypeSize(pc.dtype));
+        EXPECT_EQ(trimmed.nonZeros(), static_cast<std::size_t>(pc.blockRows) * pc.blockCols);
+        EXPECT_FALSE(trimmed.columnsEmpty(pc.blockCols, pc.cols - pc.blockCols));
+
+        const Eigen::MatrixXf x = inputs(pc.cols, pc.blockCols, 5, rng);
+        const Eigen::MatrixXf head = x.topRows(pc.blockCols);
+        const std::size_t r = static_cast<std::size_t>(pc.blockRows), below = static_cast<std::size_t>(pc.rows - pc.blockRows);
+        for (Eigen::Index t = 0; t < x.cols(); ++t) {
+            const Eigen::VectorXf y = trimmed.apply(x.col(t));
+            const Eigen::VectorXf want = unpadded.apply(head.col(t));
+            ASSERT_EQ(y.size(), pc.rows);
+            EXPECT_TRUE(sameBits(y.data(), want.data(), r)) << "apply, column " << t;
+            EXPECT_TRUE(allPositiveZero(y.data() + r, below)) << "apply, column " << t;
+        }
+        const Eigen::MatrixXf y = trimmed.applyBatch(x);
+        const Eigen::MatrixXf want = unpadded.applyBatch(head);
+        ASSERT_EQ(y.rows(), pc.rows);
+        ASSERT_EQ(y.cols(), x.cols());
+        for (Eigen::Index t = 0; t < x.cols(); ++t) {
+            EXPECT_TRUE(sameBits(y.col(t).data(), want.col(t).data(), r)) << "applyBatch, column " << t;
+            EXPECT_TRUE(allPositiveZero(y.col(t).data() + r, below)) << "applyBatch, column " << t;
+        }
+        // Not vacuous: the whole padded matrix's product (its zero terms added, in another
+        // grouping) is not the block's bit for bit. Column 1 of x is finite.
+        LinearOptions whole = options;
+        whole.trimZeroPadding = false;
+        const Linear full(viewOf(pc.dtype, pc.rows, pc.cols, paddedBytes), whole);
+        ASSERT_FALSE(full.trimmed());
+        const Eigen::VectorXf a = full.apply(x.col(1)), b = unpadded.apply(head.col(1));
+        for (int i = 0; i < pc.blockRows; ++i) differs += !sameBits(&a[i], &b[i], 1);
+    }
+    EXPECT_GT(differs, 20u);
+}
+
+// A block of more than half the entries, or the option off: stored whole, as before.
+TEST(LinearTrim, LargeBlocksAndTheOptionOffKeepTheWholeMatrix) {
+    std::mt19937 rng(23);
+    for (const DType dtype : {DType::BF16, DType::F32}) {
+        SCOPED_TRACE(dtypeName(dtype));
+        const int rows = 100, cols = 200;
+        // 100 x 101 is just over half of 100 x 200: kept whole.
+        const std::vector<std::byte> over = encode(dtype, padded(blockValues(100, 101, rng), 100, 101, rows, cols));
+        // 50 x 200 is exactly half: trimmed, unless the option is off.
+        const std::vector<std::byte> half = encode(dtype, padded(blockValues(50, 200, rng), 50, 200, rows, cols));
+        LinearOptions options;
+        options.sparseDensity = 0;
+        const std::string kind = dtype == DType::F32 ? "dense-f32" : "dense-bf16";
+
+        const Linear whole(viewOf(dtype, rows, cols, over), options);
+        EXPECT_FALSE(whole.trimmed());
+        EXPECT_FALSE(whole.ownsWeights());  // reads the view in place
+        EXPECT_EQ(whole.blockRows(), rows);
+        EXPECT_EQ(whole.blockCols(), cols);
+        EXPECT_EQ(whole.storageName(), kind);
+        EXPECT_EQ(whole.bytesPerApply(), static_cast<std::size_t>(rows) * cols * dtypeSize(dtype));
+        EXPECT_EQ(whole.nonZeros(), static_cast<std::size_t>(rows) * cols);
+
+        const Linear trimmed(viewOf(dtype, rows, cols, half), options);
+        EXPECT_TRUE(trimmed.trimmed());
+        EXPECT_EQ(trimmed.storageName(), kind + " block 50x200");
+        EXPECT_EQ(trimmed.bytesPerApply(), static_cast<std::size_t>(50) * cols * dtypeSize(dtype));
+
+        options.trimZeroPadding = false;
+        const Linear off(viewOf(dtype, rows, cols, half), options);
+        EXPECT_FALSE(off.trimmed());
+        EXPECT_EQ(off.storageName(), kind);
+        EXPECT_EQ(off.bytesPerApply(), static_cast<std::size_t>(rows) * cols * dtypeSize(dtype));
+        // Finite inputs: the whole product adds only 0 x finite = +-0 terms past the block's rows.
+        const Eigen::VectorXf x = Eigen::VectorXf::Constant(cols, 0.5f);
+        const Eigen::VectorXf a = off.apply(x), b = trimmed.apply(x);
+        EXPECT_TRUE(allPositiveZero(b.data() + 50, rows - 50));
+        EXPECT_TRUE(a.tail(rows - 50).isZero(0));
+    }
+}
+
+// The storage follows the block's density, not the padded matrix's: a dense 64 x 32 block in
+// a 64 x 2048 matrix (1.6 % non-zero, below the default 5 %) is a dense block with the
+// unpadded matrix's bits, as a spliced base's projections need (docs/compiler.md §9); a
+// block that is itself sparse stays sparse.
+TEST(LinearTrim, PaddingDoesNotMakeADenseBlockSparse) {
+    std::mt19937 rng(29);
+    const int rows = 64, cols = 2048, bc = 32;
+    const std::vector<float> block = blockValues(rows, bc, rng);
+    const std::vector<std::byte> bytes = encode(DType::BF16, padded(block, rows, bc, rows, cols));
+    const std::vector<std::byte> alone = encode(DType::BF16, block);
+    const LinearOptions options;  // default: sparse below 5 %
+    const Linear pad(viewOf(DType::BF16, rows, cols, bytes), options), unpadded(viewOf(DType::BF16, rows, bc, alone), options);
+    EXPECT_EQ(pad.storageName(), "dense-bf16 block 64x32");
+    EXPECT_EQ(unpadded.storageName(), "dense-bf16");
+    Eigen::VectorXf x(cols);
+    for (float& v : x) v = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
+    const Eigen::VectorXf a = pad.apply(x), b = unpadded.apply(x.head(bc));
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * rows), 0);
+    // A block that is sparse itself (one entry in 64 x 32): sparse storage.
+    std::vector<float> one(static_cast<std::size_t>(rows) * bc, 0.0f);
+    one[5 * bc + 31] = 1.5f;
+    one[63 * bc + 0] = -2.0f;
+    const std::vector<std::byte> sparseBytes = encode(DType::BF16, padded(one, rows, bc, rows, cols));
+    EXPECT_EQ(Linear(viewOf(DType::BF16, rows, cols, sparseBytes), options).storageName(), "sparse");
+    // With trimming off the padded matrix is judged whole: sparse.
+    LinearOptions off;
+    off.trimZeroPadding = false;
+    EXPECT_EQ(Linear(viewOf(DType::BF16, rows, cols, bytes), off).storageName(), "sparse");
+}
+
+// Narrow rows, then wide sparse ones (a spliced model's head: 200 text rows within the first
+// 128 of 512 columns, then 300 rows with a few entries anywhere): split there, the narrow rows
+// computed as their block alone and the others as a sparse matrix of those rows alone.
+TEST(LinearTrim, NarrowRowsThenWideOnesSplit) {
+    std::mt19937 rng(31);
+    const int narrow = 200, wide = 300, rows = narrow + wide, cols = 512, bc = 128;
+    const std::vector<float> block = blockValues(narrow, bc, rng);
+    std::vector<float> all = padded(block, narrow, bc, rows, cols);
+    std::vector<float> lower(static_cast<std::size_t>(wide) * cols, 0.0f);
+    for (int r = 0; r < wide; ++r)
+        for (int k = 0; k < 3; ++k) {
+            const int c = k == 0 ? cols / 2 + static_cast<int>(rng() % (cols / 2)) : static_cast<int>(rng() % cols);  // each row wide
+            const float v = std::ldexp(static_cast<float>(rng() % 7 + 1), static_cast<int>(rng() % 40) - 20);
+            lower[static_cast<std::size_t>(r) * cols + c] = v;
+            all[static_cast<std::size_t>(narrow + r) * cols + c] = v;
+        }
+    const std::vector<std::byte> bytes = encode(DType::BF16, all), top = encode(DType::BF16, block),
+                                 bottom = encode(DType::BF16, lower);
+    const LinearOptions options;
+    const Linear split(viewOf(DType::BF16, rows, cols, bytes), options);
+    const Linear upper(viewOf(DType::BF16, narrow, bc, top), options), below(viewOf(DType::BF16, wide, cols, bottom), options);
+    EXPECT_EQ(split.storageName(), "dense-bf16 block 200x128 rows 0-199, sparse below");
+    EXPECT_EQ(split.bytesPerApply(), upper.bytesPerApply() + below.bytesPerApply());
+    Eigen::MatrixXf x(cols, 3);
+    for (float& v : x.reshaped()) v = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
+    for (int t = 0; t < 3; ++t) {
+        const Eigen::VectorXf xt = x.col(t), y = split.apply(xt), a = upper.apply(xt.head(bc)), b = below.apply(xt);
+        EXPECT_EQ(std::memcmp(y.data(), a.data(), sizeof(float) * narrow), 0);
+        EXPECT_EQ(std::memcmp(y.data() + narrow, b.data(), sizeof(float) * wide), 0);
+    }
+    const Eigen::MatrixXf yb = split.applyBatch(x), ab = upper.applyBatch(x.topRows(bc)), bb = below.applyBatch(x);
+    for (int t = 0; t < 3; ++t) {
+        EXPECT_EQ(std::memcmp(yb.col(t).data(), ab.col(t).data(), sizeof(float) * narrow), 0);
+        EXPECT_EQ(std::memcmp(yb.col(t).data() + narrow, bb.col(t).data(), sizeof(float) * wide), 0);
+    }
+    // Trimming off: one dense matrix.
+    LinearOptions off;
+    off.trimZeroPadding = false;
+    EXPECT_EQ(Linear(viewOf(DType::BF16, rows, cols, bytes), off).storageName(), "dense-bf16");
+}
+
+// An all-zero matrix kept dense (the sparse path off) is a 0 x 0 block: every output +0.
+TEST(LinearTrim, AllZeroDenseMatrixIsAnEmptyBlock) {
+    const std::vector<std::byte> zeros(static_cast<std::size_t>(30) * 40 * 2, std::byte{0});
+    LinearOptions options;
+    options.sparseDensity = 0;
+    const Linear m(viewOf(DType::BF16, 30, 40, zeros), options);
+    EXPECT_EQ(m.storageName(), "dense-bf16 block 0x0");
+    EXPECT_EQ(m.bytesPerApply(), 0u);
+    const Eigen::VectorXf y = m.apply(Eigen::VectorXf::Ones(40));
+    ASSERT_EQ(y.size(), 30);
+    EXPECT_TRUE(allPositiveZero(y.data(), 30));
+    const Eigen::MatrixXf yb = m.applyBatch(Eigen::MatrixXf::Ones(40, 3));
+    ASSERT_EQ(yb.rows(), 30);
+    EXPECT_TRUE(allPositiveZero(yb.data(), 90));
 }
 
 }  // namespace

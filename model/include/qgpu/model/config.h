@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "qgpu/model/dtype.h"
+
 namespace qgpu::model {
 
 enum class LayerType { LinearAttention, FullAttention };
@@ -46,5 +48,12 @@ struct ModelConfig {
 // Parses and validates; `origin` names the source in errors. Throws ModelError.
 ModelConfig parseConfig(const nlohmann::json& j, const std::string& origin);
 ModelConfig loadConfig(const std::filesystem::path& configJson);
+
+// The flat Hugging Face text config of `c` (model_type "qwen3_5_text", Qwen3_5ForCausalLM;
+// also for a config read from a composite one): every field parseConfig reads, written
+// explicitly (layer_types, rope_parameters with mrope_section, tie_word_embeddings, ...), plus
+// the keys transformers' Qwen3_5TextConfig writes that the engine ignores; `weights` gives
+// "dtype" (bfloat16, float32, float16). parseConfig reads it back as `c`.
+nlohmann::json configJson(const ModelConfig& c, DType weights);
 
 }  // namespace qgpu::model

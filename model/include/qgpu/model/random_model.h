@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "qgpu/model/config.h"
 #include "qgpu/model/tensor_store.h"
@@ -23,5 +24,13 @@ std::shared_ptr<TensorStore> makeRandomTensors(const ModelConfig& config, const 
 
 // The text config of Qwen3.5-2B (see docs/qwen35-text-model.md section 1).
 ModelConfig qwen35_2bConfig();
+// The 2B's per-head shapes (attention heads 8 over 2 key-value heads of 256, DeltaNet 16 key
+// and value heads of 128, conv kernel 4, intermediate 6144, rotary as the 2B, tied embeddings)
+// at hidden 256, 4 layers (3 linear_attention + 1 full_attention) and vocab 4096: a model that
+// has the 2B's layer shapes and loads and runs in well under a second (`qgpu model random`).
+ModelConfig qwen35SmallConfig();
+// The 2B's layer pattern for `layers` layers: every fourth one full_attention, the rest
+// linear_attention.
+std::vector<LayerType> qwen35LayerTypes(int layers);
 
 }  // namespace qgpu::model

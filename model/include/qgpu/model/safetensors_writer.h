@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,20 @@ struct TensorSlice {
 
 // Streams the slices, in the given order, into one safetensors file; returns the file's size.
 std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSlice>& tensors);
+
+// A tensor produced a block of rows at a time while it is written (a tensor too large to hold
+// whole: a spliced checkpoint's embedding). `fill(row0, rows, out)` writes rows [row0, row0 +
+// rows) of the tensor, row-major (a row is every dimension after the first), as f32; stored as
+// BF16 the writer checks that each value is a bf16 exactly and throws naming the tensor if not.
+struct TensorSource {
+    std::string name;
+    DType stored = DType::F32;  // F32 or BF16
+    std::vector<std::int64_t> shape;
+    std::function<void(std::int64_t row0, std::int64_t rows, float* out)> fill;
+};
+
+// Streams the sources, in the given order, into one safetensors file; returns its size.
+std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSource>& tensors);
 
 // One scan of a view: its entries that are not +-0, and whether every value is a bf16
 // exactly (an F32 view whose low 16 bits are all zero, or a BF16 view).

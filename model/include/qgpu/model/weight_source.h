@@ -18,8 +18,10 @@ public:
 
     // `name` is relative to the prefix (e.g. "layers.0.mlp.up_proj.weight").
     const TensorView& view(const std::string& name) const;
-    // A projection; a sparse one has copied its weights, so their mapped pages are released
-    // (a checkpoint of mostly zeros then costs its non-zeros in memory, not its file size).
+    // A projection; one that copied its weights (sparse storage, a dense block trimmed of its
+    // zero padding, f16 widened, a misaligned mapping: Linear::ownsWeights) has its mapped
+    // pages released (a checkpoint of mostly zeros then costs its non-zeros in memory, a
+    // zero-padded one its block, not its file size).
     Linear linear(const std::string& name) const;
     Eigen::VectorXf vector(const std::string& name) const;
     // Gain (1 + w) of a zero-centred Qwen3.5 RMSNorm weight.
