@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "cli_commands.h"
@@ -23,6 +24,10 @@
 #include "qgpu/compiler/plan_profile.h"
 #include "qgpu/compiler/report.h"
 #include "qgpu/compiler/schedule.h"
+#include "qgpu/compiler/splice.h"
+#include "qgpu/compiler/model_run.h"
+#include "qgpu/compiler/emit.h"
+#include "qgpu/model/tensor_store.h"
 #include "qgpu/model/model.h"
 #include "qgpu/source_commit.h"
 
@@ -244,6 +249,98 @@ int runMachine(const std::filesystem::path& out, const std::string& command, boo
   return 0;
 }
 
+// A Qwen3.5 text checkpoint folder as one side of a splice.
+struct LoadedSide {
+  std::shared_ptr<model::TensorStore> store;
+  SpliceSide side;
+};
+LoadedSide loadSide(const std::filesystem::path& dir) {
+  LoadedSide l;
+  l.side.config = model::loadConfig(dir / "config.json");
+  l.store = model::TensorStore::openCheckpoint(dir);
+  l.side.store = l.store.get();
+  l.side.origin = dir.string();
+  return l;
+}
+
+int runSplice(const std::filesystem::path& baseDir, const std::string& gpuDir, const std::filesystem::path& out,
+              int64_t idOffset, const std::string& command, bool json) {
+  checkCheckpointFolder(out);
+  const auto t = std::chrono::steady_clock::now();
+  const LoadedSide base = loadSide(baseDir);
+  LoadedSide gpu;
+  std::optional<CompiledStep> compiled;
+  nlohmann::json gpuProvenance;
+  if (gpuDir.empty()) {  // the machine compiled here, as `qgpu compile machine` would write it
+    compiled = compileMachineStep();
+    gpu.side = {compiled->unit.config, compiled->unit.store.get(), "the machine compiled in memory"};
+    gpuProvenance = {{"compiled_in_memory", true},
+                     {"machine_isa", {{"fingerprint", machineIsaFingerprint()}}},
+                     {"proof", {{"min_margin", compiled->proof.minMargin}}}};
+  } else {
+    gpu = loadSide(gpuDir);
+    std::ifstream mf(std::filesystem::path(gpuDir) / "manifest.json");
+    if (mf) gpuProvenance = nlohmann::json::parse(mf, nullptr, false);
+    gpuProvenance["folder"] = gpuDir;
+  }
+  SpliceOptions so;
+  so.gpuIdOffset = idOffset;
+  const SplicePlan plan = planSplice(base.side, gpu.side, so);
+  const SpliceFiles files = writeSplice(plan, base.side, gpu.side, out);
+  const std::string sha = sha256OfFile(out / "model.safetensors");
+  nlohmann::json m = {
+      {"format", kSplicedCheckpointFormat},
+      {"producer", "qgpu compile splice"},
+      {"command", command},
+      {"source_commit", QGPU_SOURCE_COMMIT},
+      {"source_tree_modified", QGPU_SOURCE_DIRTY != 0},
+      {"base", {{"folder", baseDir.string()}, {"layers", base.side.config.numLayers}, {"hidden", base.side.config.hiddenSize},
+                {"vocab", base.side.config.vocabSize}}},
+      {"gpu", gpuProvenance},
+      {"splice", plan.describe()},
+      {"inexact_scaled_base_weights", files.inexactScaled},
+      {"files", {{"model.safetensors", {{"bytes", files.safetensorsBytes}, {"sha256", sha}, {"tensors", files.tensors},
+                                        {"bf16_tensors", files.bf16Tensors}, {"f32_tensors", files.f32Tensors}}},
+                 {"config.json", {{"sha256", sha256OfFile(out / "config.json")}}}}},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()},
+  };
+  std::ofstream(out / "manifest.json") << m.dump(2) << "\n";
+  if (json) {
+    std::cout << m.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("wrote {}: {} + {} layers, hidden {} (base x 2^{} in channels 0-{}, GPU in {}-{}), vocab {}\n"
+                           "  model.safetensors {} bytes, sha256 {}; {} base weights scaled inexactly\n",
+                           out.string(), plan.baseLayers, plan.gpuLayers, plan.spliced.hiddenSize, plan.scaleExponent,
+                           plan.base.hiddenSize - 1, plan.gpuChannel0, plan.gpuChannel0 + plan.gpu.hiddenSize - 1,
+                           plan.spliced.vocabSize, files.safetensorsBytes, sha, files.inexactScaled);
+  return 0;
+}
+
+int runSpliceCheck(const std::filesystem::path& baseDir, const std::filesystem::path& splicedDir, size_t prompts,
+                   size_t length, uint64_t seed, bool json) {
+  const model::Model base = model::Model::load(baseDir);
+  const model::Model spliced = model::Model::load(splicedDir);
+  const auto t = std::chrono::steady_clock::now();
+  const TextComparison c = compareText(base, spliced, randomPrompts(base.config().vocabSize, prompts, length, seed));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  if (json) {
+    nlohmann::json j = c.json();
+    j["seed"] = seed;
+    j["seconds"] = seconds;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{} text prompts, {} positions: KL(base || spliced) mean {:g}, max {:g} nats; {} base-vocabulary "
+                             "logits differ (max |difference| {:g}); ids beyond the base's: probability at most {:g}, "
+                             "at least {:g} below the top text logit\n",
+                             c.prompts.size(), c.positions, c.klMean, c.klMax, c.differingLogits, c.maxLogitDifference,
+                             c.otherIdsMassMax, c.otherIdsGapMin);
+    std::cout << (c.identical() ? "identical: text runs in the spliced model exactly as in the base\n"
+                                : "DIFFERENT: text in the spliced model departs from the base\n");
+  }
+  return c.identical() ? 0 : 1;
+}
+
 int guarded(const std::function<int()>& f) {
   try {
     return f();
@@ -305,6 +402,39 @@ void addCompileCommands(CLI::App& app, Context& ctx) {
   coverage->add_flag("--json", coverageJson, "JSON instead of text");
   coverage->callback([&ctx] {
     ctx.exitCode = guarded([] { return compileCoverageCommand(coverageKernels, coverageDir, coverageJson); });
+  });
+
+  static std::string spliceBase, spliceGpu, spliceOut;
+  static int64_t spliceOffset = 248320;
+  static bool spliceJson = false;
+  CLI::App* spliceCmd = c->add_subcommand(
+      "splice", "Write a Qwen3.5 text checkpoint (--base) and the compiled GPU in one checkpoint: the base's layers, then "
+                "the GPU's, text exactly as in the base, the GPU's ids after the base's vocabulary (docs/compiler.md §9)");
+  spliceCmd->add_option("--base", spliceBase, "The base's folder (config.json, model.safetensors)")->required();
+  spliceCmd->add_option("--gpu", spliceGpu, "A checkpoint of `qgpu compile machine` (default: compile the machine here, "
+                                            "about 17 GB of memory)");
+  spliceCmd->add_option("--out", spliceOut, "Output folder (new, or an earlier checkpoint's)")->required();
+  spliceCmd->add_option("--id-offset", spliceOffset, "Model row of the GPU's first id")->capture_default_str();
+  spliceCmd->add_flag("--json", spliceJson, "Print the manifest as JSON");
+  spliceCmd->callback([&ctx] {
+    ctx.exitCode = guarded([&ctx] { return runSplice(spliceBase, spliceGpu, spliceOut, spliceOffset, ctx.command, spliceJson); });
+  });
+
+  static std::string checkBase, checkSpliced;
+  static size_t checkPrompts = 8, checkLength = 64;
+  static uint64_t checkSeed = 1;
+  static bool checkJson = false;
+  CLI::App* spliceCheck = c->add_subcommand(
+      "splice-check", "Text through a spliced checkpoint against its base: every base-vocabulary logit, KL per position "
+                      "(exit 1 unless identical)");
+  spliceCheck->add_option("--base", checkBase, "The base's folder")->required();
+  spliceCheck->add_option("--spliced", checkSpliced, "The spliced checkpoint's folder")->required();
+  spliceCheck->add_option("--prompts", checkPrompts, "Random text prompts")->check(CLI::Range(1, 10000))->capture_default_str();
+  spliceCheck->add_option("--length", checkLength, "Tokens a prompt")->check(CLI::Range(1, 100000))->capture_default_str();
+  spliceCheck->add_option("--seed", checkSeed, "Seed of the prompts")->capture_default_str();
+  spliceCheck->add_flag("--json", checkJson, "JSON instead of text");
+  spliceCheck->callback([&ctx] {
+    ctx.exitCode = guarded([] { return runSpliceCheck(checkBase, checkSpliced, checkPrompts, checkLength, checkSeed, checkJson); });
   });
 
   static std::string unitName, outDir;

@@ -27,9 +27,10 @@ class ModelBackend : public Backend {
     const compiler::ModelRun run = compiler::runInModel(cm, tl.prompt, reference.trace);
     RunResult r = machine::tokenRunResult(tl, spec, options, name(), run.tokens, reference.trace);
     const double generated = static_cast<double>(run.tokens.size());
-    r.provenance.update({{"layers", cm.unit.config.numLayers},
-                    {"hidden_size", cm.unit.config.hiddenSize},
-                    {"intermediate_size", cm.unit.config.intermediateSize},
+    // The model's own sizes (a spliced one holds its base's layers too, docs/compiler.md §9).
+    r.provenance.update({{"layers", cm.model.config().numLayers},
+                    {"hidden_size", cm.model.config().hiddenSize},
+                    {"intermediate_size", cm.model.config().intermediateSize},
                     {"proof_min_margin", cm.proof.minMargin},
                     {"prefill_seconds", run.prefillSeconds},
                     {"generate_seconds", run.generateSeconds},
@@ -45,6 +46,7 @@ class ModelBackend : public Backend {
       r.provenance["weights"] = cm.checkpoint.string();
       r.provenance["checkpoint_sha256"] = cm.manifest["files"]["model.safetensors"].value("sha256", "");
       r.provenance["checkpoint_source_commit"] = cm.manifest.value("source_commit", "");
+      if (cm.spliced) r.provenance["spliced"] = cm.manifest["splice"];
     }
     return r;
   }

@@ -13,6 +13,7 @@
 #include "qgpu/compiler/error.h"
 #include "qgpu/compiler/machine_step.h"
 #include "qgpu/compiler/machine_vocabulary.h"
+#include "qgpu/compiler/splice.h"
 #include "qgpu/interp/error.h"
 #include "qgpu/machine/isa.h"
 #include "qgpu/machine/tokens.h"
@@ -35,6 +36,44 @@ std::string readText(const fs::path& file) {
 
 Error badCheckpoint(const fs::path& file, const std::string& why) {
   return Error(ErrorKind::Input, fmt::format("{}: {}", file.string(), why));
+}
+
+// A machine spliced into a base (splice.h): the engine over the whole model with its default
+// storage (the base's projections dense, the machine's sparse), the machine's ids after the
+// base's vocabulary.
+std::unique_ptr<CompiledMachine> loadSplicedMachine(const fs::path& dir, nlohmann::json m, Unit step, CompiledUnit planned,
+                                                    double planSeconds) {
+  const fs::path manifestFile = dir / "manifest.json";
+  const nlohmann::json& sp = m.contains("splice") ? m["splice"] : nlohmann::json::object();
+  const nlohmann::json channels = sp.value("gpu_channels", nlohmann::json::array());
+  if (!channels.is_array() || channels.size() != 2 ||
+      channels[1].get<int64_t>() - channels[0].get<int64_t>() != planned.config.hiddenSize ||
+      sp.value("layers", nlohmann::json::object()).value("gpu", 0) != planned.config.numLayers)
+    throw badCheckpoint(manifestFile, fmt::format("its machine is not the step this build compiles ({} layers, hidden {})",
+                                                  planned.config.numLayers, planned.config.hiddenSize));
+  const auto t = std::chrono::steady_clock::now();
+  try {
+    auto store = model::TensorStore::openCheckpoint(dir);
+    model::Model engine = model::Model::fromStore(model::loadConfig(dir / "config.json"), store);
+    ProofReport proof;
+    proof.minMargin = m["gpu"].contains("proof") ? m["gpu"]["proof"].value("min_margin", 0.0) : 0.0;
+    auto cm = std::make_unique<CompiledMachine>(
+        CompiledMachine{std::move(step), std::move(planned), std::move(proof), std::move(engine), 0, 0, 0, {}, {}, 0, false, 0, 0, 0});
+    cm->loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    cm->compileSeconds = planSeconds;
+    cm->idRowOffset = sp.value("vocab", nlohmann::json::object()).value("gpu_id_offset", int64_t{0});
+    cm->spliced = true;
+    for (const model::Linear* p : cm->model.projections()) {
+      cm->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
+      cm->nonZeros += p->nonZeros();
+    }
+    cm->bytesPerToken = cm->model.weightBytesPerToken();
+    cm->checkpoint = dir;
+    cm->manifest = std::move(m);
+    return cm;
+  } catch (const model::ModelError& e) {
+    throw badCheckpoint(dir, e.what());
+  }
 }
 
 }  // namespace
@@ -104,10 +143,13 @@ std::unique_ptr<CompiledMachine> loadMachineCheckpoint(const fs::path& dir) {
   } catch (const nlohmann::json::exception& e) {
     throw badCheckpoint(manifestFile, fmt::format("not JSON ({})", e.what()));
   }
-  if (!m.is_object() || m.value("format", "") != kMachineCheckpointFormat)
-    throw badCheckpoint(manifestFile, fmt::format("not a {} manifest", kMachineCheckpointFormat));
+  const bool spliced = m.is_object() && m.value("format", "") == kSplicedCheckpointFormat;
+  if (!m.is_object() || (m.value("format", "") != kMachineCheckpointFormat && !spliced))
+    throw badCheckpoint(manifestFile, fmt::format("not a {} or {} manifest", kMachineCheckpointFormat, kSplicedCheckpointFormat));
   const std::string isa = machineIsaFingerprint();
-  const nlohmann::json* theirs = m.contains("machine_isa") ? &m["machine_isa"] : nullptr;
+  // A spliced checkpoint carries the machine's manifest as its "gpu".
+  const nlohmann::json& machineManifest = spliced && m.contains("gpu") && m["gpu"].is_object() ? m["gpu"] : m;
+  const nlohmann::json* theirs = machineManifest.contains("machine_isa") ? &machineManifest["machine_isa"] : nullptr;
   if (!theirs || !theirs->is_object() || theirs->value("fingerprint", "") != isa)
     throw badCheckpoint(manifestFile, fmt::format("compiled for machine ISA {}, this build's is {}: recompile it "
                                                   "(qgpu compile machine --out DIR)",
@@ -119,6 +161,7 @@ std::unique_ptr<CompiledMachine> loadMachineCheckpoint(const fs::path& dir) {
   Unit step = machineStepUnit(&vocabulary);
   CompiledUnit planned = planUnit(step.circuit, machineEmitOptions(vocabulary));
   const double planSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  if (spliced) return loadSplicedMachine(dir, std::move(m), std::move(step), std::move(planned), planSeconds);
   if (readText(dir / "config.json") != hfConfigJson(planned.config))
     throw badCheckpoint(dir / "config.json",
                         fmt::format("not the model of the step this build compiles ({} layers, hidden {}, intermediate {}): "

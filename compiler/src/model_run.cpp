@@ -55,7 +55,7 @@ std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, P
   mo.linear.sparseDensity = 1.0;  // every projection sparse: the step's weights are mostly zeros
   model::Model m = model::Model::fromStore(unit.config, std::move(store), mo);
   auto out = std::make_unique<CompiledMachine>(
-      CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m), 0, 0, 0, {}, {}, 0, 0, 0});
+      CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m), 0, 0, 0, {}, {}, 0, false, 0, 0, 0});
   out->loadSeconds = secondsSince(t);
   for (const model::Linear* p : out->model.projections()) {
     out->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
@@ -91,7 +91,7 @@ ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prom
   const model::Model& m = cm.model;
   if (prompt.empty() || prompt.back() != machine::ctl(machine::Ctl::Go))
     throw Error(ErrorKind::Input, "model: a prompt ends with GO");
-  auto row = [](uint32_t id) { return static_cast<int>(id - machine::kTextVocab); };
+  auto row = [&cm](uint32_t id) { return static_cast<int>(static_cast<int64_t>(id) - machine::kTextVocab + cm.idRowOffset); };
   ModelRun run;
   model::DecodeState st = m.newState();
   auto t = std::chrono::steady_clock::now();
@@ -103,7 +103,7 @@ ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prom
   t = std::chrono::steady_clock::now();
   while (true) {
     const size_t k = run.tokens.size();
-    const uint32_t got = static_cast<uint32_t>(model::argmaxToken(logits)) + machine::kTextVocab;
+    const uint32_t got = static_cast<uint32_t>(model::argmaxToken(logits) + machine::kTextVocab - cm.idRowOffset);
     if (k >= expected.tokens.size() || got != expected.tokens[k]) {
       // Probe the position that chose it: every token so far through the IR and the engine.
       std::vector<std::vector<int64_t>> inputs;
@@ -123,7 +123,11 @@ ModelRun runInModel(const CompiledMachine& cm, const std::vector<uint32_t>& prom
         std::vector<int64_t> out;
         for (const auto& [name, wire] : cm.step.circuit.outputs()) out.push_back(values[wire]);
         const SpelledToken ir = spelledToken(out, kAluOutputs);
-        if (ir.id == got) {
+        if (cm.spliced) {
+          where = ir.id == got ? "the step circuit (the IR) spells it too: the circuit's fault, not the weights'"
+                               : "a spliced model (the probe reads the machine alone's channels: run the launch on the "
+                                 "machine's own checkpoint to name the layer)";
+        } else if (ir.id == got) {
           where = "the step circuit (the IR) spells it too: the circuit's fault, not the weights'";
         } else {
           const std::optional<ProbeDifference> d = probeLastPosition(values, cm.unit, m, inputs, rows);

@@ -38,6 +38,12 @@ struct CompiledMachine {
   // Empty when compiled in memory; else the checkpoint folder and its manifest.
   std::filesystem::path checkpoint;
   nlohmann::json manifest;
+  // Model row of machine id m: m - kTextVocab + idRowOffset. 0 for the machine alone; in a
+  // model spliced into a base (splice.h) the machine's ids follow the base's vocabulary.
+  int64_t idRowOffset = 0;
+  // A spliced model: the machine's channels start at this one (the probe reads the machine
+  // alone's channels, so it names no layer here).
+  bool spliced = false;
   // The engine's projections (mixers, MLPs, head): entries, non-zero entries, and the weight
   // bytes one decoding step streams (projections, one embedding row and the norms).
   size_t parameters = 0, nonZeros = 0, bytesPerToken = 0;
