@@ -21,6 +21,10 @@ expect 2 "anchors" "$qgpu" compile splice --base "$out/base" --gpu "$out/other" 
 # The base's vocabulary must end below the GPU's ids.
 expect 2 "reaches the GPU's ids" "$qgpu" compile splice --base "$out/base" --gpu "$out/other" --out "$out/s2" --id-offset 100
 expect 2 "cannot" "$qgpu" compile splice --base "$out/missing" --gpu "$out/other" --out "$out/s3"
+# A checkpoint that is not Qwen3.5 (another model_type), as the base or as the GPU.
+mkdir -p "$out/llama" && echo '{"model_type": "llama", "hidden_size": 64}' >"$out/llama/config.json"
+expect 2 "model_type" "$qgpu" compile splice --base "$out/llama" --gpu "$out/other" --out "$out/s4"
+expect 2 "model_type" "$qgpu" compile splice --base "$out/base" --gpu "$out/llama" --out "$out/s5"
 [[ ! -e "$out/s1/model.safetensors" && ! -e "$out/s2/model.safetensors" ]] || fail "a refused splice wrote weights"
 # The text check: a model against itself is identical, against another seed it is not.
 expect 0 "identical: text runs in the spliced model exactly as in the base" \

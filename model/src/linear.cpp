@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -218,6 +219,36 @@ int firstWideRow(const TensorView& view, int rows, int cols) {
     return firstWideRow<std::uint16_t>(view.bytes.data(), rows, cols, 0x7fffu);
 }
 
+// Whether every entry is +0 or -0.
+bool allZero(const float* x, std::size_t n) {
+    std::uint32_t any = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, x + i, 4);
+        any |= u << 1;
+    }
+    return any == 0;
+}
+
+// Whether rows [0, n) of every column of x are +-0.
+bool topRowsZero(const Eigen::MatrixXf& x, int n) {
+    for (Eigen::Index t = 0; t < x.cols(); ++t)
+        if (!allZero(x.col(t).data(), static_cast<std::size_t>(n))) return false;
+    return true;
+}
+
+// Whether every value of `count` bf16 / f32 words is finite.
+bool allFinite(const std::uint16_t* w, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+        if ((w[i] & 0x7f80u) == 0x7f80u) return false;
+    return true;
+}
+bool allFinite(const float* w, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+        if (!std::isfinite(w[i])) return false;
+    return true;
+}
+
 // Rows [first, first + count) of a 2-D view, as a view of their own.
 TensorView rowsOf(const TensorView& view, int first, int count) {
     const std::size_t rowBytes = static_cast<std::size_t>(view.shape[1]) * dtypeSize(view.dtype);
@@ -388,6 +419,7 @@ Linear::Linear(const TensorView& view, const LinearOptions& options) {
             }
             break;
     }
+    finiteWeights_ = storage_ == Storage::DenseBF16 ? allFinite(bf16_, stored) : allFinite(f32_, stored);
 }
 
 bool Linear::columnsEmpty(int first, int count) const {
@@ -428,6 +460,12 @@ std::size_t Linear::bytesPerApply() const {
 }
 
 Eigen::VectorXf Linear::apply(const Eigen::VectorXf& x) const {
+    // Exact zeros in, +0 out, without streaming the matrix (a spliced base's layers at a
+    // machine token, docs/compiler.md §9): every kernel's sums start at +0, and +0 + w x (+-0)
+    // stays +0 for finite weights, so the product would give +0 in every row too.
+    // (A trimmed block reads x's first blockCols_ entries only: those must be zeros.)
+    if (storage_ != Storage::Sparse && !upper_ && finiteWeights_ && allZero(x.data(), static_cast<std::size_t>(blockCols_)))
+        return Eigen::VectorXf::Zero(rows_);
     if (upper_) {
         Eigen::VectorXf y(rows_);
         y.head(upper_->rows_) = upper_->apply(x);
@@ -525,6 +563,8 @@ Eigen::VectorXf Linear::applyByColumns(const Eigen::VectorXf& x) const {
 }
 
 Eigen::MatrixXf Linear::applyBatch(const Eigen::MatrixXf& x) const {
+    if (storage_ != Storage::Sparse && !upper_ && finiteWeights_ && topRowsZero(x, blockCols_))
+        return Eigen::MatrixXf::Zero(rows_, x.cols());  // as apply()
     if (upper_) {
         Eigen::MatrixXf y(rows_, x.cols());
         y.topRows(upper_->rows_) = upper_->applyBatch(x);

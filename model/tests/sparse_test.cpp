@@ -453,6 +453,65 @@ TEST(LinearTrim, NarrowRowsThenWideOnesSplit) {
     EXPECT_EQ(Linear(viewOf(DType::BF16, rows, cols, bytes), off).storageName(), "dense-bf16");
 }
 
+// An input of zeros (+0 and -0 mixed) gives +0 in every row without the product, and the
+// kernels themselves give exactly that (their sums start at +0: +0 + w x (+-0) = +0), so the
+// shortcut has the product's bits; weights of both signs, every bf16 kernel this CPU has,
+// Eigen's f32 GEMV and GEMM. An Inf weight turns the shortcut off (its row is NaN).
+TEST(LinearZeroInput, ZerosGivePositiveZerosAsTheKernelsDo) {
+    std::mt19937 rng(37);
+    for (const auto& [rows, cols] : {std::pair{7, 45}, std::pair{300, 512}}) {
+        std::vector<float> w(static_cast<std::size_t>(rows) * cols);
+        for (float& v : w) v = std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+        Eigen::MatrixXf x(cols, 3);
+        for (float& v : x.reshaped()) v = rng() % 2 ? 0.0f : -0.0f;
+        const std::vector<std::byte> f32 = encode(DType::F32, w), bf16 = encode(DType::BF16, w);
+        LinearOptions dense;
+        dense.sparseDensity = 0;
+        for (const auto* bytes : {&f32, &bf16}) {
+            const DType dtype = bytes == &f32 ? DType::F32 : DType::BF16;
+            const Linear l(viewOf(dtype, rows, cols, *bytes), dense);
+            const Eigen::VectorXf y = l.apply(x.col(0));
+            const Eigen::MatrixXf yb = l.applyBatch(x);
+            EXPECT_TRUE(allPositiveZero(y.data(), rows));
+            EXPECT_TRUE(allPositiveZero(yb.data(), rows * 3));
+        }
+        // The kernels on the same zeros: +0 too.
+        std::vector<std::uint16_t> wb(w.size());
+        std::memcpy(wb.data(), bf16.data(), 2 * wb.size());
+        const Eigen::VectorXf x0 = x.col(0);
+        for (const Bf16Kernel k : {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512}) {
+            if (!bf16KernelSupported(k)) continue;
+            std::vector<float> out(static_cast<std::size_t>(rows), 1.0f);
+            bf16MatVec(wb.data(), rows, cols, x0.data(), out.data(), k);
+            EXPECT_TRUE(allPositiveZero(out.data(), rows)) << "bf16 kernel " << static_cast<int>(k);
+        }
+        const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> wm(w.data(), rows, cols);
+        const Eigen::VectorXf gemv = wm * x0;
+        const Eigen::MatrixXf gemm = wm * x;
+        EXPECT_TRUE(allPositiveZero(gemv.data(), rows));
+        EXPECT_TRUE(allPositiveZero(gemm.data(), rows * 3));
+        // A non-finite weight: no shortcut (Inf x 0 is NaN in the product).
+        std::vector<float> inf = w;
+        inf[3] = std::numeric_limits<float>::infinity();
+        const std::vector<std::byte> infBytes = encode(DType::F32, inf);
+        const Linear li(viewOf(DType::F32, rows, cols, infBytes), dense);
+        EXPECT_TRUE(std::isnan(li.apply(x0)[0]));
+    }
+    // A trimmed block reads only its columns: zeros there and anything beyond give +0 (the
+    // block's product on its zeros), and a non-zero inside the block does not.
+    const int rows = 40, cols = 256, bc = 64;
+    std::vector<float> block(static_cast<std::size_t>(rows) * bc);
+    for (float& v : block) v = std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+    const std::vector<std::byte> bytes = encode(DType::BF16, padded(block, rows, bc, rows, cols));
+    const Linear trimmed(viewOf(DType::BF16, rows, cols, bytes), LinearOptions{});
+    ASSERT_TRUE(trimmed.trimmed());
+    Eigen::VectorXf x = Eigen::VectorXf::Zero(cols);
+    x.tail(cols - bc).setConstant(3.0f);
+    EXPECT_TRUE(allPositiveZero(trimmed.apply(x).data(), rows));
+    x[bc - 1] = 1.0f;
+    EXPECT_FALSE(trimmed.apply(x).isZero(0));
+}
+
 // An all-zero matrix kept dense (the sparse path off) is a 0 x 0 block: every output +0.
 TEST(LinearTrim, AllZeroDenseMatrixIsAnEmptyBlock) {
     const std::vector<std::byte> zeros(static_cast<std::size_t>(30) * 40 * 2, std::byte{0});

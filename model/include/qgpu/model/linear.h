@@ -88,7 +88,8 @@ public:
     // Bytes of weight data one product streams from memory.
     std::size_t bytesPerApply() const;
 
-    // y = W x for one vector.
+    // y = W x for one vector. Dense storage with finite weights: an x of +-0 only gives +0 in
+    // every row without the product (the kernels' sums start at +0, so they give the same).
     Eigen::VectorXf apply(const Eigen::VectorXf& x) const;
     // The sparse product by rows (every stored entry) and by the columns of x's non-zero
     // entries only (sparse storage): the same bits, each row's terms added in column order
@@ -127,6 +128,8 @@ private:
     // Split by rows (LinearOptions::trimZeroPadding): rows [0, upper_->rows()) whose entries lie
     // in the left half of the columns, and the rest, each a Linear of its own.
     std::unique_ptr<Linear> upper_, lower_;
+    // Dense storage: no Inf or NaN weight, so that an input of zeros gives +0 (apply()).
+    bool finiteWeights_ = false;
 };
 
 // Per block of `width` input columns of `projection` (`blocks` of them, a head's output each):
