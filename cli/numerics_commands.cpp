@@ -73,6 +73,11 @@ std::vector<Finding> lintModule(const ptx::Module& m) {
       if (has(mods, "approx") || (in.opcode == "div" && has(mods, "full")))
         out.push_back({m.fileName, in.loc.line, "approx",
                        fmt::format("'{}': approximate; its bits depend on the chip (the interpreter models it)", in.text)});
+      if (in.opcode == "mma" && (has(mods, "f16") || has(mods, "bf16")))
+        out.push_back({m.fileName, in.loc.line, "approx",
+                       fmt::format("'{}': the f32 accumulation order and rounding of f16/bf16 mma are the chip's; the "
+                                   "interpreter models them as sequential fma.rn (docs/semantics.md)",
+                                   in.text)});
       if ((in.opcode == "add" || in.opcode == "sub") && floatOp && !moded) {
         for (size_t i = 1; i < in.operands.size(); ++i) {
           const ptx::Operand& op = in.operands[i];
@@ -103,7 +108,7 @@ std::vector<Finding> lintModule(const ptx::Module& m) {
 void addLint(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "lint", "Report PTX whose hardware result is not fixed by the PTX alone: un-moded mul.f32/f64 feeding "
-              "an un-moded add/sub (ptxas may contract to fma) and .approx instructions. Exit 1 if any, 0 clean, "
+              "an un-moded add/sub (ptxas may contract to fma), .approx instructions and f16/bf16 mma. Exit 1 if any, 0 clean, "
               "2 bad input");
   auto files = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
@@ -200,6 +205,7 @@ void addCoverage(CLI::App& app, Context& ctx) {
     for (const auto& s : oracle::cvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::packedCvtCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::warpCases()) oracle.insert(keyOfSpelling(s));
+    for (const auto& s : oracle::mmaCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::videoCases()) oracle.insert(keyOfSpelling(s));
     for (const auto& s : oracle::integerCases()) {
       std::stringstream ss(s);

@@ -147,6 +147,10 @@ def isa_module(version, sm, example, bare=False, nospace=False, banner=""):
              f".visible .entry k(.param{sep}.u64 out)", "{"]
     for t, n in REG_KINDS:
         lines.append(f"  .reg{sep}.{t} {reg(n)}<8>;")
+    if re.search(r"\.shared\b[^;]*\[", example):
+        # Examples that address .shared memory through a register (ldmatrix, cp.async) read
+        # and write this array: it is at shared address 0, the registers' initial value.
+        lines.append(f"  .shared{sep}.align 16 .b8 smem[512];")
     lines.append(f"  ld.param.u64 {reg('rd0')}, [out];")
     for i in range(1, 8):
         lines.append(f"  mov.u64 {reg('rd' + str(i))}, {reg('rd0')};")

@@ -691,7 +691,7 @@ class Decoder {
             const auto missing = unsupportedOpcodes();
             if (!std::binary_search(missing.begin(), missing.end(), in.opcode))
               ds.fail(fmt::format("unknown instruction '{}'", in.opcode));
-            const bool warpMatrix = in.opcode == "mma" || in.opcode == "ldmatrix" || in.opcode == "wmma";
+            const bool warpMatrix = in.opcode == "wmma";
             ds.fail(fmt::format("unknown instruction '{}' (a PTX ISA instruction qgpu does not support{}; "
                                 "docs/semantics.md)",
                                 in.opcode,
@@ -709,6 +709,8 @@ class Decoder {
           // The typed form: every accepted modifier is a type or a row of ptx_isa.def.
           for (const std::string& m : in.modifiers) {
             if (auto t = parseScalarType(m)) {
+              // mma.dtype.atype.btype.ctype: ctype equals dtype in every supported form; not kept.
+              if (slot.typeCount == 3 && slot.opcode == Opcode::Mma) continue;
               if (slot.typeCount == 3) ds.fail("internal: more than three type modifiers");
               if (slot.typeCount == 2 && slot.opcode == Opcode::Cvt) {
                 // cvt.pack.sat.u8.s32.b32: the third type, cType, is always .b32; not kept.

@@ -123,10 +123,37 @@ class LaunchRunner {
         launchError(fmt::format("argument {} ('{}') is {} bytes, parameter {} ('{}', .{}) is {} bytes",
                                 i, a.name, size, i, p.name, p.type, p.size));
     }
+    if (W != 32) requireNoFullWarpInstructions(W);
     if (uint64_t{program_.dynamicSharedOffset} + launch_.dynamicSharedBytes > kMaxSharedBytes)
       launchError(fmt::format("{} bytes of static + {} of dynamic shared memory exceed {} KiB",
                               program_.staticSharedBytes, launch_.dynamicSharedBytes,
                               kMaxSharedBytes / 1024));
+  }
+
+  // ldmatrix and mma are defined over 32 lanes (needsFullWarp): refuse a launch at another
+  // warp width whose entry can reach one (through calls), naming the instruction.
+  void requireNoFullWarpInstructions(uint32_t W) const {
+    std::vector<bool> seen(program_.functions.size(), false);
+    std::vector<uint32_t> work{entry_};
+    seen[entry_] = true;
+    while (!work.empty()) {
+      const FunctionInfo& f = program_.functions[work.back()];
+      work.pop_back();
+      for (uint32_t pc = f.entryPc; pc < f.endPc; ++pc) {
+        const Instr& in = program_.code[pc];
+        if (needsFullWarp(in.opcode))
+          launchError(fmt::format("{} needs a 32-lane warp (its matrix fragments are defined over 32 lanes); "
+                                  "this launch runs warp width {} (use --warp 32)",
+                                  program_.describePc(pc), W));
+        if (in.flow == Flow::Call && in.imm >= 0 && static_cast<size_t>(in.imm) < program_.callSites.size()) {
+          const uint32_t callee = program_.callSites[static_cast<size_t>(in.imm)].callee;
+          if (callee < seen.size() && !seen[callee]) {
+            seen[callee] = true;
+            work.push_back(callee);
+          }
+        }
+      }
+    }
   }
 
   void setupMemory() {

@@ -116,6 +116,8 @@ bool setSpelling(Instr& in, std::string_view spelling) {
 
 OpDecoder opcodeDecoder(Opcode op) { return kDecoders[static_cast<size_t>(op)]; }
 
+bool needsFullWarp(Opcode op) { return op == Opcode::Mma || op == Opcode::Ldmatrix; }
+
 std::vector<std::string> supportedOpcodes() {
   std::vector<std::string> out;
   for (const auto& [name, op] : opcodeIndex()) out.push_back(name);
@@ -213,6 +215,20 @@ bool decodesInKernel(const std::string& body) {
 
 bool formAccepted(const std::string& form) {
   std::vector<std::string> parts = words(form, '.');
+  // The operand shapes of the instructions with {...} fragments or two addresses.
+  std::vector<std::string> special;
+  if (parts.empty()) return false;
+  if (parts[0] == "cp") special = {form + ";", form + " 0;", form + " [%r1], [%rd1], 16;"};
+  if (parts[0] == "ldmatrix")
+    special = {form + " {%r1}, [%r2];", form + " {%r1, %r2}, [%r3];", form + " {%r1, %r2, %r3, %r4}, [%r5];"};
+  if (parts[0] == "mma") {
+    const std::string q = "{%r0, %r1, %r2, %r3}", h = "{%r4, %r5}";
+    special = {form + " " + q + ", " + q + ", " + h + ", " + q + ";",               // A 4, B 2 registers
+               form + " " + q + ", " + h + ", {%r4}, " + q + ";",                   // A 2, B 1
+               form + " {%r0, %r1}, {%r2}, {%r3}, {%r4, %r5};"};                    // m8n8k16
+  }
+  for (const auto& s : special)
+    if (decodesInKernel(s)) return true;
   std::vector<std::string> types;
   for (const auto& p : parts)
     if (isTypeName(p)) types.push_back(p);

@@ -183,6 +183,7 @@ TEST(IsaTable, OracleFormsAreCataloguedAndAccepted) {
   for (const auto& s : oracle::cvtCases()) forms.push_back(s);
   for (const auto& s : oracle::packedCvtCases()) forms.push_back(s);
   for (const auto& s : oracle::warpCases()) forms.push_back(s);
+  for (const auto& s : oracle::mmaCases()) forms.push_back(s);
   for (const auto& s : oracle::videoCases()) forms.push_back(s);
   for (const auto& s : oracle::integerCases()) {
     std::stringstream ss(s);

@@ -94,6 +94,10 @@ const char* opcodeName(Opcode op);
 /// The opcode of a supported mnemonic.
 std::optional<Opcode> findOpcode(std::string_view mnemonic);
 
+/// Whether `op` is defined over a 32-lane warp only (ldmatrix, mma: matrix fragments spread
+/// over 32 lanes); a launch at another warp width that can reach it is refused.
+bool needsFullWarp(Opcode op);
+
 /// Mnemonics of the supported rows, sorted.
 std::vector<std::string> supportedOpcodes();
 /// Mnemonics of the ISA's instructions the front end does not support, sorted.

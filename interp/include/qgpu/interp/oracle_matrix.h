@@ -332,4 +332,19 @@ inline std::vector<std::string> warpCases() {
   return out;
 }
 
+/// mma.sync (interp/test/mma_oracle_test.cpp): random fragments of a 32-lane warp against
+/// the ISA's fragment layouts and the accumulation model (docs/semantics.md).
+inline std::vector<std::string> mmaCases() {
+  std::vector<std::string> out;
+  for (const char* shape : {"m16n8k8", "m16n8k16"})
+    for (const char* t : {"f16", "bf16"})
+      out.push_back(std::string("mma.sync.aligned.") + shape + ".row.col.f32." + t + "." + t + ".f32");
+  for (const char* shape : {"m8n8k16", "m16n8k16", "m16n8k32"})
+    for (const char* sat : {"", ".satfinite"})
+      for (const char* a : {"s8", "u8"})
+        for (const char* b : {"s8", "u8"})
+          out.push_back(std::string("mma.sync.aligned.") + shape + ".row.col" + sat + ".s32." + a + "." + b + ".s32");
+  return out;
+}
+
 }  // namespace qgpu::oracle

@@ -157,6 +157,7 @@ struct Program {
   std::vector<std::string> opcodeText;  // per pc: mnemonic with modifiers
   std::vector<FunctionInfo> functions;
   std::vector<CallSite> callSites;  // Instr::imm of a call indexes this
+  std::vector<uint32_t> operandSlots;  // operand lists longer than Instr's (mma: Instr::imm indexes it)
   std::vector<GlobalVariable> globals;
   uint32_t staticSharedBytes = 0;    // module-scope, then function-scope .shared
   uint32_t dynamicSharedOffset = 0;  // where every extern .shared array starts (after the static part)
