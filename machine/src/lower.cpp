@@ -713,7 +713,7 @@ class Lowerer {
 
   void lowerMov(uint32_t pc, const Instr& in) {
     only(pc, in, {});
-    if (in.count != 0) fail(pc, "mov pack/unpack ({a,b}) is not lowered");
+    if (in.count != 0) return in.s[1] != kNoSlot ? lowerMovPack(pc, in) : lowerMovUnpack(pc, in);
     if (in.imm != 0) {  // address of a variable: base + address
       MInstr m = base(pc, MOp::Add, in);
       m.ty = typeCode(8, false);
@@ -724,6 +724,91 @@ class Lowerer {
       return emit(m);
     }
     return alu(pc, in, MOp::Mov, typeCode(in.typeBytes, false), 0, 1);
+  }
+
+  // mov pack (mov.b64 d, {a, b}; .b32 of two .b16 or four .b8; .b64 of four .b16; .b16 of two
+  // .b8): d = s0 | s1 << p | s2 << 2p | s3 << 3p, p the part's bits, as the interpreter's
+  // packHandler. A register holds its value zero-extended to its width (docs/machine.md §1.1)
+  // and the decoder takes only registers of the part's width, so only immediates (masked
+  // here) and special registers in parts under 32 bits (a MOV of the part's width) need
+  // masking. Two parts join as hi * 2^p + lo on the multiplier (MADLO at 2 or 4 bytes) for
+  // p = 8 and 16, as SHL.u64 hi, 32 and OR for p = 32; four parts join pairwise into scratch
+  // registers, then the halves. d is written last, so it may be any of the sources.
+  void lowerMovPack(uint32_t pc, const Instr& in) {
+    const uint32_t n = in.count, part = in.typeBytes / n;
+    if ((n != 2 && n != 4) || part * n != in.typeBytes) fail(pc, "internal: a mov pack of an unexpected shape");
+    const uint64_t mask = widthMask(part);
+    std::array<uint16_t, 4> e{};
+    for (uint32_t i = 0; i < n; ++i) {
+      e[i] = operand(pc, in.s[i]);
+      if (const auto k = constantOf(e[i])) {
+        e[i] = constant(pc, *k & mask);
+      } else if (e[i] >= kSpecialBase && part < 4) {
+        const uint16_t t = scratch(pc, 3 + i);
+        emitStep(pc, in, MOp::Mov, typeCode(part, false), 0, t, e[i], kNoOperand, kNoOperand);
+        e[i] = t;
+      }
+    }
+    const uint16_t d = operand(pc, in.d[0]);
+    uint16_t v = n == 2 ? joinParts(pc, in, e[0], e[1], 8 * part, d)
+                        : joinParts(pc, in, joinParts(pc, in, e[0], e[1], 8 * part, scratch(pc, 0)),
+                                    joinParts(pc, in, e[2], e[3], 8 * part, scratch(pc, 1)), 16 * part, d);
+    if (v != d) emitStep(pc, in, MOp::Mov, typeCode(in.typeBytes, false), 0, d, v, kNoOperand, kNoOperand);
+  }
+  /// lo | hi << bits (both below 2^bits, bits 8, 16 or 32) into `to`: one step, two for bits
+  /// 32 with an unknown hi (the shift goes to a scratch register, so `to` may be lo or hi);
+  /// a ROM constant (no step) when both are known.
+  uint16_t joinParts(uint32_t pc, const Instr& in, uint16_t lo, uint16_t hi, uint32_t bits, uint16_t to) {
+    const std::optional<uint64_t> klo = constantOf(lo), khi = constantOf(hi);
+    if (klo && khi) return constant(pc, *klo | *khi << bits);
+    const uint8_t wide = typeCode(2 * bits / 8, false);
+    if (khi) {
+      emitStep(pc, in, MOp::Or, wide, 0, to, lo, constant(pc, *khi << bits), kNoOperand);
+    } else if (bits < 32) {
+      emitStep(pc, in, MOp::MadLo, wide, 0, to, hi, constant(pc, uint64_t{1} << bits), lo);
+    } else if (klo && *klo == 0) {
+      emitStep(pc, in, MOp::Shl, wide, 0, to, hi, constant(pc, 32), kNoOperand);
+    } else {
+      const uint16_t shifted = scratch(pc, 2);
+      emitStep(pc, in, MOp::Shl, wide, 0, shifted, hi, constant(pc, 32), kNoOperand);
+      emitStep(pc, in, MOp::Or, wide, 0, to, shifted, lo, kNoOperand);
+    }
+    return to;
+  }
+  // mov unpack (mov.b64 {a, b}, d and the other pack shapes; `_` elements and dead ones are not
+  // written): element i = (s >> i * p) & (2^p - 1), as the interpreter's unpackHandler, from a
+  // register or an immediate (a MOV of the known part). One step each: the lowest a MOV of
+  // the part's width, the highest an SHR of the packed width, an element that is the top of
+  // the low 2 or 4 bytes an SHR of that width (SHR masks its operand to its width first);
+  // the others (byte 2 of .b32, half 2 of .b64) an SHR and a MOV. An element whose register
+  // is the source's is written last.
+  void lowerMovUnpack(uint32_t pc, const Instr& in) {
+    const uint32_t n = in.count, part = in.typeBytes / n, bits = 8 * part;
+    if ((n != 2 && n != 4) || part * n != in.typeBytes) fail(pc, "internal: a mov unpack of an unexpected shape");
+    const uint16_t v = operand(pc, in.s[0]);
+    const std::optional<uint64_t> known = constantOf(v);
+    const uint8_t partTy = typeCode(part, false), packedTy = typeCode(in.typeBytes, false);
+    std::vector<uint32_t> order;
+    for (int last = 0; last < 2; ++last)
+      for (uint32_t i = 0; i < n; ++i)
+        if (df_.live(in.d[i]) && (operand(pc, in.d[i]) == v) == (last == 1)) order.push_back(i);
+    for (uint32_t i : order) {
+      const uint16_t d = operand(pc, in.d[i]);
+      const uint32_t at = bits * i;
+      if (known) {
+        emitStep(pc, in, MOp::Mov, partTy, 0, d, constant(pc, (*known >> at) & widthMask(part)), kNoOperand, kNoOperand);
+      } else if (i == 0) {
+        emitStep(pc, in, MOp::Mov, partTy, 0, d, v, kNoOperand, kNoOperand);
+      } else if (i == n - 1) {
+        emitStep(pc, in, MOp::Shr, packedTy, 0, d, v, constant(pc, at), kNoOperand);
+      } else if (at + bits == 16 || at + bits == 32) {
+        emitStep(pc, in, MOp::Shr, typeCode((at + bits) / 8, false), 0, d, v, constant(pc, at), kNoOperand);
+      } else {
+        const uint16_t t = scratch(pc, 0);
+        emitStep(pc, in, MOp::Shr, packedTy, 0, t, v, constant(pc, at), kNoOperand);
+        emitStep(pc, in, MOp::Mov, partTy, 0, d, t, kNoOperand, kNoOperand);
+      }
+    }
   }
 
   void lowerCvta(uint32_t pc, const Instr& in) {

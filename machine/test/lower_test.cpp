@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -126,6 +130,99 @@ TEST(MachineLower, VectorAccessesBecomeOneStepPerElement) {
   }
   EXPECT_EQ(st, 3);
   EXPECT_EQ(ld, 3);  // ld.param + 2 elements
+}
+
+// mov pack and unpack lists (machine/test/data/mov_pack.ptx, every shape the decoder takes):
+// at W=4 on two warps the machine's outputs equal the interpreter's and a host reference
+// (parts in distinct bit patterns, high bits set on odd threads, so swapped halves or a
+// sign-extended part fail), and each list is spelled with steps the compiled ALU runs.
+std::vector<uint64_t> movPackReference(const uint64_t x[4], uint64_t t, uint64_t ntid) {
+  auto lo32 = [](uint64_t v) { return v & 0xffffffffu; };
+  auto lo16 = [](uint64_t v) { return v & 0xffffu; };
+  auto byte = [](uint64_t v, int i) { return (v >> (8 * i)) & 0xffu; };
+  const uint64_t h5 = lo16(x[3]), h6 = lo16(x[3] >> 16), c5 = byte(x[3], 0), c6 = byte(x[3], 1);
+  const uint64_t whole = lo32(x[0]) | lo32(x[1]) << 32;
+  return {
+      whole,
+      x[2],
+      (lo16(x[0]) | lo16(x[1]) << 16) | (lo16(x[1]) | lo16(x[0]) << 16) << 32,
+      (h5 | h6 << 16) | (h6 | h5 << 16) << 32,
+      lo16(x[0]) | lo16(x[1]) << 16 | lo16(x[2]) << 32 | lo16(x[3]) << 48,
+      x[3],
+      lo32(x[2]) | (byte(x[2], 3) | byte(x[2], 1) << 8 | byte(x[2], 0) << 16 | byte(x[2], 2) << 24) << 32,
+      (c6 | c5 << 8) | c5 << 16 | c6 << 24,
+      lo32(x[0]) | uint64_t{0x89abcdef} << 32,
+      0xfedcba98u | lo32(x[1]) << 32,
+      (lo16(x[0]) | 0xfffeu << 16) | (0x8001u | lo16(x[1]) << 16) << 32,
+      0x7ffeu | 0x8001u << 16 | uint64_t{0x76543210u ^ 0xfedcba98u} << 32,
+      (x[0] >> 32) | lo32(x[1]) << 32,
+      t % 2 == 0 ? whole : x[3],
+      t % 2 == 1 ? x[0] : 0x2222222211111111u,
+      lo16(x[0]) | 0xbeefu << 16 | lo16(x[1]) << 32 | uint64_t{7} << 48,
+      0xfffffffe80000001u,
+      t | ntid << 32,
+  };
+}
+
+TEST(MachineLower, MovPackAndUnpackEqualTheInterpreterAndTheHostReference) {
+  std::ifstream f(std::string(QGPU_SOURCE_DIR) + "/machine/test/data/mov_pack.ptx");
+  ASSERT_TRUE(f) << "machine/test/data/mov_pack.ptx";
+  std::stringstream ptx;
+  ptx << f.rdbuf();
+  constexpr uint32_t kThreads = 8, kWords = 18;
+  std::mt19937_64 rng(20261207);
+  std::vector<uint64_t> inputs(kThreads * 4);
+  for (uint32_t i = 0; i < inputs.size(); ++i) inputs[i] = rng() | ((i / 4) % 2 ? 0x8080808080808080u : 0);
+  Launch l;
+  l.block = {kThreads, 1, 1};
+  std::vector<uint8_t> in(inputs.size() * 8);
+  std::memcpy(in.data(), inputs.data(), in.size());
+  l.buffers = {{"in", in}, {"out", std::vector<uint8_t>(kThreads * kWords * 8)}};
+  l.args = {bufferArg(0), bufferArg(1)};
+  BothResult r = runBoth(ptx.str(), "mov_pack", l);
+  ASSERT_EQ(r.machine, r.replayed);
+  ASSERT_EQ(r.oracle.size(), 2u);
+  for (uint32_t t = 0; t < kThreads; ++t) {
+    const std::vector<uint64_t> want = movPackReference(&inputs[4 * t], t, kThreads);
+    ASSERT_EQ(want.size(), kWords);
+    for (uint32_t k = 0; k < kWords; ++k) {
+      uint64_t oracle = 0, machine = 0;
+      std::memcpy(&oracle, r.oracle[1].data() + 8 * (kWords * t + k), 8);
+      std::memcpy(&machine, r.machine[1].data() + 8 * (kWords * t + k), 8);
+      EXPECT_EQ(oracle, want[k]) << fmt::format("interpreter, thread {} word {}", t, k);
+      EXPECT_EQ(machine, want[k]) << fmt::format("machine, thread {} word {}", t, k);
+    }
+  }
+  EXPECT_EQ(r.oracle, r.machine);
+  // The lists' steps: MOV, OR, MADLO at 2 or 4 bytes, SHL and SHR at 4 or 8 (SHR also at 2) —
+  // ops and widths the compiled step's ALU runs (compiler/src/units/alu.cpp, aluComputes).
+  ASSERT_EQ(r.program.ptxText.size(), r.program.code.size());
+  std::map<std::string, uint32_t> steps;
+  for (size_t k = 0; k < r.program.code.size(); ++k) {
+    const std::string& text = r.program.ptxText[k];
+    if (text.find("mov.b") == std::string::npos || text.find('{') == std::string::npos) continue;
+    ++steps[text];
+    const MInstr& m = r.program.code[k];
+    const uint32_t w = m.bytes();
+    const bool runs = m.op == MOp::Mov || m.op == MOp::Or || (m.op == MOp::MadLo && (w == 2 || w == 4)) ||
+                      (m.op == MOp::Shl && w >= 4) || (m.op == MOp::Shr && w >= 2);
+    EXPECT_TRUE(runs) << text << ": " << disassemble(m);
+  }
+  auto stepsOf = [&](const std::string& list) {
+    for (const auto& [text, n] : steps)
+      if (text.find(list) != std::string::npos) return n;
+    return 0u;
+  };
+  EXPECT_EQ(stepsOf("%rd20, {%r2, %r3}"), 2u);                  // SHL.u64, OR
+  EXPECT_EQ(stepsOf("{%r6, %r7}, %rd12"), 2u);                  // MOV.u32, SHR.u64
+  EXPECT_EQ(stepsOf("%r8, {%h1, %h2}"), 1u);                    // MADLO.u32
+  EXPECT_EQ(stepsOf("{%h5, %h6}, %r5"), 2u);                    // MOV.u16, SHR.u32
+  EXPECT_EQ(stepsOf("%rd21, {%h1, %h2, %h3, %h4}"), 4u);        // 2 MADLO.u32, SHL.u64, OR
+  EXPECT_EQ(stepsOf("{%h7, %h8, %h9, %h10}, %rd13"), 5u);       // MOV, SHR.u32, SHR.u64 + MOV, SHR.u64
+  EXPECT_EQ(stepsOf("%r11, {%c4, %c2, %c1, %c3}"), 3u);         // 3 MADLO
+  EXPECT_EQ(stepsOf("%rd22, {%r2, 0x89abcdef}"), 1u);           // OR with the known high half
+  EXPECT_EQ(stepsOf("%rd26, {0x80000001, 0xfffffffe}"), 1u);    // MOV of the packed constant
+  EXPECT_EQ(stepsOf("{_, %r17}, %rd10"), 1u);                   // SHR.u64 only
 }
 
 TEST(MachineLower, EveryMachineInstructionKnowsItsPtx) {

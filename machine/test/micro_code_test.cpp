@@ -1,9 +1,10 @@
 // The shift-and-mask micro-codes of the lowering (mul24/mad24, sad, dp4a/dp2a, bfi with a
 // register field, the generic prmt, mul.hi.64, min/max.f64, div/rem, f32 div/rcp/sqrt, the f64
 // arithmetic (add, sub, mul, div, rcp, sqrt, fma, cvt.f32.f64; inline and as shared routines), the
-// conversions without a compiled I2F/F2I, 64-bit popc/clz/brev: docs/machine.md §2.1) against
-// the interpreter, form by form, on edge values and random ones; and that the lowering
-// really spells them with the ALU's ops (none of the units they replace is left).
+// conversions without a compiled I2F/F2I, 64-bit popc/clz/brev, mov pack/unpack lists:
+// docs/machine.md §2.1) against the interpreter, form by form, on edge values and random ones;
+// and that the lowering really spells them with the ALU's ops (none of the units they replace
+// is left).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -148,6 +149,23 @@ std::vector<Form> forms() {
   f.push_back({"popc.b64 %r10, %rd1;", false});
   f.push_back({"clz.b64 %r10, %rd1;", false});
   f.push_back({"brev.b64 %rd10, %rd1;", true});
+  // mov pack and unpack lists (the bytes are in MachineLower.MovPackAndUnpack*): each unpack
+  // packed again in another order, immediates among the parts, guarded, `_`
+  const std::string rs4 = "cvt.u16.u32 %rs1, %r1;\n\tcvt.u16.u32 %rs2, %r2;\n\tcvt.u16.u32 %rs3, %r3;\n\t"
+                          "cvt.u16.u32 %rs4, %r4;\n\t";
+  f.push_back({"mov.b64 %rd10, {%r1, %r2};", true});
+  f.push_back({"mov.b64 {%r5, %r6}, %rd1;\n\tmov.b64 %rd10, {%r6, %r5};", true});
+  f.push_back({rs4 + "mov.b32 %r10, {%rs1, %rs2};", false});
+  f.push_back({"mov.b32 {%rs1, %rs2}, %r1;\n\tmov.b32 %r10, {%rs2, %rs1};", false});
+  f.push_back({rs4 + "mov.b64 %rd10, {%rs1, %rs2, %rs3, %rs4};", true});
+  f.push_back({"mov.b64 {%rs1, %rs2, %rs3, %rs4}, %rd1;\n\tmov.b64 %rd10, {%rs3, %rs1, %rs4, %rs2};", true});
+  f.push_back({"mov.b64 %rd10, {%r1, -3};", true});
+  f.push_back({"mov.b64 %rd10, {0x80000000, %r2};", true});
+  f.push_back({rs4 + "mov.b64 %rd10, {-1, %rs2, 0x8000, %rs4};", true});
+  f.push_back({"mov.b64 %rd10, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd4;\n\t@%p1 mov.b64 %rd10, {%r1, %r2};", true});
+  f.push_back({"mov.u32 %r5, %r3;\n\tmov.u32 %r6, %r4;\n\tsetp.lt.u64 %p1, %rd3, %rd4;\n\t"
+               "@%p1 mov.b64 {%r5, %r6}, %rd1;\n\tmov.b64 %rd10, {%r6, %r5};", true});
+  f.push_back({"mov.b64 {_, %r10}, %rd1;", false});
   return f;
 }
 
