@@ -20,7 +20,7 @@ void addCheckCommand(CLI::App& app, Context& ctx) {
     std::string kernelsDir = "kernels", goldensDir = "goldens";
     std::vector<uint32_t> warps{4, 32};
     std::vector<std::string> flavours;
-    std::string backend = "interp";
+    std::string backend = "interp", checkpoint;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -35,9 +35,13 @@ void addCheckCommand(CLI::App& app, Context& ctx) {
                       " (a launch it cannot run is listed as not run; the compiled machine's circuit and model run "
                       "W=4 only)")
       ->capture_default_str();
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "--backend model: run this checkpoint folder (qgpu compile machine or splice --out), loaded once "
+                  "for every launch, instead of compiling the machine in memory");
   cmd->add_flag("--json", o->json, "Print outcomes as JSON");
   cmd->callback([o, &ctx] {
     const BackendInfo& info = backendInfo(o->backend);  // bad name: input error naming the backends
+    if (!o->checkpoint.empty() && o->backend != "model") throw Error(ErrorKind::Input, "--checkpoint needs --backend model");
     std::vector<uint32_t> warps;
     for (uint32_t w : o->warps)
       if (info.warpWidths.empty() || std::find(info.warpWidths.begin(), info.warpWidths.end(), w) != info.warpWidths.end())
@@ -54,7 +58,7 @@ void addCheckCommand(CLI::App& app, Context& ctx) {
       for (const std::string& fl : flavours) {
         if (!spec.ptx.count(fl)) continue;
         for (uint32_t w : warps) {
-          GateOutcome g = runGate(spec, fl, w, o->goldensDir, 200'000'000, o->backend);
+          GateOutcome g = runGate(spec, fl, w, o->goldensDir, 200'000'000, o->backend, o->checkpoint);
           if (g.pass) ++passed;
           else if (g.notRun) ++notRun;
           else if (g.error) ++errors;

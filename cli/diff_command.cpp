@@ -19,7 +19,7 @@ namespace qgpu::cli {
 namespace {
 
 struct DiffOpts {
-  std::string a, b, html, spec, kernelsDir = "kernels", flavour = "nvcc", inject;
+  std::string a, b, html, spec, kernelsDir = "kernels", flavour = "nvcc", inject, checkpoint;
   uint32_t warp = 4;
   size_t first = 8;
   bool trace = false, tokens = false, json = false, noWriters = false, writesOnly = false;
@@ -41,6 +41,7 @@ Side loadSide(const std::string& arg, const DiffOpts& o, bool isB) {
       RunOptions ro;
       ro.flavour = o.flavour;
       ro.warpWidth = o.warp;
+      if (backend->name == "model") ro.checkpoint = o.checkpoint;
       if (isB && !o.inject.empty()) {
         if (!backend->traces)
           throw Error(ErrorKind::Input,
@@ -163,8 +164,14 @@ void addDiffCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--inject", o->inject, "Fault for a live interp B: pc=<n>,lane=<l>,bit=<b>");
   cmd->add_flag("--no-writers", o->noWriters, "Skip write attribution (no interpreter re-run)");
   cmd->add_flag("--writes-only", o->writesOnly, "--trace: compare global-memory writes only (traces of different PTX)");
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "A live model:SPEC side runs this compiled or spliced checkpoint folder (qgpu compile machine/splice --out)");
   cmd->callback([o, &ctx] {
     if (o->first == 0) throw Error(ErrorKind::Input, "--first must be at least 1");
+    if (!o->checkpoint.empty() && o->a.rfind("model:", 0) != 0 && o->b.rfind("model:", 0) != 0)
+      throw Error(ErrorKind::Input, "--checkpoint needs a live model:SPEC side");
+    if (!o->checkpoint.empty() && (o->trace || o->tokens))
+      throw Error(ErrorKind::Input, "--checkpoint applies to result diffs (not --trace or --tokens)");
     if (o->trace && o->tokens) throw Error(ErrorKind::Input, "--trace and --tokens exclude each other");
     ctx.exitCode = o->trace    ? diffTracesCommand(*o)
                    : o->tokens ? diffTokensCommand(o->a, o->b, o->spec, o->flavour, o->json)

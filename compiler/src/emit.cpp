@@ -417,41 +417,10 @@ std::vector<int64_t> CompiledUnit::decode(const Eigen::VectorXf& logits) const {
 }
 
 std::string hfConfigJson(const model::ModelConfig& c) {
-  nlohmann::json j;
-  j["architectures"] = {"Qwen3_5ForCausalLM"};
-  j["model_type"] = "qwen3_5_text";
-  j["vocab_size"] = c.vocabSize;
-  j["hidden_size"] = c.hiddenSize;
-  j["intermediate_size"] = c.intermediateSize;
-  j["num_hidden_layers"] = c.numLayers;
-  nlohmann::json types = nlohmann::json::array();
-  for (model::LayerType lt : c.layerTypes) types.push_back(model::layerTypeName(lt));
-  j["layer_types"] = types;
-  j["num_attention_heads"] = c.numHeads;
-  j["num_key_value_heads"] = c.numKvHeads;
-  j["head_dim"] = c.headDim;
-  j["linear_num_key_heads"] = c.linearKeyHeads;
-  j["linear_num_value_heads"] = c.linearValueHeads;
-  j["linear_key_head_dim"] = c.linearKeyHeadDim;
-  j["linear_value_head_dim"] = c.linearValueHeadDim;
-  j["linear_conv_kernel_dim"] = c.convKernel;
-  j["hidden_act"] = "silu";
-  j["rms_norm_eps"] = c.rmsNormEps;
-  j["attention_bias"] = false;
-  j["attention_dropout"] = 0.0;
-  j["max_position_embeddings"] = 4096;
-  j["tie_word_embeddings"] = c.tieWordEmbeddings;
-  j["use_cache"] = true;
-  j["rope_parameters"] = {{"rope_type", "default"},
-                          {"rope_theta", c.ropeTheta},
-                          {"partial_rotary_factor", c.partialRotaryFactor},
-                          {"mrope_section", {11, 11, 10}},
-                          {"mrope_interleaved", true}};
-  j["dtype"] = "float32";
-  j["bos_token_id"] = nullptr;
-  j["eos_token_id"] = nullptr;
-  j["pad_token_id"] = nullptr;
-  return j.dump(2) + "\n";
+  // The engine's own writer of a text config (one spelling of every field for every producer:
+  // compiled units, the machine, spliced checkpoints and `qgpu model random`); the compiler's
+  // weights are f32.
+  return model::configJson(c, model::DType::F32).dump(2) + "\n";
 }
 
 namespace {

@@ -57,17 +57,11 @@ std::unique_ptr<CompiledMachine> loadSplicedMachine(const fs::path& dir, nlohman
     model::Model engine = model::Model::fromStore(model::loadConfig(dir / "config.json"), store);
     ProofReport proof;
     proof.minMargin = m["gpu"].contains("proof") ? m["gpu"]["proof"].value("min_margin", 0.0) : 0.0;
-    auto cm = std::make_unique<CompiledMachine>(
-        CompiledMachine{std::move(step), std::move(planned), std::move(proof), std::move(engine), 0, 0, 0, {}, {}, 0, false, 0, 0, 0});
+    auto cm = machineOver(std::move(step), std::move(planned), std::move(proof), std::move(engine));
     cm->loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     cm->compileSeconds = planSeconds;
     cm->idRowOffset = sp.value("vocab", nlohmann::json::object()).value("gpu_id_offset", int64_t{0});
     cm->spliced = true;
-    for (const model::Linear* p : cm->model.projections()) {
-      cm->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
-      cm->nonZeros += p->nonZeros();
-    }
-    cm->bytesPerToken = cm->model.weightBytesPerToken();
     cm->checkpoint = dir;
     cm->manifest = std::move(m);
     return cm;
@@ -162,7 +156,16 @@ std::unique_ptr<CompiledMachine> loadMachineCheckpoint(const fs::path& dir) {
   CompiledUnit planned = planUnit(step.circuit, machineEmitOptions(vocabulary));
   const double planSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   if (spliced) return loadSplicedMachine(dir, std::move(m), std::move(step), std::move(planned), planSeconds);
-  if (readText(dir / "config.json") != hfConfigJson(planned.config))
+  // The model the file describes, as the engine reads it, against the step's: compared in the
+  // engine's own spelling, so that fields the engine does not read (max_position_embeddings,
+  // whose value this writer changed once) do not refuse a checkpoint of the same weights.
+  model::ModelConfig described;
+  try {
+    described = model::loadConfig(dir / "config.json");
+  } catch (const model::ModelError& e) {
+    throw badCheckpoint(dir / "config.json", e.what());
+  }
+  if (model::configJson(described, model::DType::F32) != model::configJson(planned.config, model::DType::F32))
     throw badCheckpoint(dir / "config.json",
                         fmt::format("not the model of the step this build compiles ({} layers, hidden {}, intermediate {}): "
                                     "recompile it (qgpu compile machine --out DIR)",

@@ -48,20 +48,25 @@ CompiledStep compileMachineStep() {
   return CompiledStep{std::move(step), std::move(unit), std::move(proof), compiled, secondsSince(t)};
 }
 
+std::unique_ptr<CompiledMachine> machineOver(Unit step, CompiledUnit unit, ProofReport proof, model::Model engine) {
+  auto out = std::make_unique<CompiledMachine>(CompiledMachine{std::move(step), std::move(unit), std::move(proof),
+                                                               std::move(engine), 0, 0, 0, {}, {}, 0, false, 0, 0, 0});
+  for (const model::Linear* p : out->model.projections()) {
+    out->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
+    out->nonZeros += p->nonZeros();
+  }
+  out->bytesPerToken = out->model.weightBytesPerToken();
+  return out;
+}
+
 std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, ProofReport proof,
                                                  std::shared_ptr<const model::TensorStore> store) {
   const auto t = std::chrono::steady_clock::now();
   model::ModelOptions mo;
   mo.linear.sparseDensity = 1.0;  // every projection sparse: the step's weights are mostly zeros
   model::Model m = model::Model::fromStore(unit.config, std::move(store), mo);
-  auto out = std::make_unique<CompiledMachine>(
-      CompiledMachine{std::move(step), std::move(unit), std::move(proof), std::move(m), 0, 0, 0, {}, {}, 0, false, 0, 0, 0});
+  auto out = machineOver(std::move(step), std::move(unit), std::move(proof), std::move(m));
   out->loadSeconds = secondsSince(t);
-  for (const model::Linear* p : out->model.projections()) {
-    out->parameters += static_cast<size_t>(p->rows()) * static_cast<size_t>(p->cols());
-    out->nonZeros += p->nonZeros();
-  }
-  out->bytesPerToken = out->model.weightBytesPerToken();
   return out;
 }
 

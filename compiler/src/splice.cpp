@@ -110,13 +110,13 @@ SplicePlan planSplice(const SpliceSide& base, const SpliceSide& gpu, const Splic
   p.base = base.config;
   p.gpu = gpu.config;
   const model::ModelConfig &b = base.config, &g = gpu.config;
-  prefixOf(base);
-  prefixOf(gpu);
+  p.basePrefix = prefixOf(base);
+  p.gpuPrefix = prefixOf(gpu);
   if (b.vocabSize > options.gpuIdOffset)
     throw refuse(fmt::format("{}'s vocabulary ({} ids) reaches the GPU's ids, which start at {} (docs/machine.md §3.1)",
                              base.origin, b.vocabSize, options.gpuIdOffset));
   // The GPU's anchors: channel 0 of every id's embedding holds 2^m, channel 1 too or 0.
-  const SourceView ge = sourceOf(gpu, prefixOf(gpu) + "embed_tokens.weight");
+  const SourceView ge = sourceOf(gpu, p.gpuPrefix + "embed_tokens.weight");
   p.gpuAnchor = ge.view->at(0);
   const float second = ge.view->at(1);
   int exponent = 0;
@@ -186,7 +186,7 @@ SplicePlan planSplice(const SpliceSide& base, const SpliceSide& gpu, const Splic
 }
 
 SpliceFiles writeSplice(const SplicePlan& p, const SpliceSide& base, const SpliceSide& gpu, const fs::path& dir) {
-  const std::string bp = prefixOf(base), gp = prefixOf(gpu);
+  const std::string &bp = p.basePrefix, &gp = p.gpuPrefix;
   const int64_t H = p.base.hiddenSize, Hg = p.gpu.hiddenSize, G0 = p.gpuChannel0;
   const float up = std::ldexp(1.0f, p.scaleExponent), down = std::ldexp(1.0f, -p.scaleExponent);
   SpliceFiles files;

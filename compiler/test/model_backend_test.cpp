@@ -349,8 +349,15 @@ TEST(ModelBackend, TheCheckpointOnDiskRunsAsTheWeightsInMemory) {
   refused(broken("not_json", "{", config, 8), "not JSON");
   refused(broken("other_isa", replaced(manifest, machineIsaFingerprint(), std::string(64, '0')), config, 8),
           "compiled for machine ISA 0000");
-  refused(broken("other_plan", manifest, replaced(config, "\"num_hidden_layers\": 50", "\"num_hidden_layers\": 49"), 8),
+  refused(broken("other_plan", manifest, replaced(config, "\"intermediate_size\": 5896", "\"intermediate_size\": 5895"), 8),
           "not the model of the step this build compiles");
+  refused(broken("bad_config", manifest, replaced(config, "\"num_hidden_layers\": 50", "\"num_hidden_layers\": 49"), 8),
+          "config.json");
+  // A field the engine does not read (an older build wrote 4096 here) passes the config check:
+  // the next check, the weights' size, is what refuses this stand-in.
+  refused(broken("other_max_position", manifest,
+                 replaced(config, "\"max_position_embeddings\": 262144", "\"max_position_embeddings\": 4096"), 8),
+          "8 bytes, the manifest says");
   refused(broken("truncated", manifest, config, 1000), "1000 bytes, the manifest says");
   // Through the backend: the same error, an input error (exit 2 on the command line).
   RunOptions o;

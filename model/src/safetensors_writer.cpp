@@ -10,31 +10,7 @@
 
 namespace qgpu::model {
 
-void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorToWrite>& tensors) {
-    nlohmann::json header = nlohmann::json::object();
-    std::uint64_t offset = 0;
-    for (const auto& t : tensors) {
-        header[t.name] = {{"dtype", t.dtypeName}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
-        offset += t.bytes.size();
-    }
-    std::string text = header.dump();
-    while ((text.size() + 8) % 8 != 0) text += ' ';  // keep the data section 8-byte aligned, as the reference writer does
-    std::ofstream out(file, std::ios::binary);
-    if (!out) throw ModelError(file.string() + ": cannot create");
-    std::uint64_t len = text.size();
-    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& t : tensors) out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
-    if (!out) throw ModelError(file.string() + ": write failed");
-}
-
 namespace {
-
-std::string paddedHeader(const nlohmann::json& header) {
-    std::string text = header.dump();
-    while ((text.size() + 8) % 8 != 0) text += ' ';
-    return text;
-}
 
 std::uint32_t f32Bits(const std::byte* p) {
     std::uint32_t u;
@@ -42,7 +18,50 @@ std::uint32_t f32Bits(const std::byte* p) {
     return u;
 }
 
+// Creates `file` and writes its 8-byte header length and the JSON header, padded with spaces so
+// that the data section starts 8-byte aligned (as the reference writer does). Returns the
+// header's size on disk, length field included.
+std::uint64_t writeHeader(std::ofstream& out, const std::filesystem::path& file, const nlohmann::json& header) {
+    std::string text = header.dump();
+    while ((text.size() + 8) % 8 != 0) text += ' ';
+    out.open(file, std::ios::binary);
+    if (!out) throw ModelError(file.string() + ": cannot create");
+    const std::uint64_t len = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    return 8 + len;
+}
+
+// Writes `count` f32 values that are bf16 values as their upper halves (little-endian bf16, as
+// safetensors stores it); a value with low bits set is an error naming its index in the tensor.
+void writeAsBf16(std::ofstream& out, const std::byte* f32, std::size_t count, std::vector<std::uint16_t>& narrow,
+                 const std::filesystem::path& file, const std::string& name, std::uint64_t firstIndex) {
+    narrow.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t u = f32Bits(f32 + 4 * i);
+        if ((u & 0xffffu) != 0)
+            throw ModelError(file.string() + ": tensor '" + name + "': value " + std::to_string(firstIndex + i) +
+                             " is not a bf16");
+        narrow[i] = static_cast<std::uint16_t>(u >> 16);
+    }
+    out.write(reinterpret_cast<const char*>(narrow.data()), static_cast<std::streamsize>(2 * count));
+}
+
 }  // namespace
+
+void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorToWrite>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::uint64_t offset = 0;
+    for (const auto& t : tensors) {
+        header[t.name] = {{"dtype", t.dtypeName}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
+        offset += t.bytes.size();
+    }
+    std::ofstream out;
+    writeHeader(out, file, header);
+    for (const auto& t : tensors) out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
+    if (!out) throw ModelError(file.string() + ": write failed");
+}
+
 
 ValueCensus censusOf(const TensorView& view) {
     ValueCensus c;
@@ -72,13 +91,9 @@ std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vec
         header[t.name] = {{"dtype", dtypeName(t.stored)}, {"shape", t.view->shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
-    const std::string text = paddedHeader(header);
-    std::ofstream out(file, std::ios::binary);
-    if (!out) throw ModelError(file.string() + ": cannot create");
-    std::uint64_t len = text.size();
-    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    std::vector<std::uint16_t> chunk;
+    std::ofstream out;
+    const std::uint64_t headerBytes = writeHeader(out, file, header);
+    std::vector<std::uint16_t> narrow;
     for (const auto& t : tensors) {
         const auto& b = t.view->bytes;
         if (t.stored == t.view->dtype) {
@@ -88,20 +103,12 @@ std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vec
         constexpr std::size_t kChunk = 1 << 20;  // values narrowed per write
         for (std::size_t first = 0; first < b.size() / 4; first += kChunk) {
             const std::size_t n = std::min(kChunk, b.size() / 4 - first);
-            chunk.resize(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                const std::uint32_t u = f32Bits(b.data() + 4 * (first + i));
-                if ((u & 0xffffu) != 0)
-                    throw ModelError(file.string() + ": tensor '" + t.name + "': value " + std::to_string(first + i) +
-                                     " is not a bf16");
-                chunk[i] = static_cast<std::uint16_t>(u >> 16);  // little-endian bf16, as safetensors stores it
-            }
-            out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(2 * n));
+            writeAsBf16(out, b.data() + 4 * first, n, narrow, file, t.name, first);
         }
     }
     out.close();
     if (!out) throw ModelError(file.string() + ": write failed");
-    return 8 + text.size() + offset;
+    return headerBytes + offset;
 }
 
 std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vector<TensorSource>& tensors) {
@@ -116,12 +123,8 @@ std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vec
         header[t.name] = {{"dtype", dtypeName(t.stored)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
-    const std::string text = paddedHeader(header);
-    std::ofstream out(file, std::ios::binary);
-    if (!out) throw ModelError(file.string() + ": cannot create");
-    std::uint64_t len = text.size();
-    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::ofstream out;
+    const std::uint64_t headerBytes = writeHeader(out, file, header);
     std::vector<float> block;
     std::vector<std::uint16_t> narrow;
     for (const auto& t : tensors) {
@@ -139,21 +142,13 @@ std::uint64_t writeSafetensors(const std::filesystem::path& file, const std::vec
                 out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(4 * count));
                 continue;
             }
-            narrow.resize(count);
-            for (std::size_t i = 0; i < count; ++i) {
-                std::uint32_t u;
-                std::memcpy(&u, &block[i], 4);
-                if ((u & 0xffffu) != 0)
-                    throw ModelError(file.string() + ": tensor '" + t.name + "': value " +
-                                     std::to_string(static_cast<std::uint64_t>(r0 * width) + i) + " is not a bf16");
-                narrow[i] = static_cast<std::uint16_t>(u >> 16);
-            }
-            out.write(reinterpret_cast<const char*>(narrow.data()), static_cast<std::streamsize>(2 * count));
+            writeAsBf16(out, reinterpret_cast<const std::byte*>(block.data()), count, narrow, file, t.name,
+                        static_cast<std::uint64_t>(r0 * width));
         }
     }
     out.close();
     if (!out) throw ModelError(file.string() + ": write failed");
-    return 8 + text.size() + offset;
+    return headerBytes + offset;
 }
 
 std::vector<TensorToWrite> tensorsOf(const TensorStore& store) {

@@ -69,18 +69,20 @@ std::string firstWriter(const LaunchSpec& spec, RunOptions ro, const Comparison&
 }  // namespace
 
 GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t warpWidth,
-                    const std::filesystem::path& goldensDir, uint64_t maxSteps, const std::string& backend) {
+                    const std::filesystem::path& goldensDir, uint64_t maxSteps, const std::string& backend,
+                    const std::string& checkpoint) {
   GateOutcome o;
   o.kernel = spec.name;
   o.flavour = flavour;
   o.warpWidth = warpWidth;
   const bool oracle = backend == "interp";
-  std::string repro = fmt::format("build/bin/qgpu check {} --flavour {} --warp {}{}", spec.name, flavour, warpWidth,
-                                  oracle ? "" : " --backend " + backend);
+  const std::string fromDisk = checkpoint.empty() ? "" : " --checkpoint " + checkpoint;
+  std::string repro = fmt::format("build/bin/qgpu check {} --flavour {} --warp {}{}{}", spec.name, flavour, warpWidth,
+                                  oracle ? "" : " --backend " + backend, fromDisk);
   // On a divergence: the full report of the first golden that differs.
   auto diffCommand = [&](const Golden& g) {
-    return fmt::format("build/bin/qgpu diff {} {}:{} --flavour {} --warp {} --html {}-diff.html", g.path.string(), backend,
-                       spec.dir.string(), flavour, warpWidth, spec.name);
+    return fmt::format("build/bin/qgpu diff {} {}:{} --flavour {} --warp {}{} --html {}-diff.html", g.path.string(), backend,
+                       spec.dir.string(), flavour, warpWidth, fromDisk, spec.name);
   };
   std::string label = oracle ? fmt::format("{} [{}, W={}]", spec.name, flavour, warpWidth)
                              : fmt::format("{} [{}, {}, W={}]", spec.name, backend, flavour, warpWidth);
@@ -106,6 +108,7 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
   ro.flavour = flavour;
   ro.warpWidth = warpWidth;
   ro.maxSteps = maxSteps;
+  ro.checkpoint = checkpoint;
   RunResult actual;
   try {
     actual = (oracle ? makeOracleBackend() : makeBackend(backend))->run(spec, ro);
@@ -116,8 +119,8 @@ GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t
       return o;
     }
     if (e.kind() == ErrorKind::Diverged) {  // the backend checked itself against its reference
-      o.message = fmt::format("{}: DIVERGES: {}\n  reproduce: build/bin/qgpu run {} --backend {} --flavour {}", label,
-                              e.what(), spec.dir.string(), backend, flavour);
+      o.message = fmt::format("{}: DIVERGES: {}\n  reproduce: build/bin/qgpu run {} --backend {} --flavour {}{}",
+                              label, e.what(), spec.dir.string(), backend, flavour, fromDisk);
       return o;
     }
     o.error = true;

@@ -34,9 +34,10 @@ std::vector<std::filesystem::path> resolveKernels(const std::vector<std::string>
 /// The launch on `backend` (the interpreter by default; any registered backend, e.g. the
 /// compiled machine's "circuit" or "model") against every usable golden. A backend that
 /// cannot run the launch (ErrorKind::Backend) gives notRun; one whose run leaves its reference
-/// mid-launch (ErrorKind::Diverged) fails like a golden mismatch.
+/// mid-launch (ErrorKind::Diverged) fails like a golden mismatch. `checkpoint` (model only)
+/// runs a compiled or spliced checkpoint from disk instead of the machine compiled in memory.
 GateOutcome runGate(const LaunchSpec& spec, const std::string& flavour, uint32_t warpWidth,
                     const std::filesystem::path& goldensDir, uint64_t maxSteps = 200'000'000,
-                    const std::string& backend = "interp");
+                    const std::string& backend = "interp", const std::string& checkpoint = {});
 
 }  // namespace qgpu

@@ -60,6 +60,10 @@ CompiledStep compileMachineStep();
 /// compileMachineStep, loaded into the engine.
 std::unique_ptr<CompiledMachine> compileMachine();
 
+/// A compiled machine run by `engine` (the step's own or a spliced model): fills its sizes
+/// (parameters, non-zeros, weight bytes a token); times are the caller's.
+std::unique_ptr<CompiledMachine> machineOver(Unit step, CompiledUnit unit, ProofReport proof, model::Model engine);
+
 /// The engine over `unit.store`, every projection sparse; fills cm's sizes and load time.
 std::unique_ptr<CompiledMachine> machineInEngine(Unit step, CompiledUnit unit, ProofReport proof,
                                                  std::shared_ptr<const model::TensorStore> store);

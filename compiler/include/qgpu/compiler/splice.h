@@ -56,6 +56,7 @@ struct SplicePlan {
   float gpuAnchor = 0;          // the GPU's anchor value (its embedding's channel 0)
   uint32_t gpuLiveAnchors = 0;  // 1 or 2 (channel 1 holds the anchor too)
   int baseLayers = 0, gpuLayers = 0;
+  std::string basePrefix, gpuPrefix;  // the sides' tensor name prefixes ("model." or "model.language_model.")
   nlohmann::json describe() const;
 };
 
