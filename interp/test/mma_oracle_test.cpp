@@ -164,26 +164,22 @@ TEST_P(MmaOracle, MatchesTheFragmentLayoutsAndTheAccumulationModel) {
   while (products < n) {
     uint32_t a[16][32] = {}, b[32][8] = {}, c[16][8] = {};
     for (uint32_t l = 0; l < kLanes; ++l) {
-      for (uint32_t r = 0; r < f.aRegs; ++r) {
-        uint32_t word = 0;
-        for (uint32_t e = 0; e < perReg; ++e) {
-          const uint32_t v = f.integer ? byteInput(gen) : halfInput(gen, f.bf16);
-          word |= v << (elemBits * e);
-          const Pos p = posA(f, l, r * perReg + e);
-          a[p.r][p.c] = v;
+      // One operand's registers of lane l: random elements packed perReg to a register, each
+      // also placed in the plain matrix at its fragment position.
+      const auto fill = [&](uint32_t regs, uint64_t** lanes, auto position, auto& matrix) {
+        for (uint32_t r = 0; r < regs; ++r) {
+          uint32_t word = 0;
+          for (uint32_t e = 0; e < perReg; ++e) {
+            const uint32_t v = f.integer ? byteInput(gen) : halfInput(gen, f.bf16);
+            word |= v << (elemBits * e);
+            const Pos p = position(f, l, r * perReg + e);
+            matrix[p.r][p.c] = v;
+          }
+          lanes[r][l] = word;
         }
-        A[r][l] = word;
-      }
-      for (uint32_t r = 0; r < f.bRegs; ++r) {
-        uint32_t word = 0;
-        for (uint32_t e = 0; e < perReg; ++e) {
-          const uint32_t v = f.integer ? byteInput(gen) : halfInput(gen, f.bf16);
-          word |= v << (elemBits * e);
-          const Pos p = posB(f, l, r * perReg + e);
-          b[p.r][p.c] = v;
-        }
-        B[r][l] = word;
-      }
+      };
+      fill(f.aRegs, A, posA, a);
+      fill(f.bRegs, B, posB, b);
       for (uint32_t r = 0; r < f.cRegs; ++r) {
         const uint32_t v = f.integer ? s32Input(gen) : f32Input(gen);
         const Pos p = posC(f, l, r);
