@@ -398,6 +398,50 @@ TEST(LookupUnit, HeadsThatOProjDoesNotReadAreSkippedBitForBit) {
   EXPECT_EQ(slowSkipped, 0u);
 }
 
+TEST(LookupUnit, EqualKeysAreScoredOnceBitForBit) {
+  // The machine's ROM: 64 entries in the prompt, then positions that hold no entry (key 0,
+  // values random), each querying entries as the fetch and the constants' ports do. The
+  // engine's grouped reads (groupEqualKeys: each distinct key scored once, the one selected
+  // position read) must give the ungrouped sparse engine's and the dense engine's residual at
+  // every position, bit for bit, and answer nearly every read once keys repeat.
+  Unit u = lookupUnit(12, 32, 3);
+  CompiledUnit cu = compileCircuit(u.circuit);
+  std::mt19937_64 rng(43);
+  std::vector<uint32_t> rom;
+  std::vector<Position> seq;
+  for (int t = 0; t < 700; ++t) {
+    Position p;
+    const bool entry = t < 64;
+    const uint32_t word = static_cast<uint32_t>(rng());
+    if (entry) rom.push_back(word);
+    putBits(p.inputs, entry ? 0x800u | static_cast<uint32_t>(t) : 0u, 12);
+    putBits(p.inputs, word, 32);
+    p.describe = fmt::format("t={}", t);
+    for (int q = 0; q < 3; ++q) {
+      const uint32_t at = static_cast<uint32_t>(rng() % rom.size());
+      putBits(p.inputs, 0x800u | at, 12);
+      putBits(p.expected, rom[at], 32);
+    }
+    seq.push_back(std::move(p));
+  }
+  model::ModelOptions ungroupedOptions;
+  ungroupedOptions.linear.groupEqualKeys = false;
+  const model::Model grouped = load(cu, 1.0);
+  const model::Model ungrouped = model::Model::fromStore(cu.config, cu.store, ungroupedOptions);
+  const model::Model dense = load(cu, 0.0);
+  model::DecodeState sg = grouped.newState(), su = ungrouped.newState(), sd = dense.newState();
+  ASSERT_NO_FATAL_FAILURE(expectTheSameBitsEverywhere(cu, seq, grouped, ungrouped, dense, sg, su, sd));
+  uint64_t groupedReads = 0, otherGroupedReads = 0;
+  for (size_t l = 0; l < sg.kv.size(); ++l) {
+    groupedReads += sg.kv[l].groupedReads;
+    otherGroupedReads += su.kv[l].groupedReads + sd.kv[l].groupedReads;
+  }
+  std::cout << "[ grouped ] " << groupedReads << " of " << 3 * seq.size() << " lookup reads scored by key group\n";
+  EXPECT_EQ(otherGroupedReads, 0u);
+  // From position 130 on (65 groups, twice as many positions) every read can be grouped.
+  EXPECT_GE(groupedReads, 3u * (seq.size() - 130));
+}
+
 TEST(MemoryUnit, ADeadReadBitHasNoReadChannel) {
   // A one-slot bank of 8 data bits written at every position, of which only bits 1 and 6 are
   // read: the plan gives the other six no Read channel (kNotRead: no out_proj column, no

@@ -23,7 +23,8 @@ GatedAttention::GatedAttention(const ModelConfig& c, const WeightSource& w, cons
       oProj_(w.linear(p + "o_proj.weight")),
       qNormGain_(w.normGain(p + "q_norm.weight")),
       kNormGain_(w.normGain(p + "k_norm.weight")),
-      headRead_(inputBlocksRead(oProj_, numHeads_, headDim_, w.options())) {}
+      headRead_(inputBlocksRead(oProj_, numHeads_, headDim_, w.options())),
+      groupEqualKeys_(w.options().sparseDensity > 0 && w.options().groupEqualKeys) {}
 
 std::vector<const Linear*> GatedAttention::projections() const { return {&qProj_, &kProj_, &vProj_, &oProj_}; }
 
@@ -53,6 +54,12 @@ Eigen::VectorXf GatedAttention::attendToken(KvCache& cache, Eigen::VectorXf qg, 
     cache.keys.col(cache.length) = k;
     cache.values.col(cache.length) = v;
     const int length = ++cache.length;
+    if (groupEqualKeys_) {
+        cache.keyGroups.resize(static_cast<std::size_t>(numKvHeads_));
+        for (int c = 0; c < numKvHeads_; ++c)
+            cache.keyGroups[static_cast<std::size_t>(c)].append(cache.keys.block(c * hd, 0, hd, length),
+                                                                cache.values.block(c * hd, 0, hd, length));
+    }
 
     const int groups = numHeads_ / numKvHeads_;
     Eigen::VectorXf out(numHeads_ * hd);
@@ -70,11 +77,10 @@ Eigen::VectorXf GatedAttention::attendToken(KvCache& cache, Eigen::VectorXf qg, 
         const int c = h / groups;
         const auto keys = cache.keys.block(c * hd, 0, hd, length);
         const auto values = cache.values.block(c * hd, 0, hd, length);
-        Eigen::VectorXf scores = (keys.transpose() * q) * scaling_;  // causal: only positions <= current exist
-        const float top = scores.maxCoeff();
-        scores = (scores.array() - top).exp().matrix();
-        scores /= scores.sum();
-        Eigen::VectorXf a = values * scores;
+        std::optional<Eigen::VectorXf> grouped;
+        if (groupEqualKeys_) grouped = cache.keyGroups[static_cast<std::size_t>(c)].read(keys, values, q, scaling_);
+        cache.groupedReads += grouped ? 1 : 0;
+        Eigen::VectorXf a = grouped ? std::move(*grouped) : softmaxRead(keys, values, q, scaling_);
         for (int i = 0; i < hd; ++i) a[i] *= sigmoid(gate[i]);
         out.segment(h * hd, hd) = a;
     }

@@ -41,16 +41,20 @@ GatedDeltaNet::GatedDeltaNet(const ModelConfig& c, const WeightSource& w, const 
 namespace {
 
 // One pass over the state, column by column (column c of S is the memory of value channel c):
-// decay, read m = S^T k, delta-rule write, then read the output with q, in HF's order.
-void denseHead(Eigen::MatrixXf& s, const Eigen::Ref<const Eigen::VectorXf>& kh, const Eigen::Ref<const Eigen::VectorXf>& qh,
+// decay, read m = S^T k, delta-rule write, then read the output with q, in HF's order. Each
+// column is worked on as a contiguous copy, so its dot products sum in the same packet order
+// as a column-major state's.
+void denseHead(DeltaState& s, const Eigen::Ref<const Eigen::VectorXf>& kh, const Eigen::Ref<const Eigen::VectorXf>& qh,
                float decay, float beta, const Eigen::Ref<const Eigen::VectorXf>& v, Eigen::VectorXf& o) {
+    Eigen::VectorXf col(s.rows());
     for (Eigen::Index c = 0; c < s.cols(); ++c) {
-        auto col = s.col(c);
+        col = s.col(c);
         col *= decay;
         const float memory = col.dot(kh);
         const float delta = (v[c] - memory) * beta;
         col += kh * delta;
         o[c] = col.dot(qh);
+        s.col(c) = col;
     }
 }
 
@@ -80,7 +84,7 @@ std::vector<const Linear*> GatedDeltaNet::projections() const {
 GatedDeltaNetState GatedDeltaNet::initialState() const {
     GatedDeltaNetState s;
     s.convWindow = Eigen::MatrixXf::Zero(convWeight_.rows(), convKernel_ - 1);  // zero left padding
-    s.recurrent.assign(numValueHeads_, Eigen::MatrixXf::Zero(keyHeadDim_, valueHeadDim_));
+    s.recurrent.assign(numValueHeads_, DeltaState::Zero(keyHeadDim_, valueHeadDim_));
     s.signClear.assign(static_cast<std::size_t>(numValueHeads_), 1);
     s.oneHotSteps.assign(static_cast<std::size_t>(numValueHeads_), 0);
     s.unreadSteps.assign(static_cast<std::size_t>(numValueHeads_), 0);
@@ -136,7 +140,7 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
         const int h = j / valuesPerKey;  // value heads are grouped by key head (repeat_interleave)
         const float beta = sigmoid(b[j]);
         const float decay = std::exp(negExpA_[j] * softplus(a[j] + dtBias_[j]));
-        Eigen::MatrixXf& s = state.recurrent[j];
+        DeltaState& s = state.recurrent[j];
         const auto kh = k.col(h);
         const auto qh = q.col(h);
         Eigen::VectorXf o(dv);

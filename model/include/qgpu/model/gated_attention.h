@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "qgpu/model/attention_read.h"
 #include "qgpu/model/config.h"
 #include "qgpu/model/linear.h"
 #include "qgpu/model/rotary.h"
@@ -20,6 +21,10 @@ struct KvCache {
     Eigen::MatrixXf values;  // (nkv*hd) x capacity
     int length = 0;          // positions filled
     std::uint64_t skippedHeads = 0;  // query heads not computed (no o_proj entry reads them)
+    // Per key-value head, its positions grouped by key (the sparse path's groupEqualKeys), and
+    // the query-head reads that the groups answered without scoring every position.
+    std::vector<EqualKeyGroups> keyGroups;
+    std::uint64_t groupedReads = 0;
 };
 
 class GatedAttention {
@@ -44,6 +49,8 @@ private:
     // storage with no entry in the head's columns) is not computed: its output enters no
     // sum of the sparse product, by rows or by columns, so the skip changes no bit.
     std::vector<char> headRead_;
+    // Read through KvCache::keyGroups where they give softmaxRead's bits (attention_read.h).
+    bool groupEqualKeys_;
 };
 
 }  // namespace qgpu::model

@@ -14,9 +14,13 @@
 
 namespace qgpu::model {
 
+// A value head's state, dk x dv, stored by rows: the one-hot path reads and writes row k
+// (one key's memory of every value channel) as contiguous floats, not dv cache lines.
+using DeltaState = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 struct GatedDeltaNetState {
-    Eigen::MatrixXf convWindow;              // conv_dim x (Kc-1) raw projections, oldest first
-    std::vector<Eigen::MatrixXf> recurrent;  // per value head, dk x dv
+    Eigen::MatrixXf convWindow;          // conv_dim x (Kc-1) raw projections, oldest first
+    std::vector<DeltaState> recurrent;   // per value head, dk x dv
     // Per value head: no entry of its state has the sign bit set (every one is +0 or positive),
     // the condition under which the one-hot fast path gives the dense loop's bits.
     std::vector<uint8_t> signClear;

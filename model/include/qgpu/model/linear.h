@@ -38,6 +38,10 @@ struct LinearOptions {
     // hold no entry is not computed (gated_attention.h, gated_delta_net.h); off with the
     // sparse path or on its own.
     bool skipUnreadHeads = true;
+    // Part of the sparse path: an attention head scores each distinct cached key once and
+    // reads the one position (or the +0 values) its softmax selects, where that gives the
+    // position-by-position read's bits (attention_read.h); off with the sparse path or on its own.
+    bool groupEqualKeys = true;
     // A matrix stored dense whose non-zero entries all lie in the leading block [0, R) x [0, C)
     // (R = 1 + the last row holding a non-zero, C = 1 + the last such column), where R x C is
     // at most half of rows x cols, keeps that block only: a product streams its bytes, not the
