@@ -36,6 +36,21 @@ GatedDeltaNet::GatedDeltaNet(const ModelConfig& c, const WeightSource& w, const 
     normWeight_ = w.vector(p + "norm.weight");
     oneHotFastPath_ = w.options().sparseDensity > 0 && w.options().oneHotDeltaNet;
     headRead_ = inputBlocksRead(outProj_, numValueHeads_, valueHeadDim_, w.options());
+    // The conv channels some read head uses: its key head's q and k, its own v.
+    const int valuesPerKey = numValueHeads_ / numKeyHeads_, keyDim = numKeyHeads_ * keyHeadDim_;
+    keyHeadRead_.assign(static_cast<std::size_t>(numKeyHeads_), 0);
+    for (int j = 0; j < numValueHeads_; ++j)
+        if (headRead_[static_cast<std::size_t>(j)]) keyHeadRead_[static_cast<std::size_t>(j / valuesPerKey)] = 1;
+    auto use = [&](int at, int n) {
+        if (!convRead_.empty() && convRead_.back().first + convRead_.back().second == at) convRead_.back().second += n;
+        else convRead_.emplace_back(at, n);
+    };
+    for (int h = 0; h < numKeyHeads_; ++h)
+        if (keyHeadRead_[static_cast<std::size_t>(h)]) use(h * keyHeadDim_, keyHeadDim_);
+    for (int h = 0; h < numKeyHeads_; ++h)
+        if (keyHeadRead_[static_cast<std::size_t>(h)]) use(keyDim + h * keyHeadDim_, keyHeadDim_);
+    for (int j = 0; j < numValueHeads_; ++j)
+        if (headRead_[static_cast<std::size_t>(j)]) use(2 * keyDim + j * valueHeadDim_, valueHeadDim_);
 }
 
 namespace {
@@ -106,14 +121,21 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
                                         const Eigen::VectorXf& b, const Eigen::VectorXf& a) const {
     const int taps = convKernel_;
     const int history = taps - 1;
-    // Causal depthwise conv over [window | current], then SiLU; then roll the window.
-    Eigen::VectorXf conv = convWeight_.col(history).cwiseProduct(qkv);
-    for (int j = 0; j < history; ++j) conv += convWeight_.col(j).cwiseProduct(state.convWindow.col(j));
+    // Causal depthwise conv over [window | current], then SiLU, over the channels a read head
+    // uses (each channel's own products and sum: the same bits as over all; the others stay
+    // +0, read by nothing); then roll the window (every channel).
+    Eigen::VectorXf conv = Eigen::VectorXf::Zero(qkv.size());
+    for (const auto& [at, n] : convRead_) {
+        auto c = conv.segment(at, n);
+        c = convWeight_.col(history).segment(at, n).cwiseProduct(qkv.segment(at, n));
+        for (int j = 0; j < history; ++j)
+            c += convWeight_.col(j).segment(at, n).cwiseProduct(state.convWindow.col(j).segment(at, n));
+        c = c.unaryExpr([](float v) { return silu(v); });
+    }
     if (history > 0) {
         for (int j = 0; j + 1 < history; ++j) state.convWindow.col(j) = state.convWindow.col(j + 1);
         state.convWindow.col(history - 1) = qkv;
     }
-    conv = conv.unaryExpr([](float v) { return silu(v); });
 
     const int dk = keyHeadDim_, dv = valueHeadDim_;
     const int keyDim = numKeyHeads_ * dk;
@@ -121,6 +143,7 @@ Eigen::VectorXf GatedDeltaNet::mixToken(GatedDeltaNetState& state, const Eigen::
     Eigen::MatrixXf q(dk, numKeyHeads_), k(dk, numKeyHeads_);
     const float qScale = std::sqrt(static_cast<float>(dk));
     for (int h = 0; h < numKeyHeads_; ++h) {
+        if (!keyHeadRead_[static_cast<std::size_t>(h)]) continue;  // no read value head uses it
         const auto qh = conv.segment(h * dk, dk);
         const auto kh = conv.segment(keyDim + h * dk, dk);
         q.col(h) = qh * (1.0f / std::sqrt(qh.squaredNorm() + 1e-6f)) / qScale;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <utility>
 #include <vector>
 
 #include "qgpu/model/config.h"
@@ -63,6 +64,8 @@ private:
     // with no entry in the head's columns) is not computed, its state not kept: nothing else
     // reads either, and its output enters no sum of the sparse product.
     std::vector<char> headRead_;
+    std::vector<char> keyHeadRead_;              // per key head: some read value head uses it
+    std::vector<std::pair<int, int>> convRead_;  // (first, count) conv channels a read head uses
 };
 
 // y = W x for one token (GEMV, threaded) or W X for several (GEMM).
